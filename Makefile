@@ -1,0 +1,118 @@
+# gpusort - build, test, benchmark.  `make V=1` shows the commands.
+# CUDA=auto (default: on when nvcc is found), CUDA=yes, CUDA=no.
+
+PREFIX    ?= /usr/local
+CC        ?= cc
+CFLAGS    ?= -O3 -g
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
+CUDA      ?= auto
+CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90
+NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH)
+
+ifeq ($(CUDA),auto)
+  CUDA := $(if $(NVCC),yes,no)
+endif
+ifeq ($(CUDA),yes)
+  ifeq ($(NVCC),)
+    $(error CUDA=yes but nvcc was not found; set NVCC= or CUDA_HOME=)
+  endif
+endif
+
+ifeq ($(V),1)
+  Q :=
+  say = @true
+else
+  Q := @
+  say = @printf '  %-6s %s\n'
+endif
+
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
+ALLCFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP -DGPUSORT_CUDA=$(if $(filter yes,$(CUDA)),1,0)
+# liburing is linked statically so the binary runs where liburing is not installed
+LIBURING := $(firstword $(wildcard /usr/lib/*/liburing.a /usr/lib/liburing.a /usr/local/lib/liburing.a))
+LDLIBS   := $(if $(LIBURING),$(LIBURING),-l:liburing.a) -lm
+
+SRC_OBJ := $(patsubst %.c,build/%.o,$(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard io/*.c))
+ifeq ($(CUDA),yes)
+  KERN_OBJ := $(patsubst %.cu,build/%.o,$(wildcard kernels/*.cu))
+  LDLIBS   += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
+else
+  KERN_OBJ := build/kernels/gpu_stub.o
+endif
+LIB_OBJ  := $(SRC_OBJ) $(KERN_OBJ)
+TESTS    := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/test_*.c))
+
+.PHONY: all config deps check check-gpu bench bench-cpu install man clean
+
+all: config gpusort bench/gen
+
+config:
+	@echo "gpusort: CUDA $(CUDA)$(if $(filter yes,$(CUDA)), ($(NVCC)$(comma) $(CUDA_ARCH)),)"
+	@echo "gpusort: liburing $(if $(LIBURING),$(LIBURING) (static),not found: run 'make deps')"
+comma := ,
+
+gpusort: build/src/main.o $(LIB_OBJ)
+	$(say) LINK $@
+	$(Q)$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
+
+build/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(say) CC $<
+	$(Q)$(CC) $(ALLCFLAGS) -c -o $@ $<
+
+build/kernels/%.o: kernels/%.cu kernels/gpusort_kernels.h $(wildcard kernels/*.cuh)
+	@mkdir -p $(dir $@)
+	$(say) NVCC $<
+	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -c -o $@ $<
+
+bench/gen: bench/gen.c
+	$(say) CC $@
+	$(Q)$(CC) -std=c11 $(WARN) -O2 -o $@ $< -lm
+
+tests/refsort: tests/refsort.c
+	$(say) CC $@
+	$(Q)$(CC) -std=c11 $(WARN) -O2 -o $@ $<
+
+tests/bin/%: tests/%.c tests/unit.h $(LIB_OBJ)
+	@mkdir -p tests/bin
+	$(say) CC $@
+	$(Q)$(CC) $(ALLCFLAGS) -Isrc -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
+# Installs the build dependencies from Debian packages when they are missing.
+deps:
+	@missing=""; \
+	test -f /usr/include/liburing.h || missing="$$missing liburing-dev"; \
+	test -f /usr/include/xxhash.h || missing="$$missing libxxhash-dev"; \
+	if [ -n "$$missing" ]; then \
+	  echo "gpusort: installing$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing; \
+	else echo "gpusort: dependencies present (liburing-dev, libxxhash-dev)"; fi
+
+check: all tests/refsort $(TESTS)
+	@sh tests/run.sh $(TESTS)
+
+# On a GPU machine: the GPU engine's own tests, then the CLI tests through it.
+check-gpu: all tests/refsort
+	$(NVCC) $(NVCCFLAGS) -Ikernels -o tests/gpu/test_gpu_sort tests/gpu/test_gpu_sort.cu $(filter-out kernels/gpu_stub.c,$(wildcard kernels/*.cu))
+	@sh tests/gpu/run.sh
+
+bench: all
+	@sh bench/run.sh
+
+bench-cpu: all
+	@sh bench/run.sh --cpu
+
+man: man/gpusort.1
+	@MANWIDTH=80 man -l man/gpusort.1
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 gpusort $(DESTDIR)$(PREFIX)/bin/gpusort
+	install -m 644 man/gpusort.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpusort.1
+
+clean:
+	rm -rf build gpusort bench/gen tests/refsort tests/bin tests/gpu/test_gpu_sort
+
+-include $(shell find build -name '*.d' 2>/dev/null)

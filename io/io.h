@@ -1,0 +1,148 @@
+/*
+ * io.h - moving bytes: io_uring transfers, input/output/temp files, I/O threads.
+ *
+ * Errors are returned as negative errno values (liburing style); nothing here
+ * prints or exits. Regular files are read and written through io_uring with
+ * IO_QD segments of IO_SEG bytes in flight, through an O_DIRECT descriptor
+ * whenever the buffer, the file offset and the length are IO_ALIGN-aligned,
+ * else through a buffered one. Pipes and terminals use read(2)/write(2).
+ */
+#ifndef GPUSORT_IO_H
+#define GPUSORT_IO_H
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define IO_ALIGN 4096u          /* O_DIRECT alignment of buffers, offsets, lengths */
+#define IO_SEG (4u << 20)       /* bytes per io_uring request */
+#define IO_QD 8u                /* requests in flight per transfer */
+
+/* An io_uring instance owned by one thread; falls back to pread/pwrite. */
+struct io_uring;
+typedef struct io_ring {
+	struct io_uring *ring; /* private to io/ (liburing stays out of src/) */
+	int have_uring;   /* 0: io_uring unavailable here, using pread/pwrite */
+} io_ring;
+
+/* Returns 0 (even when falling back to pread/pwrite) or -errno. */
+int io_ring_init(io_ring *r);
+void io_ring_exit(io_ring *r);
+
+/* A file being read or written. */
+typedef struct io_file {
+	int fd;           /* buffered descriptor, always valid while open */
+	int dfd;          /* O_DIRECT descriptor, or -1 */
+	int regular;      /* regular file: positioned I/O through io_uring */
+	int owned;        /* close fd on io_close (not for stdin/stdout) */
+	uint64_t size;    /* regular input: size at open, bytes */
+	uint64_t pos;     /* next offset for sequential reads/writes, bytes */
+	int eof;
+	char name[4096];  /* for messages: the path, or "-" */
+} io_file;
+
+/* 1 unless GPUSORT_NO_DIRECT is set in the environment. */
+int io_direct_allowed(void);
+
+/* Open an input ("-" = standard input). Returns 0 or -errno. */
+int io_open_input(io_file *f, const char *path);
+
+/*
+ * Read up to len bytes at the file's current position into buf (sequential
+ * stream; advances pos). cap >= len is the buffer's capacity: when it allows,
+ * the final partial block is read with O_DIRECT rounded up to IO_ALIGN.
+ * Returns bytes read (< len only at end of file) or -errno.
+ */
+ssize_t io_read_next(io_ring *r, io_file *f, void *buf, size_t len, size_t cap);
+
+/* Read len bytes at offset off (positioned; does not move pos). Same returns. */
+ssize_t io_read_at(io_ring *r, io_file *f, void *buf, size_t len, size_t cap, uint64_t off);
+
+/*
+ * Append len bytes at the file's current position (advances pos). Aligned
+ * parts go through O_DIRECT; an unaligned tail through the buffered fd.
+ * Returns 0 or -errno (-ENOSPC for a full disk, -EPIPE for a closed pipe).
+ */
+int io_write_next(io_ring *r, io_file *f, const void *buf, size_t len);
+
+void io_close(io_file *f);
+
+/* ---- temporary files ---------------------------------------------------- */
+
+/*
+ * Create an anonymous spill file in dir: created, opened (buffered and, when
+ * allowed, O_DIRECT) and unlinked at once, so it can never outlive the
+ * process. name gets "DIR/gpusort.XXXXXX" for messages. Returns 0 or -errno.
+ */
+int io_open_spill(io_file *f, const char *dir);
+
+/*
+ * Atomic output to a regular file `path`: creates "DIR/.BASE.gpusort.XXXXXX"
+ * beside it (registered for removal on signals and on io_output_abort),
+ * with path's mode if it exists (else 0666 & ~umask). For anything else
+ * (a FIFO, /dev/null, a terminal) opens path itself. "-" or NULL = stdout.
+ * Returns 0 or -errno.
+ */
+typedef struct io_output {
+	io_file f;
+	char path[4096];
+	char tmp[4096];   /* "" when writing in place */
+} io_output;
+int io_output_open(io_output *o, const char *path);
+/* Flush and rename over the target. Returns 0 or -errno (target untouched then). */
+int io_output_commit(io_output *o);
+/* Remove the temp file; the target is untouched. */
+void io_output_abort(io_output *o);
+
+/*
+ * Install SIGINT/SIGTERM/SIGHUP handlers that remove every registered temp
+ * path and then die of the signal. io_tmp_register returns a slot or -ENOSPC.
+ */
+void io_signals_install(void);
+int io_tmp_register(const char *path);
+void io_tmp_unregister(int slot);
+
+/* ---- I/O worker threads ----------------------------------------------------- */
+
+enum { IO_JOB_READ, IO_JOB_READ_AT, IO_JOB_WRITE, IO_JOB_CALL };
+
+/*
+ * One request to a worker. READ: io_read_next(f, buf, len, cap);
+ * READ_AT: io_read_at(..., off); WRITE: io_write_next(f, buf, len);
+ * CALL: res = call(job). `hook`, if set, runs in the worker after a read or
+ * before a write (checksums), and may set res < 0 to fail the job.
+ */
+typedef struct io_job {
+	int op;
+	io_file *f;
+	void *buf;
+	size_t len, cap;
+	uint64_t off;
+	ssize_t (*call)(struct io_job *j, io_ring *r);
+	void (*hook)(struct io_job *j);
+	void *arg;
+	ssize_t res;      /* bytes, 0, or -errno */
+	double busy;      /* seconds the worker spent on it */
+	int done;
+	struct io_job *next;
+} io_job;
+
+typedef struct io_worker {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	io_job *head, *tail;
+	int stop, started;
+	io_ring ring;
+	double busy;      /* total seconds spent on jobs */
+} io_worker;
+
+int io_worker_start(io_worker *w);
+/* Queue a job (jobs run in order). The job must live until waited for. */
+void io_worker_submit(io_worker *w, io_job *j);
+/* Wait for a job; returns its res. */
+ssize_t io_worker_wait(io_worker *w, io_job *j);
+/* Finish queued jobs and join. */
+void io_worker_stop(io_worker *w);
+
+#endif

@@ -1,0 +1,308 @@
+/* io_file.c - inputs, appends, spill files and atomic output; see io.h. */
+#define _GNU_SOURCE
+#include "io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+ssize_t io_ring_xfer(io_ring *r, int fd, void *buf, size_t len, uint64_t off, int wr);
+
+static int aligned(uint64_t x)
+{
+	return (x & (IO_ALIGN - 1)) == 0;
+}
+
+int io_direct_allowed(void)
+{
+	const char *e = getenv("GPUSORT_NO_DIRECT");
+	return !(e && *e && strcmp(e, "0"));
+}
+
+static void file_init(io_file *f, const char *name)
+{
+	memset(f, 0, sizeof *f);
+	f->fd = f->dfd = -1;
+	snprintf(f->name, sizeof f->name, "%s", name);
+}
+
+int io_open_input(io_file *f, const char *path)
+{
+	struct stat st;
+	file_init(f, path);
+	if (!strcmp(path, "-")) {
+		f->fd = STDIN_FILENO;
+	} else {
+		f->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (f->fd < 0)
+			return -errno;
+		f->owned = 1;
+	}
+	if (fstat(f->fd, &st) < 0) {
+		int e = -errno;
+		io_close(f);
+		return e;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		io_close(f);
+		return -EISDIR;
+	}
+	f->regular = S_ISREG(st.st_mode);
+	if (f->regular) {
+		f->size = (uint64_t)st.st_size;
+		/* stdin redirected from a file may not start at offset 0 */
+		off_t cur = lseek(f->fd, 0, SEEK_CUR);
+		f->pos = cur > 0 ? (uint64_t)cur : 0;
+		if (f->owned && io_direct_allowed())
+			f->dfd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	}
+	return 0;
+}
+
+static ssize_t read_stream(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = read(fd, (char *)buf + done, len - done);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+ssize_t io_read_at(io_ring *r, io_file *f, void *buf, size_t len, size_t cap, uint64_t off)
+{
+	if (!f->regular)
+		return -ESPIPE;
+	size_t done = 0;
+	if (f->dfd >= 0 && aligned((uintptr_t)buf) && aligned(off)) {
+		/* O_DIRECT: whole blocks; the last block rounded up when the buffer has room */
+		size_t dlen = len & ~(size_t)(IO_ALIGN - 1);
+		size_t up = (len + IO_ALIGN - 1) & ~(size_t)(IO_ALIGN - 1);
+		if (up <= cap)
+			dlen = up;
+		if (dlen) {
+			ssize_t n = io_ring_xfer(r, f->dfd, buf, dlen, off, 0);
+			if (n < 0 && n != -EINVAL)
+				return n;
+			if (n >= 0) {
+				done = (size_t)n < len ? (size_t)n : len;
+				if ((size_t)n < dlen)
+					return (ssize_t)done; /* end of file */
+			}
+		}
+	}
+	if (done < len) {
+		ssize_t n = io_ring_xfer(r, f->fd, (char *)buf + done, len - done, off + done, 0);
+		if (n < 0)
+			return n;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+ssize_t io_read_next(io_ring *r, io_file *f, void *buf, size_t len, size_t cap)
+{
+	ssize_t n;
+	if (f->eof)
+		return 0;
+	if (f->regular) {
+		if (len > f->size - f->pos)
+			len = (size_t)(f->size - f->pos);
+		n = io_read_at(r, f, buf, len, cap, f->pos);
+	}
+	else
+		n = read_stream(f->fd, buf, len);
+	if (n < 0)
+		return n;
+	f->pos += (uint64_t)n;
+	/* a regular file ends at its size when opened: a writer appending
+	 * meanwhile does not make the sort chase it */
+	if ((size_t)n < len || (f->regular && f->pos >= f->size))
+		f->eof = 1;
+	return n;
+}
+
+static int write_stream(int fd, const void *buf, size_t len)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, (const char *)buf + done, len - done);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+int io_write_next(io_ring *r, io_file *f, const void *buf, size_t len)
+{
+	if (!f->regular) {
+		int rc = write_stream(f->fd, buf, len);
+		if (rc == 0)
+			f->pos += len;
+		return rc;
+	}
+	size_t done = 0;
+	if (f->dfd >= 0 && aligned((uintptr_t)buf) && aligned(f->pos)) {
+		size_t dlen = len & ~(size_t)(IO_ALIGN - 1);
+		if (dlen) {
+			ssize_t n = io_ring_xfer(r, f->dfd, (void *)buf, dlen, f->pos, 1);
+			if (n < 0 && n != -EINVAL)
+				return (int)n;
+			if (n >= 0)
+				done = dlen;
+		}
+	}
+	if (done < len) {
+		ssize_t n = io_ring_xfer(r, f->fd, (char *)buf + done, len - done, f->pos + done, 1);
+		if (n < 0)
+			return (int)n;
+	}
+	f->pos += len;
+	return 0;
+}
+
+void io_close(io_file *f)
+{
+	if (f->dfd >= 0)
+		close(f->dfd);
+	if (f->owned && f->fd >= 0)
+		close(f->fd);
+	f->fd = f->dfd = -1;
+	f->owned = 0;
+}
+
+int io_open_spill(io_file *f, const char *dir)
+{
+	char path[4096];
+	file_init(f, "");
+	if (snprintf(path, sizeof path, "%s/gpusort.XXXXXX", dir) >= (int)sizeof path)
+		return -ENAMETOOLONG;
+	int fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int slot = io_tmp_register(path);
+	f->fd = fd;
+	f->owned = 1;
+	f->regular = 1;
+	if (io_direct_allowed())
+		f->dfd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+	unlink(path);
+	if (slot >= 0)
+		io_tmp_unregister(slot);
+	snprintf(f->name, sizeof f->name, "%s", path);
+	return 0;
+}
+
+int io_output_open(io_output *o, const char *path)
+{
+	struct stat st;
+	memset(o, 0, sizeof *o);
+	if (!path || !strcmp(path, "-")) {
+		file_init(&o->f, "-");
+		o->f.fd = STDOUT_FILENO;
+		if (fstat(o->f.fd, &st) == 0 && S_ISREG(st.st_mode)) {
+			/* stdout redirected to a file: positioned writes from its offset */
+			off_t cur = lseek(o->f.fd, 0, SEEK_CUR);
+			o->f.regular = cur >= 0;
+			o->f.pos = cur > 0 ? (uint64_t)cur : 0;
+		}
+		return 0;
+	}
+	file_init(&o->f, path);
+	snprintf(o->path, sizeof o->path, "%s", path);
+	int exists = stat(path, &st) == 0;
+	if (exists && S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (exists && !S_ISREG(st.st_mode)) {
+		/* FIFO, device, ...: write to it in place */
+		o->f.fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (o->f.fd < 0)
+			return -errno;
+		o->f.owned = 1;
+		return 0;
+	}
+	if (exists && access(path, W_OK) != 0)
+		return -errno;
+	char dirbuf[4096], basebuf[4096];
+	snprintf(dirbuf, sizeof dirbuf, "%s", path);
+	snprintf(basebuf, sizeof basebuf, "%s", path);
+	const char *dir = dirname(dirbuf), *base = basename(basebuf);
+	if (snprintf(o->tmp, sizeof o->tmp, "%s/.%s.gpusort.XXXXXX", dir, base) >= (int)sizeof o->tmp)
+		return -ENAMETOOLONG;
+	int fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		int e = -errno;
+		o->tmp[0] = 0;
+		return e;
+	}
+	int slot = io_tmp_register(o->tmp);
+	(void)slot;
+	mode_t mode;
+	if (exists) {
+		mode = st.st_mode & 07777;
+	} else {
+		mode_t um = umask(0);
+		umask(um);
+		mode = 0666 & ~um;
+	}
+	fchmod(fd, mode);
+	o->f.fd = fd;
+	o->f.owned = 1;
+	o->f.regular = 1;
+	if (io_direct_allowed())
+		o->f.dfd = open(o->tmp, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	return 0;
+}
+
+int io_output_commit(io_output *o)
+{
+	int rc = 0;
+	if (o->f.regular && o->f.fd >= 0 && o->tmp[0]) {
+		/* The size is exact: every byte was written at its offset, no padding. */
+		if (ftruncate(o->f.fd, (off_t)o->f.pos) < 0)
+			rc = -errno;
+	}
+	if (o->f.fd >= 0 && o->f.owned) {
+		if (o->f.dfd >= 0)
+			close(o->f.dfd);
+		o->f.dfd = -1;
+		if (close(o->f.fd) < 0 && !rc)
+			rc = -errno;
+		o->f.fd = -1;
+	}
+	if (!rc && o->tmp[0]) {
+		if (rename(o->tmp, o->path) < 0)
+			rc = -errno;
+	}
+	if (rc) {
+		io_output_abort(o);
+		return rc;
+	}
+	o->tmp[0] = 0;
+	return 0;
+}
+
+void io_output_abort(io_output *o)
+{
+	if (o->f.owned)
+		io_close(&o->f);
+	if (o->tmp[0])
+		unlink(o->tmp);
+	o->tmp[0] = 0;
+}

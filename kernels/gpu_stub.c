@@ -1,0 +1,80 @@
+/*
+ * gpu_stub.c - the GPU door when the build found no nvcc: no device, every
+ * other call GPU_ENOTSUP (or NULL / 0), so src/ links the same way.
+ */
+#include <stddef.h>
+
+#include "gpusort_kernels.h"
+
+int gpu_device_count(void)
+{
+	return 0;
+}
+
+const char *gpu_strerror(int err)
+{
+	switch (err) {
+	case GPU_OK: return "success";
+	case GPU_ENODEV: return "no such CUDA device";
+	case GPU_ENOMEM: return "out of device or pinned host memory";
+	case GPU_ECUDA: return "CUDA runtime error";
+	case GPU_EINVAL: return "invalid argument";
+	case GPU_ENOTSUP: return "built without CUDA support";
+	default: return "unknown GPU error";
+	}
+}
+
+int gpu_open(gpu_ctx **out, int device, size_t budget_bytes, char *name, size_t namelen)
+{
+	(void)device;
+	(void)budget_bytes;
+	if (out)
+		*out = NULL;
+	if (name && namelen)
+		name[0] = 0;
+	return GPU_ENOTSUP;
+}
+
+void gpu_close(gpu_ctx *ctx)
+{
+	(void)ctx;
+}
+
+const char *gpu_last_error(const gpu_ctx *ctx)
+{
+	(void)ctx;
+	return "built without CUDA support";
+}
+
+size_t gpu_chunk_capacity(const gpu_ctx *ctx, const gpu_key_layout *layout)
+{
+	(void)ctx;
+	(void)layout;
+	return 0;
+}
+
+int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout, const void *in, void *out, size_t n,
+		   gpu_stage_times *t)
+{
+	(void)ctx;
+	(void)layout;
+	(void)in;
+	(void)out;
+	(void)n;
+	if (t) {
+		t->h2d = t->sort = t->d2h = 0;
+		t->passes = 0;
+	}
+	return GPU_ENOTSUP;
+}
+
+void *gpu_host_alloc(size_t bytes)
+{
+	(void)bytes;
+	return NULL;
+}
+
+void gpu_host_free(void *p)
+{
+	(void)p;
+}

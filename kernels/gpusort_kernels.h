@@ -1,0 +1,112 @@
+/*
+ * gpusort_kernels.h - the only door from src/ to the GPU (plain C).
+ *
+ * Everything here is implemented in kernels/ (CUDA) when the build found nvcc,
+ * and by kernels/gpu_stub.c (gpu_device_count() == 0, every other call
+ * GPU_ENOTSUP) otherwise, so src/ links the same way in both builds.
+ *
+ * Errors are returned as negative values (errors-as-return-values, as liburing
+ * does): 0 or a count on success, a negative GPU_E* code on failure.
+ * gpu_strerror() turns a code into text; gpu_last_error() gives the CUDA
+ * detail (function, file:line, cudaGetErrorString) of the last failure of a ctx.
+ */
+#ifndef GPUSORT_KERNELS_H
+#define GPUSORT_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+	GPU_OK = 0,
+	GPU_ENODEV = -1,   /* no CUDA device, or the device number does not exist */
+	GPU_ENOMEM = -2,   /* device (or pinned host) allocation failed: retry smaller */
+	GPU_ECUDA = -3,    /* any other CUDA runtime error (see gpu_last_error) */
+	GPU_EINVAL = -4,   /* bad argument (n too large for the ctx, bad key layout) */
+	GPU_ENOTSUP = -5,  /* built without CUDA */
+};
+
+/* Key field kinds; normalization rules are DESIGN.md section 3. */
+enum { GPU_KEY_UINT = 0, GPU_KEY_SINT = 1, GPU_KEY_FLOAT = 2, GPU_KEY_BYTES = 3 };
+
+/*
+ * One key field of a record. The normalized key of a record is the
+ * concatenation, in field order, of each field's normalized bytes:
+ *   UINT : the value as big-endian bytes;
+ *   SINT : big-endian bytes with the sign bit (top bit of byte 0) flipped;
+ *   FLOAT: (width 4 or 8) IEEE-754 total order: if sign set, invert all bits,
+ *          else flip the sign bit; then big-endian bytes;
+ *   BYTES: the bytes as they are (memcmp order);
+ *   then, if descending, every byte of the field inverted (~b).
+ * big_endian says how the field is stored in the record (ignored for BYTES
+ * and width 1). The key is ordered by unsigned lexicographic byte order.
+ */
+typedef struct gpu_key_field {
+	uint32_t offset;     /* bytes from the record's start */
+	uint32_t width;      /* bytes: 1, 2, 4, 8 for numbers; N >= 1 for BYTES */
+	uint8_t kind;        /* GPU_KEY_* */
+	uint8_t big_endian;  /* 1 when stored big-endian */
+	uint8_t descending;  /* 1: invert the normalized bytes */
+	uint8_t pad_;
+} gpu_key_field;
+
+typedef struct gpu_key_layout {
+	const gpu_key_field *fields;
+	int nfields;
+	uint32_t record_size;  /* bytes per record, >= end of every field */
+	uint32_t key_width;    /* sum of field widths (bytes of normalized key) */
+} gpu_key_layout;
+
+/* Seconds spent in each stage of the last gpu_sort_chunk on a ctx. */
+typedef struct gpu_stage_times {
+	double h2d, sort, d2h;   /* host->device copy, key extract+sort+gather, device->host */
+	uint64_t passes;         /* passes over device memory made by the sort */
+} gpu_stage_times;
+
+typedef struct gpu_ctx gpu_ctx;
+
+/* Number of usable CUDA devices (>= 0), or a negative GPU_E* code. */
+int gpu_device_count(void);
+
+/* Text for a GPU_E* code (static string). */
+const char *gpu_strerror(int err);
+
+/*
+ * Open device `device` and reserve its working memory: at most `budget_bytes`
+ * of device memory (0: 90% of the free memory). On success *out is set and 0
+ * returned; on failure a negative code and *out == NULL.
+ * `name`, if not NULL, receives the device name (NUL-terminated, <= namelen).
+ */
+int gpu_open(gpu_ctx **out, int device, size_t budget_bytes, char *name, size_t namelen);
+void gpu_close(gpu_ctx *ctx);
+const char *gpu_last_error(const gpu_ctx *ctx);
+
+/*
+ * Largest number of records one gpu_sort_chunk call on this ctx can take
+ * for this layout (device memory budget / bytes per record of the engine).
+ */
+size_t gpu_chunk_capacity(const gpu_ctx *ctx, const gpu_key_layout *layout);
+
+/*
+ * Sort n records (n * layout->record_size bytes at `in`, host memory, pinned
+ * preferred) into `out` (host, same size, may equal `in`) by the normalized
+ * key, stable (ties keep input order), using the in-place K-model bitonic
+ * network (Capannini, Silvestri, Baraglia, sections 5-6) on (key, index)
+ * pairs or on the records themselves when the record is its whole key.
+ * n <= gpu_chunk_capacity(). Returns 0 or a negative code; on GPU_ENOMEM
+ * the caller may retry with a smaller n. `t` (may be NULL) gets stage times.
+ */
+int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout,
+		   const void *in, void *out, size_t n, gpu_stage_times *t);
+
+/* Pinned host memory (cudaHostAlloc); NULL on failure or without CUDA. */
+void *gpu_host_alloc(size_t bytes);
+void gpu_host_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

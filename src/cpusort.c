@@ -1,0 +1,311 @@
+/* cpusort.c - parallel stable LSD radix sort on normalized keys; see cpusort.h. */
+#include "cpusort.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PREFIX_MAX 16 /* normalized key bytes held in an entry */
+
+static uint32_t prefix_len(const keys_spec *s)
+{
+	return s->key_width < PREFIX_MAX ? s->key_width : PREFIX_MAX;
+}
+
+/* Entry = prefix bytes, padding, u32 index at the end; 4-byte multiple. */
+static size_t entry_size(const keys_spec *s)
+{
+	return ((size_t)prefix_len(s) + 4 + 3) / 4 * 4;
+}
+
+size_t cpusort_scratch_per_record(const keys_spec *s)
+{
+	if (s->key_only && s->record_size <= PREFIX_MAX)
+		return 0;
+	return 2 * entry_size(s);
+}
+
+size_t cpusort_scratch_bytes(const keys_spec *s, size_t n)
+{
+	return cpusort_scratch_per_record(s) * n;
+}
+
+/* ---- one LSD pass per key byte, all threads ------------------------------ */
+
+struct radix {
+	uint8_t *src, *dst;
+	size_t n, stride;
+	uint32_t byte;            /* key byte of this pass */
+	size_t (*hist)[256];      /* [thread][digit] */
+	uint64_t (*all)[PREFIX_MAX][256]; /* first scan: [thread][byte][digit] */
+	uint32_t nbytes;
+};
+
+static void scan_all(void *p, int t, int nt)
+{
+	struct radix *r = p;
+	size_t lo, hi;
+	util_split(r->n, t, nt, &lo, &hi);
+	uint64_t (*h)[256] = r->all[t];
+	memset(h, 0, sizeof r->all[0]);
+	for (size_t i = lo; i < hi; i++) {
+		const uint8_t *e = r->src + i * r->stride;
+		for (uint32_t b = 0; b < r->nbytes; b++)
+			h[b][e[b]]++;
+	}
+}
+
+static void pass_hist(void *p, int t, int nt)
+{
+	struct radix *r = p;
+	size_t lo, hi;
+	util_split(r->n, t, nt, &lo, &hi);
+	size_t *h = r->hist[t];
+	memset(h, 0, 256 * sizeof *h);
+	const uint8_t *e = r->src + lo * r->stride + r->byte;
+	for (size_t i = lo; i < hi; i++, e += r->stride)
+		h[*e]++;
+}
+
+/*
+ * The scatter is the hot loop: a constant stride lets the compiler turn the
+ * copy into a few moves, so it is instantiated for the common entry sizes.
+ */
+#define SCATTER_BODY(STRIDE)                                                    \
+	do {                                                                    \
+		const uint8_t *e = r->src + lo * (STRIDE);                      \
+		for (size_t i = lo; i < hi; i++, e += (STRIDE))                 \
+			memcpy(r->dst + (pos[e[r->byte]]++) * (STRIDE), e, (STRIDE)); \
+	} while (0)
+
+static void pass_scatter(void *p, int t, int nt)
+{
+	struct radix *r = p;
+	size_t lo, hi;
+	util_split(r->n, t, nt, &lo, &hi);
+	size_t *pos = r->hist[t];
+	switch (r->stride) {
+	case 4: SCATTER_BODY(4); break;
+	case 8: SCATTER_BODY(8); break;
+	case 12: SCATTER_BODY(12); break;
+	case 16: SCATTER_BODY(16); break;
+	case 20: SCATTER_BODY(20); break;
+	default: SCATTER_BODY(r->stride); break;
+	}
+}
+
+/*
+ * Sort n entries of `stride` bytes by their bytes [0, nbytes) (byte 0 most
+ * significant). Returns the buffer (a or b) that holds the result. Passes
+ * whose byte is the same in every entry are skipped (sorted, all-equal and
+ * few-unique inputs cost one scan).
+ */
+static uint8_t *radix_sort(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int nt)
+{
+	if (n < 2)
+		return a;
+	if ((size_t)nt > n / 4096 + 1)
+		nt = (int)(n / 4096 + 1);
+	struct radix r = { .src = a, .dst = b, .n = n, .stride = stride, .nbytes = nbytes };
+	r.hist = calloc((size_t)nt, sizeof *r.hist);
+	r.all = malloc((size_t)nt * sizeof *r.all);
+	if (!r.hist || !r.all) { /* tiny allocation; single thread needs it too */
+		free(r.hist);
+		free(r.all);
+		abort();
+	}
+	util_par_run(nt, scan_all, &r);
+	int skip[PREFIX_MAX] = { 0 };
+	for (uint32_t byte = 0; byte < nbytes; byte++) {
+		for (int d = 0; d < 256; d++) {
+			uint64_t c = 0;
+			for (int t = 0; t < nt; t++)
+				c += r.all[t][byte][d];
+			if (c == n)
+				skip[byte] = 1;
+			if (c)
+				break; /* first non-empty digit decides: all or not */
+		}
+	}
+	for (uint32_t byte = nbytes; byte-- > 0;) {
+		if (skip[byte])
+			continue;
+		r.byte = byte;
+		util_par_run(nt, pass_hist, &r);
+		size_t sum = 0;
+		for (int d = 0; d < 256; d++) {
+			for (int t = 0; t < nt; t++) {
+				size_t c = r.hist[t][d];
+				r.hist[t][d] = sum;
+				sum += c;
+			}
+		}
+		util_par_run(nt, pass_scatter, &r);
+		uint8_t *x = r.src;
+		r.src = r.dst;
+		r.dst = x;
+	}
+	free(r.hist);
+	free(r.all);
+	return r.src;
+}
+
+/* ---- general layout: entries, tie fix-up, gather ---------------------------- */
+
+struct job {
+	const keys_spec *s;
+	uint8_t *recs, *out, *ent, *tmp;
+	size_t n, esz;
+	uint32_t plen;
+};
+
+static void make_entries(void *p, int t, int nt)
+{
+	struct job *j = p;
+	size_t lo, hi;
+	util_split(j->n, t, nt, &lo, &hi);
+	size_t R = j->s->record_size;
+	for (size_t i = lo; i < hi; i++) {
+		uint8_t *e = j->ent + i * j->esz;
+		memset(e, 0, j->esz - 4);
+		keys_normalize_prefix(j->s, j->recs + i * R, e, j->plen);
+		uint32_t idx = (uint32_t)i;
+		memcpy(e + j->esz - 4, &idx, 4);
+	}
+}
+
+static inline uint32_t ent_idx(const struct job *j, const uint8_t *e)
+{
+	uint32_t idx;
+	memcpy(&idx, e + j->esz - 4, 4);
+	return idx;
+}
+
+/* Full-key order of two entries, then input order: the stable order. */
+static int ent_cmp(const struct job *j, const uint8_t *x, const uint8_t *y)
+{
+	uint32_t a = ent_idx(j, x), b = ent_idx(j, y);
+	size_t R = j->s->record_size;
+	int c = keys_compare(j->s, j->recs + (size_t)a * R, j->recs + (size_t)b * R);
+	if (c)
+		return c;
+	return a < b ? -1 : a > b;
+}
+
+static void merge_sort(const struct job *j, uint8_t *a, uint8_t *tmp, size_t n)
+{
+	size_t E = j->esz;
+	if (n <= 16) { /* insertion sort */
+		uint8_t x[PREFIX_MAX + 8];
+		for (size_t i = 1; i < n; i++) {
+			memcpy(x, a + i * E, E);
+			size_t k = i;
+			while (k > 0 && ent_cmp(j, a + (k - 1) * E, x) > 0) {
+				memcpy(a + k * E, a + (k - 1) * E, E);
+				k--;
+			}
+			memcpy(a + k * E, x, E);
+		}
+		return;
+	}
+	size_t h = n / 2;
+	merge_sort(j, a, tmp, h);
+	merge_sort(j, a + h * E, tmp, n - h);
+	if (ent_cmp(j, a + (h - 1) * E, a + h * E) <= 0)
+		return;
+	memcpy(tmp, a, n * E);
+	size_t i = 0, k = h, o = 0;
+	while (i < h && k < n) {
+		if (ent_cmp(j, tmp + k * E, tmp + i * E) < 0)
+			memcpy(a + o++ * E, tmp + k++ * E, E);
+		else
+			memcpy(a + o++ * E, tmp + i++ * E, E);
+	}
+	memcpy(a + o * E, tmp + i * E, (h - i) * E);
+	o += h - i;
+	memcpy(a + o * E, tmp + k * E, (n - k) * E);
+}
+
+/*
+ * Keys longer than the prefix: each range of equal prefixes is sorted by the
+ * full key. A thread takes the ranges that start in its slice.
+ */
+static void fix_ties(void *p, int t, int nt)
+{
+	struct job *j = p;
+	size_t lo, hi, E = j->esz;
+	util_split(j->n, t, nt, &lo, &hi);
+	while (lo > 0 && lo < hi && !memcmp(j->ent + lo * E, j->ent + (lo - 1) * E, j->plen))
+		lo++; /* that range belongs to the thread before */
+	size_t i = lo;
+	while (i < hi) {
+		size_t k = i + 1;
+		while (k < j->n && !memcmp(j->ent + k * E, j->ent + i * E, j->plen))
+			k++;
+		if (k - i > 1)
+			merge_sort(j, j->ent + i * E, j->tmp + i * E, k - i);
+		i = k;
+	}
+}
+
+static void gather(void *p, int t, int nt)
+{
+	struct job *j = p;
+	size_t lo, hi, R = j->s->record_size;
+	util_split(j->n, t, nt, &lo, &hi);
+	for (size_t i = lo; i < hi; i++)
+		memcpy(j->out + i * R, j->recs + (size_t)ent_idx(j, j->ent + i * j->esz) * R, R);
+}
+
+struct inplace {
+	const keys_spec *s;
+	uint8_t *recs;
+	size_t n;
+	int decode;
+};
+
+static void code_inplace(void *p, int t, int nt)
+{
+	struct inplace *c = p;
+	size_t lo, hi, R = c->s->record_size;
+	util_split(c->n, t, nt, &lo, &hi);
+	for (size_t i = lo; i < hi; i++) {
+		if (c->decode)
+			keys_decode_inplace(c->s, c->recs + i * R);
+		else
+			keys_encode_inplace(c->s, c->recs + i * R);
+	}
+}
+
+static int threads_for(size_t n, int threads)
+{
+	int max = (int)(n / 16384 + 1);
+	return threads < max ? threads : max;
+}
+
+uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *scratch, int threads)
+{
+	int nt = threads_for(n, threads);
+	size_t R = s->record_size;
+	if (n < 2)
+		return a;
+	if (s->key_only && R <= PREFIX_MAX) {
+		struct inplace c = { s, a, n, 0 };
+		util_par_run(nt, code_inplace, &c);
+		uint8_t *res = radix_sort(a, b, n, R, (uint32_t)R, nt);
+		c.recs = res;
+		c.decode = 1;
+		util_par_run(nt, code_inplace, &c);
+		return res;
+	}
+	struct job j = { .s = s, .recs = a, .out = b, .n = n, .esz = entry_size(s), .plen = prefix_len(s) };
+	uint8_t *e0 = scratch, *e1 = e0 + n * j.esz;
+	j.ent = e0;
+	util_par_run(nt, make_entries, &j);
+	j.ent = radix_sort(e0, e1, n, j.esz, j.plen, nt);
+	j.tmp = j.ent == e0 ? e1 : e0;
+	if (s->key_width > j.plen)
+		util_par_run(nt, fix_ties, &j);
+	util_par_run(nt, gather, &j);
+	return b;
+}

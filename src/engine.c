@@ -1,0 +1,119 @@
+/* engine.c - see engine.h. */
+#ifndef GPUSORT_CUDA
+#define GPUSORT_CUDA 0 /* the Makefile says 1 when it builds the kernels */
+#endif
+#include "engine.h"
+#include "cpusort.h"
+#include "../kernels/gpusort_kernels.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cpu_sort(engine *e, uint8_t *a, uint8_t *b, size_t n, void *scratch, uint8_t **sorted)
+{
+	*sorted = cpusort_sort(e->s, a, b, n, scratch, e->threads);
+	return 0;
+}
+
+struct layout {
+	gpu_key_layout l;
+	gpu_key_field f[KEYS_MAX];
+};
+
+static int gpu_sort(engine *e, uint8_t *a, uint8_t *b, size_t n, void *scratch, uint8_t **sorted)
+{
+	struct layout *L = e->layout;
+	int rc = gpu_sort_chunk(e->gpu, &L->l, a, b, n, NULL);
+	if (rc == GPU_ENOMEM && cpusort_scratch_bytes(e->s, n) <= e->scratch_per_record * n) {
+		/* the device ran out of memory mid-run: this chunk goes to the CPU */
+		e->gpu_fallbacks++;
+		*sorted = cpusort_sort(e->s, a, b, n, scratch, e->threads);
+		return 0;
+	}
+	if (rc) {
+		snprintf(e->errmsg, sizeof e->errmsg, "GPU sort failed: %s (%s)", gpu_strerror(rc),
+			 gpu_last_error(e->gpu));
+		return -1;
+	}
+	*sorted = b;
+	return 0;
+}
+
+static int start_gpu(engine *e, const job_opts *o, char *why, size_t wlen)
+{
+	int count = gpu_device_count();
+	if (!GPUSORT_CUDA) {
+		snprintf(why, wlen, "this gpusort was built without CUDA");
+		return -1;
+	}
+	if (count <= 0) {
+		snprintf(why, wlen, "no CUDA device found");
+		return -1;
+	}
+	int dev = o->device >= 0 ? o->device : 0;
+	if (dev >= count) {
+		snprintf(why, wlen, "CUDA device %d does not exist (%d found)", dev, count);
+		return -1;
+	}
+	gpu_ctx *g = NULL;
+	int rc = gpu_open(&g, dev, (size_t)o->gpu_mem, NULL, 0);
+	if (rc) {
+		snprintf(why, wlen, "CUDA device %d: %s", dev, gpu_strerror(rc));
+		return -1;
+	}
+	struct layout *L = calloc(1, sizeof *L);
+	if (!L) {
+		gpu_close(g);
+		snprintf(why, wlen, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < e->s->n; i++) {
+		const keys_field *f = &e->s->f[i];
+		L->f[i] = (gpu_key_field){ .offset = f->offset, .width = f->width, .kind = f->kind,
+					   .big_endian = f->big_endian, .descending = f->descending };
+	}
+	L->l = (gpu_key_layout){ .fields = L->f, .nfields = e->s->n, .record_size = e->s->record_size,
+				 .key_width = e->s->key_width };
+	e->gpu = g;
+	e->layout = L;
+	e->name = "gpu:bitonic";
+	size_t cap = gpu_chunk_capacity(g, &L->l);
+	e->max_records = cap < CPUSORT_MAX_RECORDS ? cap : CPUSORT_MAX_RECORDS;
+	e->sort = gpu_sort;
+	/* host scratch is kept so a chunk the device refuses can be sorted here */
+	e->scratch_per_record = cpusort_scratch_per_record(e->s);
+	return 0;
+}
+
+int engine_open(engine *e, const job_opts *o, char *notice, size_t nlen)
+{
+	memset(e, 0, sizeof *e);
+	e->s = &o->keys;
+	e->threads = o->threads;
+	e->name = "cpu";
+	e->scratch_per_record = cpusort_scratch_per_record(e->s);
+	e->max_records = CPUSORT_MAX_RECORDS;
+	e->sort = cpu_sort;
+	if (!o->use_gpu)
+		return 0;
+	char why[256];
+	if (start_gpu(e, o, why, sizeof why) == 0)
+		return 0;
+	if (o->device >= 0 || o->algorithm == JOB_WHERE_GPU) {
+		snprintf(e->errmsg, sizeof e->errmsg, "cannot use the GPU: %s", why);
+		return -1;
+	}
+	/* silent in CPU-only builds: there the CPU is the expected engine */
+	if (GPUSORT_CUDA)
+		snprintf(notice, nlen, "%s: sorting on the CPU", why);
+	return 0;
+}
+
+void engine_close(engine *e)
+{
+	if (e->gpu)
+		gpu_close(e->gpu);
+	free(e->layout);
+	e->gpu = e->layout = NULL;
+}

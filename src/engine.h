@@ -1,0 +1,39 @@
+/*
+ * engine.h - the chunk-sort engine chosen for a job (DESIGN.md section 4).
+ *
+ * An engine sorts one chunk: n records in buffer a, with a second record
+ * buffer b of the same size and scratch_per_record * n bytes of host
+ * scratch; it reports which of a/b holds the sorted chunk. The plan sizes
+ * chunks from -S and these factors.
+ */
+#ifndef GPUSORT_ENGINE_H
+#define GPUSORT_ENGINE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "job.h"
+#include "keys.h"
+
+typedef struct engine {
+	const char *name;            /* "cpu" or "gpu:bitonic" */
+	size_t scratch_per_record;   /* host scratch bytes per record */
+	size_t max_records;          /* most records in one chunk */
+	const keys_spec *s;
+	int threads;
+	void *gpu;                   /* gpu_ctx when on the GPU */
+	void *layout;                /* gpu_key_layout + fields */
+	uint64_t gpu_fallbacks;      /* chunks the GPU refused (ENOMEM) and the CPU sorted */
+	char errmsg[512];
+	/* Sort n records; *sorted = a or b. Returns 0 or -1 (errmsg says why). */
+	int (*sort)(struct engine *e, uint8_t *a, uint8_t *b, size_t n, void *scratch, uint8_t **sorted);
+} engine;
+
+/*
+ * Choose and start the engine for the options: the GPU when asked or
+ * available (unless --cpu), else the CPU. A GPU that is missing or fails at
+ * start-up falls back to the CPU with a line in notice, unless --device was
+ * given. Returns 0, or -1 with errmsg set.
+ */
+int engine_open(engine *e, const job_opts *o, char *notice, size_t nlen);
+void engine_close(engine *e);
+
+#endif

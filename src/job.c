@@ -1,0 +1,843 @@
+/*
+ * job.c - a whole sort: plan the chunks, form runs (read -> sort -> keep or
+ * spill, overlapped), merge them (in passes if there are too many), write the
+ * output atomically, and check it (--verify). DESIGN.md section 2.
+ */
+#define _GNU_SOURCE
+#include "job.h"
+#include "cpusort.h"
+#include "engine.h"
+#include "merge.h"
+#include "run.h"
+#include "sink.h"
+#include "util.h"
+#include "../io/io.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_KEEP_RUNS 64          /* keep-in-memory plans make at most this many runs */
+#define MIN_MERGE_MEM (1u << 20)  /* merge memory floor when -S is tiny */
+
+struct stats {
+	double t0, read_s, sort_s, spill_s, merge_s, write_s, mread_s;
+	uint64_t records, bytes_in, records_out, runs, spilled, chunk, rounds, passes;
+	const char *engine;
+};
+
+struct ctx {
+	const job_opts *o;
+	job_result *r;
+	const keys_spec *s;
+	size_t R;
+	io_file *in;
+	int nin, cur;           /* reader: file being read */
+	uint64_t *in_bytes;     /* bytes read from each input */
+	int bad_file;           /* reader: input that failed */
+	io_output out;
+	int out_open;
+	io_file *spill;         /* one per -T dir, opened on first use */
+	uint64_t *spill_end;    /* next free aligned offset of each */
+	int next_tmp;
+	run **runs;
+	int nruns, caprun;
+	verify_sum vin, vout;
+	verify_order vord;
+	struct stats st;
+	engine eng;
+};
+
+static void fail(struct ctx *c, const char *fmt, ...)
+{
+	if (c->r->status == 2)
+		return; /* the first error is the one to report */
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->r->msg, sizeof c->r->msg, fmt, ap);
+	va_end(ap);
+	c->r->status = 2;
+}
+
+static void fail_size(struct ctx *c, const char *name, uint64_t size)
+{
+	fail(c, "%s: size %" PRIu64 " is not a multiple of the record size %zu (%" PRIu64 " bytes left over)",
+	     name, size, c->R, size % c->R);
+}
+
+/* ---- inputs ------------------------------------------------------------ */
+
+static int open_inputs(struct ctx *c)
+{
+	const job_opts *o = c->o;
+	c->nin = o->ninputs;
+	c->in = calloc((size_t)c->nin, sizeof *c->in);
+	c->in_bytes = calloc((size_t)c->nin, sizeof *c->in_bytes);
+	if (!c->in || !c->in_bytes) {
+		fail(c, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < c->nin; i++) {
+		int rc = io_open_input(&c->in[i], o->inputs[i]);
+		if (rc) {
+			fail(c, "cannot read '%s': %s", o->inputs[i], strerror(-rc));
+			return -1;
+		}
+		io_file *f = &c->in[i];
+		if (f->regular && (f->size - f->pos) % c->R) {
+			fail_size(c, f->name, f->size - f->pos);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void close_inputs(struct ctx *c)
+{
+	for (int i = 0; i < c->nin; i++)
+		io_close(&c->in[i]);
+}
+
+/* Total input bytes when every input is a regular file; -1 otherwise. */
+static int64_t known_size(struct ctx *c)
+{
+	uint64_t sum = 0;
+	for (int i = 0; i < c->nin; i++) {
+		if (!c->in[i].regular)
+			return -1;
+		sum += c->in[i].size - c->in[i].pos;
+	}
+	return (int64_t)sum;
+}
+
+/*
+ * Reader job (runs on the reader's I/O worker): fill j->buf with up to
+ * j->len bytes of records from the inputs, in order, across file boundaries.
+ * Returns records read, or -errno (c->bad_file names the input).
+ */
+static ssize_t read_chunk(io_job *j, io_ring *ring)
+{
+	struct ctx *c = j->arg;
+	uint8_t *buf = j->buf;
+	size_t got = 0;
+	while (got < j->len && c->cur < c->nin) {
+		io_file *f = &c->in[c->cur];
+		ssize_t n = io_read_next(ring, f, buf + got, j->len - got, j->cap - got);
+		if (n < 0) {
+			c->bad_file = c->cur;
+			return n;
+		}
+		got += (size_t)n;
+		c->in_bytes[c->cur] += (uint64_t)n;
+		if (f->eof) {
+			if (c->in_bytes[c->cur] % c->R) {
+				c->bad_file = c->cur;
+				return -EPROTO;
+			}
+			c->cur++;
+		}
+	}
+	size_t n = got / c->R;
+	if (c->o->verify)
+		verify_add(&c->vin, buf, n, c->R);
+	return (ssize_t)n;
+}
+
+static void read_error(struct ctx *c, int rc)
+{
+	io_file *f = &c->in[c->bad_file];
+	if (rc == -EPROTO)
+		fail_size(c, f->name, c->in_bytes[c->bad_file]);
+	else
+		fail(c, "%s: read error: %s", f->name, strerror(-rc));
+}
+
+/* ---- spill files ------------------------------------------------------------ */
+
+static const char *tmpdir_of(struct ctx *c, int i)
+{
+	return c->o->tmpdirs[i];
+}
+
+/* The spill file of the next -T dir (round robin), opened on first use. */
+static io_file *spill_file(struct ctx *c, int *dir)
+{
+	int i = c->next_tmp;
+	c->next_tmp = (c->next_tmp + 1) % c->o->ntmp;
+	if (c->spill[i].fd < 0) {
+		int rc = io_open_spill(&c->spill[i], tmpdir_of(c, i));
+		if (rc) {
+			c->spill[i].fd = -1;
+			fail(c, "cannot create a temporary file in '%s': %s", tmpdir_of(c, i), strerror(-rc));
+			return NULL;
+		}
+	}
+	*dir = i;
+	return &c->spill[i];
+}
+
+static run *new_run(struct ctx *c)
+{
+	if (c->nruns == c->caprun) {
+		int cap = c->caprun ? c->caprun * 2 : 64;
+		run **n = realloc(c->runs, (size_t)cap * sizeof *n);
+		if (!n)
+			return NULL;
+		c->runs = n;
+		c->caprun = cap;
+	}
+	run *r = calloc(1, sizeof *r);
+	if (r)
+		c->runs[c->nruns++] = r;
+	return r;
+}
+
+static void free_run(run *r)
+{
+	if (!r)
+		return;
+	free(r->mem);
+	run_hash_free(&r->hash);
+	free(r);
+}
+
+/* Writer hook: the run's place in its spill file, and its block checksums. */
+static void spill_hook(io_job *j)
+{
+	run *r = j->arg;
+	r->file->pos = r->off;
+	if (run_hash_add(&r->hash, j->buf, j->len) || run_hash_end(&r->hash))
+		j->res = -ENOMEM;
+}
+
+/* ---- run formation ------------------------------------------------------------ */
+
+struct pool {
+	uint8_t *buf[8];
+	int nbuf, max;
+	uint8_t *free[8];
+	int nfree;
+	size_t bytes;           /* per buffer */
+	io_job wjob[8];         /* pending spill writes: a ring, oldest at wh */
+	uint8_t *wbuf[8];       /* (jobs never move: the worker links them) */
+	int wh, nw;
+};
+
+static uint8_t *pool_take(struct ctx *c, struct pool *p, io_worker *writer)
+{
+	if (p->nfree)
+		return p->free[--p->nfree];
+	if (p->nbuf < p->max) {
+		uint8_t *b = util_alloc_aligned(p->bytes, IO_ALIGN);
+		if (b) {
+			p->buf[p->nbuf++] = b;
+			return b;
+		}
+	}
+	if (p->nw) { /* recycle the oldest spilled buffer */
+		ssize_t rc = io_worker_wait(writer, &p->wjob[p->wh]);
+		uint8_t *b = p->wbuf[p->wh];
+		p->wh = (p->wh + 1) % 8;
+		p->nw--;
+		if (rc < 0) {
+			fail(c, "cannot write a temporary file: %s", strerror((int)-rc));
+			return NULL;
+		}
+		return b;
+	}
+	fail(c, "out of memory (buffers of %zu bytes; try a smaller -S)", p->bytes);
+	return NULL;
+}
+
+static void pool_give(struct pool *p, uint8_t *b)
+{
+	p->free[p->nfree++] = b;
+}
+
+/* A kept run owns its buffer: it leaves the pool. */
+static void pool_detach(struct pool *p, uint8_t *b)
+{
+	for (int i = 0; i < p->nbuf; i++)
+		if (p->buf[i] == b) {
+			p->buf[i] = p->buf[--p->nbuf];
+			return;
+		}
+}
+
+struct plan {
+	size_t chunk;    /* records per chunk */
+	int maxbufs;     /* record buffers in the pool */
+	int keep_all;    /* keep every run in memory */
+};
+
+static size_t align_unit(size_t R)
+{
+	size_t a = IO_ALIGN, b = R;
+	while (b) {
+		size_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return IO_ALIGN / a; /* records per whole number of IO_ALIGN blocks */
+}
+
+/*
+ * Chunk size from -S and the engine's memory factor (DESIGN.md section 6):
+ * one chunk when the whole input fits with its sort memory; all runs kept in
+ * memory when the input fits beside a small working set; else chunks of
+ * S / (4 record buffers + scratch) records: one being read, two being sorted
+ * (data and second buffer), one being spilled.
+ */
+static struct plan make_plan(struct ctx *c, int64_t total)
+{
+	struct plan p = { 0 };
+	size_t R = c->R, E = c->eng.scratch_per_record;
+	uint64_t S = c->o->mem;
+	size_t cap = c->eng.max_records;
+	if (total >= 0) {
+		uint64_t n = (uint64_t)total / R;
+		if (n * (2 * R + E) <= S && n <= cap) {
+			p.chunk = n ? (size_t)n : 1;
+			p.maxbufs = 2;
+			return p;
+		}
+		if ((uint64_t)total < S) {
+			uint64_t C = (S - (uint64_t)total) / (3 * R + E);
+			if (C && C <= cap && (n + C - 1) / C <= MAX_KEEP_RUNS) {
+				size_t u = align_unit(R);
+				p.chunk = C >= u ? C / u * u : C;
+				p.maxbufs = 8;
+				p.keep_all = 1;
+				return p;
+			}
+		}
+	}
+	uint64_t C = S / (4 * R + E);
+	if (C > cap)
+		C = cap;
+	size_t u = align_unit(R);
+	if (C >= u)
+		C = C / u * u;
+	p.chunk = C ? (size_t)C : 1;
+	p.maxbufs = 4;
+	return p;
+}
+
+static void progress(struct ctx *c, const char *what, uint64_t done, int64_t total)
+{
+	if (!c->o->progress)
+		return;
+	char a[32], b[32];
+	if (total > 0)
+		fprintf(stderr, "gpusort: %s %s of %s (%.0f%%)\n", what, util_fmt_bytes(done, a, sizeof a),
+			util_fmt_bytes((uint64_t)total, b, sizeof b), 100.0 * (double)done / (double)total);
+	else
+		fprintf(stderr, "gpusort: %s %s\n", what, util_fmt_bytes(done, a, sizeof a));
+}
+
+/*
+ * Read, sort and keep/spill every chunk. On return either the output was
+ * written already (*single = 1: one chunk, no merge) or c->runs holds the
+ * runs in input order. Returns 0 or -1 (c->r filled).
+ */
+static int form_runs(struct ctx *c, sink *out, int *single)
+{
+	int64_t total = known_size(c);
+	struct plan pl = make_plan(c, total);
+	struct pool p = { .max = pl.maxbufs };
+	size_t R = c->R;
+	p.bytes = pl.chunk * R + IO_ALIGN;
+	c->st.chunk = pl.chunk;
+	void *scratch = NULL;
+	size_t sb = c->eng.scratch_per_record * pl.chunk;
+	if (sb && !(scratch = util_alloc_aligned(sb, 64))) {
+		fail(c, "out of memory (sort scratch of %zu bytes; try a smaller -S)", sb);
+		return -1;
+	}
+	io_worker reader, writer;
+	int rc = io_worker_start(&reader);
+	if (!rc && (rc = io_worker_start(&writer)))
+		io_worker_stop(&reader);
+	if (rc) {
+		free(scratch);
+		fail(c, "cannot start I/O threads: %s", strerror(-rc));
+		return -1;
+	}
+	io_job rjob;
+	uint8_t *A = pool_take(c, &p, &writer);
+	int ret = -1, first = 1;
+	uint64_t done_bytes = 0;
+	*single = 0;
+	if (!A)
+		goto out;
+	rjob = (io_job){ .op = IO_JOB_CALL, .call = read_chunk, .arg = c, .buf = A,
+			 .len = pl.chunk * R, .cap = p.bytes };
+	io_worker_submit(&reader, &rjob);
+	for (;;) {
+		ssize_t n = io_worker_wait(&reader, &rjob);
+		if (n < 0) {
+			read_error(c, (int)n);
+			goto out;
+		}
+		int eof = c->cur >= c->nin;
+		c->st.records += (uint64_t)n;
+		done_bytes += (uint64_t)n * R;
+		if (n == 0) {
+			pool_give(&p, A);
+			if (first)
+				*single = 1; /* empty input: empty output */
+			break;
+		}
+		uint8_t *B = NULL;
+		if (!eof) {
+			if (!(B = pool_take(c, &p, &writer)))
+				goto out;
+			rjob = (io_job){ .op = IO_JOB_CALL, .call = read_chunk, .arg = c, .buf = B,
+					 .len = pl.chunk * R, .cap = p.bytes };
+			io_worker_submit(&reader, &rjob);
+		}
+		uint8_t *T = pool_take(c, &p, &writer);
+		if (!T)
+			goto out;
+		double t0 = util_now();
+		uint8_t *sorted = NULL;
+		rc = c->eng.sort(&c->eng, A, T, (size_t)n, scratch, &sorted);
+		c->st.sort_s += util_now() - t0;
+		if (rc) {
+			fail(c, "%s", c->eng.errmsg);
+			goto out;
+		}
+		pool_give(&p, sorted == A ? T : A);
+		if (first && eof) {
+			/* one chunk: no run, no merge, no temp file */
+			double w0 = util_now();
+			rc = sink_put(out, sorted, (size_t)n);
+			c->st.write_s += util_now() - w0;
+			pool_give(&p, sorted);
+			*single = 1;
+			if (rc)
+				goto out;
+			break;
+		}
+		first = 0;
+		run *r = new_run(c);
+		if (!r) {
+			fail(c, "out of memory");
+			goto out;
+		}
+		r->n = (uint64_t)n;
+		c->st.runs++;
+		if (eof || pl.keep_all) {
+			/* the last run (or, when everything fits, every run) stays in memory */
+			pool_detach(&p, sorted);
+			r->mem = sorted;
+			if (pl.keep_all)
+				p.max = p.nbuf + 3 <= 8 ? p.nbuf + 3 : 8;
+		} else {
+			int dir;
+			io_file *f = spill_file(c, &dir);
+			if (!f)
+				goto out;
+			if (p.nw == 8) {
+				fail(c, "internal error: too many spill writes in flight");
+				goto out;
+			}
+			r->file = f;
+			r->spilled = 1;
+			r->off = c->spill_end[dir];
+			c->spill_end[dir] = (r->off + r->n * R + IO_ALIGN - 1) / IO_ALIGN * IO_ALIGN;
+			int slot = (p.wh + p.nw) % 8;
+			p.wjob[slot] = (io_job){ .op = IO_JOB_WRITE, .f = f, .buf = sorted,
+						 .len = (size_t)n * R, .hook = spill_hook, .arg = r };
+			p.wbuf[slot] = sorted;
+			io_worker_submit(&writer, &p.wjob[slot]);
+			p.nw++;
+			c->st.spilled++;
+		}
+		progress(c, "sorted", done_bytes, total);
+		if (eof)
+			break;
+		A = B;
+	}
+	ret = 0;
+out:
+	/* drain: a failure above may leave a read and spill writes in flight */
+	io_worker_stop(&reader);
+	for (int i = 0; i < p.nw; i++) {
+		ssize_t w = io_worker_wait(&writer, &p.wjob[(p.wh + i) % 8]);
+		if (w < 0 && ret == 0) {
+			fail(c, "cannot write a temporary file in '%s': %s",
+			     tmpdir_of(c, 0), strerror((int)-w));
+			ret = -1;
+		}
+	}
+	io_worker_stop(&writer);
+	c->st.read_s += reader.busy;
+	c->st.spill_s += writer.busy;
+	for (int i = 0; i < p.nbuf; i++)
+		free(p.buf[i]);
+	free(scratch);
+	return ret;
+}
+
+/* ---- merge phase ------------------------------------------------------------ */
+
+static void merge_error(struct ctx *c, int rc, run **runs, int bad, size_t block)
+{
+	if (rc == -EBADMSG && bad >= 0) {
+		run *r = runs[bad];
+		fail(c, "temporary file %s: checksum mismatch in block %zu (bytes %" PRIu64 "..%" PRIu64
+		     "): spilled data was corrupted; no output written",
+		     r->file->name, block, r->off + (uint64_t)block * RUN_BLOCK,
+		     r->off + (uint64_t)(block + 1) * RUN_BLOCK - 1);
+	} else if (rc == -EPROTO && bad >= 0) {
+		fail_size(c, runs[bad]->file->name, runs[bad]->n * c->R);
+	} else if (bad >= 0 && runs[bad]->file) {
+		fail(c, "%s: read error: %s", runs[bad]->file->name, strerror(-rc));
+	} else {
+		fail(c, "merge failed: %s", strerror(-rc));
+	}
+}
+
+static size_t merge_memory(struct ctx *c)
+{
+	uint64_t kept = 0;
+	for (int i = 0; i < c->nruns; i++)
+		if (c->runs[i]->mem)
+			kept += c->runs[i]->n * c->R;
+	uint64_t m = c->o->mem > kept ? c->o->mem - kept : 0;
+	return m < MIN_MERGE_MEM ? MIN_MERGE_MEM : (size_t)m;
+}
+
+/* Merge runs[lo..hi) into one spilled run put in their place. */
+static int merge_group(struct ctx *c, int lo, int hi, size_t mem)
+{
+	int dir;
+	io_file *f = spill_file(c, &dir);
+	if (!f)
+		return -1;
+	run *nr = calloc(1, sizeof *nr);
+	if (!nr) {
+		fail(c, "out of memory");
+		return -1;
+	}
+	nr->file = f;
+	nr->spilled = 1;
+	nr->off = c->spill_end[dir];
+	f->pos = nr->off;
+	sink k;
+	int rc = sink_open(&k, c->s, f, nr, 0, mem / 4);
+	int bad = -1;
+	size_t block = 0;
+	merge_stats ms = { 0 };
+	if (!rc)
+		rc = merge_runs(c->s, c->runs + lo, hi - lo, &k, mem / 2, c->o->threads, &ms, &bad, &block);
+	int wrc = sink_close(&k);
+	c->st.merge_s += ms.merge_s;
+	c->st.mread_s += ms.read_s;
+	c->st.rounds += ms.rounds;
+	if (rc || wrc) {
+		if (rc)
+			merge_error(c, rc, c->runs + lo, bad, block);
+		else
+			fail(c, "cannot write a temporary file in '%s': %s", tmpdir_of(c, dir), strerror(-wrc));
+		free_run(nr);
+		return -1;
+	}
+	for (int i = lo; i < hi; i++)
+		nr->n += c->runs[i]->n;
+	c->spill_end[dir] = (f->pos + IO_ALIGN - 1) / IO_ALIGN * IO_ALIGN;
+	for (int i = lo; i < hi; i++)
+		free_run(c->runs[i]);
+	c->runs[lo] = nr;
+	memmove(c->runs + lo + 1, c->runs + hi, (size_t)(c->nruns - hi) * sizeof *c->runs);
+	c->nruns -= hi - lo - 1;
+	c->st.spilled++;
+	return 0;
+}
+
+static int merge_all(struct ctx *c, sink *out)
+{
+	size_t mem = merge_memory(c);
+	int fanin = merge_max_fanin(c->s, mem / 2);
+	while (c->nruns > fanin) {
+		/* a pass: groups of consecutive runs, so ties keep input order */
+		c->st.passes++;
+		int groups = (c->nruns + fanin - 1) / fanin;
+		for (int g = 0; g < groups; g++) {
+			int lo = g, hi = g + fanin < c->nruns ? g + fanin : c->nruns;
+			if (hi - lo > 1 && merge_group(c, lo, hi, mem))
+				return -1;
+		}
+	}
+	c->st.passes++;
+	int bad = -1;
+	size_t block = 0;
+	merge_stats ms = { 0 };
+	double w0 = util_now();
+	int rc = merge_runs(c->s, c->runs, c->nruns, out, mem / 2, c->o->threads, &ms, &bad, &block);
+	c->st.merge_s += ms.merge_s;
+	c->st.mread_s += ms.read_s;
+	c->st.rounds += ms.rounds;
+	(void)w0;
+	if (rc) {
+		if (out->err)
+			return -1; /* the output's error is reported by the caller */
+		merge_error(c, rc, c->runs, bad, block);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- stats --------------------------------------------------------------------- */
+
+static void print_stats(struct ctx *c, double wall)
+{
+	struct stats *s = &c->st;
+	double gb = (double)s->records * (double)c->R / 1e9;
+	if (c->o->stats == JOB_STATS_JSON) {
+		fprintf(stderr,
+			"{\"engine\":\"%s\",\"records\":%" PRIu64 ",\"record_size\":%zu,\"bytes\":%" PRIu64
+			",\"records_out\":%" PRIu64 ",\"chunk_records\":%" PRIu64 ",\"runs\":%" PRIu64
+			",\"spilled_runs\":%" PRIu64 ",\"merge_passes\":%" PRIu64 ",\"merge_rounds\":%" PRIu64
+			",\"read_s\":%.6f,\"sort_s\":%.6f,\"spill_s\":%.6f,\"merge_read_s\":%.6f"
+			",\"merge_s\":%.6f,\"write_s\":%.6f,\"wall_s\":%.6f,\"gb_per_s\":%.3f}\n",
+			s->engine, s->records, c->R, s->records * (uint64_t)c->R, s->records_out, s->chunk,
+			s->runs, s->spilled, s->passes, s->rounds, s->read_s, s->sort_s, s->spill_s, s->mread_s,
+			s->merge_s, s->write_s, wall, wall > 0 ? gb / wall : 0.0);
+		return;
+	}
+	char b[32];
+	fprintf(stderr, "gpusort: stats: %" PRIu64 " records of %zu bytes (%s), engine %s, %d threads\n",
+		s->records, c->R, util_fmt_bytes(s->records * (uint64_t)c->R, b, sizeof b), s->engine,
+		c->o->threads);
+	fprintf(stderr, "gpusort: stats: chunk %" PRIu64 " records, %" PRIu64 " runs (%" PRIu64
+		" spilled), %" PRIu64 " merge passes, %" PRIu64 " rounds\n",
+		s->chunk, s->runs, s->spilled, s->passes, s->rounds);
+	fprintf(stderr, "gpusort: stats: read %.3f s, sort %.3f s, spill %.3f s, merge-read %.3f s, "
+		"merge %.3f s, write %.3f s\n",
+		s->read_s, s->sort_s, s->spill_s, s->mread_s, s->merge_s, s->write_s);
+	fprintf(stderr, "gpusort: stats: wall %.3f s, %.3f GB/s (stage sum > wall = overlap)\n", wall,
+		wall > 0 ? gb / wall : 0.0);
+}
+
+/* ---- the job ---------------------------------------------------------------------- */
+
+static int open_output(struct ctx *c)
+{
+	int rc = io_output_open(&c->out, c->o->output);
+	if (rc) {
+		fail(c, "cannot write '%s': %s", c->o->output ? c->o->output : "-", strerror(-rc));
+		return -1;
+	}
+	c->out_open = 1;
+	return 0;
+}
+
+static int setup(struct ctx *c, const job_opts *o, job_result *r)
+{
+	memset(c, 0, sizeof *c);
+	c->o = o;
+	c->r = r;
+	c->s = &o->keys;
+	c->R = o->keys.record_size;
+	c->st.t0 = util_now();
+	c->bad_file = 0;
+	c->spill = calloc((size_t)o->ntmp, sizeof *c->spill);
+	c->spill_end = calloc((size_t)o->ntmp, sizeof *c->spill_end);
+	c->vord.last = malloc(c->R);
+	if (!c->spill || !c->spill_end || !c->vord.last) {
+		fail(c, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < o->ntmp; i++)
+		c->spill[i].fd = c->spill[i].dfd = -1;
+	return 0;
+}
+
+static void teardown(struct ctx *c)
+{
+	close_inputs(c);
+	for (int i = 0; i < c->o->ntmp && c->spill; i++)
+		if (c->spill[i].fd >= 0)
+			io_close(&c->spill[i]);
+	for (int i = 0; i < c->nruns; i++)
+		free_run(c->runs[i]);
+	free(c->runs);
+	free(c->in);
+	free(c->in_bytes);
+	free(c->spill);
+	free(c->spill_end);
+	free(c->vord.last);
+	engine_close(&c->eng);
+}
+
+/* Runs for -m: every input is one sorted run, read in place. */
+static int inputs_as_runs(struct ctx *c)
+{
+	for (int i = 0; i < c->nin; i++) {
+		run *r = new_run(c);
+		if (!r) {
+			fail(c, "out of memory");
+			return -1;
+		}
+		io_file *f = &c->in[i];
+		r->file = f;
+		r->off = f->pos;
+		r->stream = !f->regular;
+		r->n = f->regular ? (f->size - f->pos) / c->R : 0;
+		c->st.records += r->n;
+	}
+	c->st.runs = (uint64_t)c->nin;
+	return 0;
+}
+
+void job_sort(const job_opts *o, job_result *r)
+{
+	struct ctx c;
+	memset(r, 0, sizeof *r);
+	if (setup(&c, o, r))
+		goto done;
+	if (engine_open(&c.eng, o, r->notice, sizeof r->notice)) {
+		fail(&c, "%s", c.eng.errmsg);
+		goto done;
+	}
+	c.st.engine = c.eng.name;
+	if (open_inputs(&c) || open_output(&c))
+		goto done;
+	sink out;
+	size_t mem = merge_memory(&c);
+	int rc = sink_open(&out, c.s, &c.out.f, NULL, o->unique, o->merge_only ? mem / 4 : (64u << 10));
+	if (rc) {
+		fail(&c, "cannot start the writer: %s", strerror(-rc));
+		goto done;
+	}
+	if (o->verify) {
+		out.vsum = &c.vout;
+		out.vord = &c.vord;
+	}
+	int single = 0;
+	if (o->merge_only) {
+		if (!inputs_as_runs(&c) && merge_all(&c, &out) == 0 && o->verify) {
+			/* the inputs' multiset was not read separately under -m */
+		}
+	} else if (form_runs(&c, &out, &single) == 0 && !single) {
+		/* the sink was sized for a single chunk; the merge wants big buffers */
+		if (sink_close(&out) == 0) {
+			size_t m2 = merge_memory(&c);
+			rc = sink_open(&out, c.s, &c.out.f, NULL, o->unique, m2 / 4);
+			if (rc) {
+				fail(&c, "cannot start the writer: %s", strerror(-rc));
+			} else {
+				if (o->verify) {
+					out.vsum = &c.vout;
+					out.vord = &c.vord;
+				}
+				merge_all(&c, &out);
+			}
+		}
+	}
+	double w0 = util_now();
+	int wrc = sink_close(&out);
+	c.st.write_s += out.w.busy ? out.w.busy : util_now() - w0;
+	c.st.records_out = out.records;
+	if (wrc && r->status != 2)
+		fail(&c, "write error on '%s': %s", o->output ? o->output : "standard output", strerror(-wrc));
+	if (r->status == 2)
+		goto done;
+	if (o->verify) {
+		if (c.vord.bad) {
+			fail(&c, "verify: FAILED: output record %" PRIu64 " is out of order%s", c.vord.bad,
+			     o->merge_only ? " (is every -m input sorted?)" : "");
+			goto done;
+		}
+		if (!o->unique && !o->merge_only &&
+		    (c.vin.lo != c.vout.lo || c.vin.hi != c.vout.hi || c.vin.n != c.vout.n)) {
+			fail(&c, "verify: FAILED: the output's records differ from the input's "
+			     "(%" PRIu64 " in, %" PRIu64 " out)", c.vin.n, c.vout.n);
+			goto done;
+		}
+	}
+	if (c.out_open) {
+		int crc = io_output_commit(&c.out);
+		c.out_open = 0;
+		if (crc) {
+			fail(&c, "cannot write '%s': %s", o->output, strerror(-crc));
+			goto done;
+		}
+	}
+	if (o->verify) {
+		const char *ms = o->unique ? "multiset not compared (-u drops records)"
+			       : o->merge_only ? "multiset not compared (-m)" : "multiset ok";
+		snprintf(r->notice + strlen(r->notice), sizeof r->notice - strlen(r->notice),
+			 "%sverify: %" PRIu64 " records, order ok, %s (xxh3-128 sum %016" PRIx64 "%016" PRIx64 ")",
+			 r->notice[0] ? "\n" : "", c.vord.seen, ms, c.vout.hi, c.vout.lo);
+	}
+	if (o->stats)
+		print_stats(&c, util_now() - c.st.t0);
+done:
+	if (c.out_open)
+		io_output_abort(&c.out);
+	teardown(&c);
+}
+
+void job_check(const job_opts *o, job_result *r)
+{
+	struct ctx c;
+	memset(r, 0, sizeof *r);
+	if (setup(&c, o, r) || open_inputs(&c))
+		goto done;
+	io_ring ring;
+	io_ring_init(&ring);
+	size_t R = c.R, n = (8u << 20) / R + 1;
+	uint8_t *buf = util_alloc_aligned(n * R + IO_ALIGN, IO_ALIGN), *prev = malloc(R);
+	int strict = o->unique, have = 0;
+	uint64_t recno = 0;
+	if (!buf || !prev) {
+		fail(&c, "out of memory");
+	} else {
+		for (;;) {
+			io_file *f = &c.in[0];
+			ssize_t got = io_read_next(&ring, f, buf, n * R, n * R + IO_ALIGN);
+			if (got < 0) {
+				fail(&c, "%s: read error: %s", f->name, strerror((int)-got));
+				break;
+			}
+			c.in_bytes[0] += (uint64_t)got;
+			if (f->eof && c.in_bytes[0] % R) {
+				fail_size(&c, f->name, c.in_bytes[0]);
+				break;
+			}
+			size_t m = (size_t)got / R;
+			for (size_t i = 0; i < m; i++) {
+				const uint8_t *cur = buf + i * R, *p = i ? cur - R : (have ? prev : NULL);
+				recno++;
+				if (p) {
+					int cmp = keys_compare(c.s, p, cur);
+					if (cmp > 0 || (strict && cmp == 0)) {
+						r->status = 1;
+						snprintf(r->msg, sizeof r->msg, "%s: record %" PRIu64 ": disorder",
+							 f->name, recno);
+						goto out;
+					}
+				}
+			}
+			if (m) {
+				memcpy(prev, buf + (m - 1) * R, R);
+				have = 1;
+			}
+			if (f->eof)
+				break;
+		}
+	}
+out:
+	free(buf);
+	free(prev);
+	io_ring_exit(&ring);
+done:
+	teardown(&c);
+}

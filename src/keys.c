@@ -1,0 +1,271 @@
+/* keys.c - key parsing and normalization; see keys.h and DESIGN.md section 3. */
+#include "keys.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	uint8_t width, kind;
+} types[] = {
+	{ "u8", 1, KEYS_UINT },  { "u16", 2, KEYS_UINT }, { "u32", 4, KEYS_UINT },
+	{ "u64", 8, KEYS_UINT }, { "i8", 1, KEYS_SINT },  { "i16", 2, KEYS_SINT },
+	{ "i32", 4, KEYS_SINT }, { "i64", 8, KEYS_SINT }, { "f32", 4, KEYS_FLOAT },
+	{ "f64", 8, KEYS_FLOAT },
+};
+
+int keys_parse(const char *arg, uint32_t default_offset, keys_field *f, char *msg, size_t msglen)
+{
+	char type[32];
+	size_t tl = strcspn(arg, "@:");
+	memset(f, 0, sizeof *f);
+	if (tl == 0 || tl >= sizeof type) {
+		snprintf(msg, msglen, "invalid key '%s': expected TYPE[@OFFSET][:r]", arg);
+		return -EINVAL;
+	}
+	memcpy(type, arg, tl);
+	type[tl] = 0;
+	int found = 0;
+	if (!strncmp(type, "bytes", 5)) {
+		char *end;
+		unsigned long n = strtoul(type + 5, &end, 10);
+		if (type[5] < '1' || type[5] > '9' || *end || n > KEYS_MAX_RECORD) {
+			snprintf(msg, msglen, "invalid key type '%s': bytesN needs N in 1..%u", type, KEYS_MAX_RECORD);
+			return -EINVAL;
+		}
+		f->kind = KEYS_BYTES;
+		f->width = (uint32_t)n;
+		found = 1;
+	} else {
+		size_t l = strlen(type);
+		int be = l > 2 && !strcmp(type + l - 2, "be");
+		if (be)
+			type[l - 2] = 0;
+		for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+			if (!strcmp(type, types[i].name) && !(be && types[i].width == 1)) {
+				f->kind = types[i].kind;
+				f->width = types[i].width;
+				f->big_endian = (uint8_t)be;
+				found = 1;
+			}
+		}
+		if (be)
+			type[l - 2] = 'b';
+	}
+	if (!found) {
+		snprintf(msg, msglen,
+			 "invalid key type '%s' (types: u8 u16 u32 u64 i8 i16 i32 i64 f32 f64, "
+			 "a 'be' suffix for big-endian, bytesN)", type);
+		return -EINVAL;
+	}
+	const char *p = arg + tl;
+	f->offset = default_offset;
+	if (*p == '@') {
+		char *end;
+		p++;
+		if (*p < '0' || *p > '9') {
+			snprintf(msg, msglen, "invalid key '%s': OFFSET after '@' must be a number of bytes", arg);
+			return -EINVAL;
+		}
+		unsigned long off = strtoul(p, &end, 10);
+		if (off >= KEYS_MAX_RECORD) {
+			snprintf(msg, msglen, "invalid key '%s': offset beyond the largest record (%u bytes)", arg, KEYS_MAX_RECORD);
+			return -EINVAL;
+		}
+		f->offset = (uint32_t)off;
+		p = end;
+	}
+	if (*p == ':') {
+		if (strcmp(p, ":r")) {
+			snprintf(msg, msglen, "invalid key '%s': the only modifier is ':r' (descending)", arg);
+			return -EINVAL;
+		}
+		f->descending = 1;
+		p += 2;
+	}
+	if (*p) {
+		snprintf(msg, msglen, "invalid key '%s': expected TYPE[@OFFSET][:r]", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int keys_finish(keys_spec *s, uint32_t record_size, int reverse, char *msg, size_t msglen)
+{
+	uint32_t end = 0;
+	for (int i = 0; i < s->n; i++)
+		if (s->f[i].offset + s->f[i].width > end)
+			end = s->f[i].offset + s->f[i].width;
+	if (record_size == 0)
+		record_size = end;
+	if (record_size == 0) {
+		snprintf(msg, msglen, "no record size: give --record-size=BYTES or at least one -k key");
+		return -EINVAL;
+	}
+	if (record_size > KEYS_MAX_RECORD) {
+		snprintf(msg, msglen, "record size %u is too large (at most %u bytes)", record_size, KEYS_MAX_RECORD);
+		return -EINVAL;
+	}
+	for (int i = 0; i < s->n; i++) {
+		if (s->f[i].offset + s->f[i].width > record_size) {
+			char t[32];
+			snprintf(msg, msglen, "key %d (%s at offset %u, %u bytes) ends beyond the %u-byte record",
+				 i + 1, keys_type_name(&s->f[i], t, sizeof t), s->f[i].offset, s->f[i].width, record_size);
+			return -EINVAL;
+		}
+	}
+	if (s->n == 0) {
+		s->f[0] = (keys_field){ .offset = 0, .width = record_size, .kind = KEYS_BYTES };
+		s->n = 1;
+	}
+	s->key_width = 0;
+	for (int i = 0; i < s->n; i++) {
+		if (reverse)
+			s->f[i].descending ^= 1;
+		s->key_width += s->f[i].width;
+	}
+	s->record_size = record_size;
+	s->key_only = s->n == 1 && s->f[0].offset == 0 && s->f[0].width == record_size;
+	return 0;
+}
+
+/* Load a 1/2/4/8-byte field as an integer. */
+static inline uint64_t load_num(const uint8_t *p, uint32_t w, int be)
+{
+	uint64_t v = 0;
+	if (be) {
+		for (uint32_t i = 0; i < w; i++)
+			v = v << 8 | p[i];
+	} else {
+		for (uint32_t i = w; i-- > 0;)
+			v = v << 8 | p[i];
+	}
+	return v;
+}
+
+/*
+ * A numeric field as an unsigned integer whose order is the wanted order:
+ * sign flip for signed, IEEE-754 total order for floats (negative: invert
+ * all bits; positive: set the sign bit), inverted for descending.
+ */
+static inline uint64_t norm_num(const keys_field *f, const uint8_t *rec)
+{
+	uint32_t bits = f->width * 8;
+	uint64_t mask = bits == 64 ? ~0ull : ((1ull << bits) - 1);
+	uint64_t sign = 1ull << (bits - 1);
+	uint64_t v = load_num(rec + f->offset, f->width, f->big_endian);
+	if (f->kind == KEYS_SINT)
+		v ^= sign;
+	else if (f->kind == KEYS_FLOAT)
+		v = (v & sign) ? (~v & mask) : (v | sign);
+	if (f->descending)
+		v = ~v & mask;
+	return v;
+}
+
+static inline void store_be(uint8_t *out, uint64_t v, uint32_t w)
+{
+	for (uint32_t i = w; i-- > 0;) {
+		out[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static void norm_field(const keys_field *f, const uint8_t *rec, uint8_t *out, uint32_t len)
+{
+	if (f->kind == KEYS_BYTES) {
+		memcpy(out, rec + f->offset, len);
+		if (f->descending)
+			for (uint32_t i = 0; i < len; i++)
+				out[i] = (uint8_t)~out[i];
+		return;
+	}
+	uint8_t tmp[8];
+	store_be(tmp, norm_num(f, rec), f->width);
+	memcpy(out, tmp, len);
+}
+
+void keys_normalize_prefix(const keys_spec *s, const uint8_t *rec, uint8_t *out, uint32_t len)
+{
+	for (int i = 0; i < s->n && len; i++) {
+		uint32_t w = s->f[i].width < len ? s->f[i].width : len;
+		norm_field(&s->f[i], rec, out, w);
+		out += w;
+		len -= w;
+	}
+}
+
+void keys_normalize(const keys_spec *s, const uint8_t *rec, uint8_t *out)
+{
+	keys_normalize_prefix(s, rec, out, s->key_width);
+}
+
+void keys_encode_inplace(const keys_spec *s, uint8_t *rec)
+{
+	uint8_t tmp[8];
+	const keys_field *f = &s->f[0];
+	if (f->kind == KEYS_BYTES) {
+		if (f->descending)
+			for (uint32_t i = 0; i < f->width; i++)
+				rec[i] = (uint8_t)~rec[i];
+		return;
+	}
+	store_be(tmp, norm_num(f, rec), f->width);
+	memcpy(rec, tmp, f->width);
+}
+
+void keys_decode_inplace(const keys_spec *s, uint8_t *rec)
+{
+	const keys_field *f = &s->f[0];
+	if (f->kind == KEYS_BYTES) {
+		keys_encode_inplace(s, rec); /* inversion is its own inverse */
+		return;
+	}
+	uint32_t bits = f->width * 8;
+	uint64_t mask = bits == 64 ? ~0ull : ((1ull << bits) - 1);
+	uint64_t sign = 1ull << (bits - 1);
+	uint64_t v = load_num(rec, f->width, 1);
+	if (f->descending)
+		v = ~v & mask;
+	if (f->kind == KEYS_SINT)
+		v ^= sign;
+	else if (f->kind == KEYS_FLOAT)
+		v = (v & sign) ? (v & ~sign) : (~v & mask);
+	uint8_t tmp[8];
+	if (f->big_endian) {
+		store_be(tmp, v, f->width);
+	} else {
+		for (uint32_t i = 0; i < f->width; i++, v >>= 8)
+			tmp[i] = (uint8_t)v;
+	}
+	memcpy(rec, tmp, f->width);
+}
+
+int keys_compare(const keys_spec *s, const uint8_t *a, const uint8_t *b)
+{
+	for (int i = 0; i < s->n; i++) {
+		const keys_field *f = &s->f[i];
+		if (f->kind == KEYS_BYTES) {
+			int c = memcmp(a + f->offset, b + f->offset, f->width);
+			if (c)
+				return f->descending ? -c : c;
+		} else {
+			uint64_t x = norm_num(f, a), y = norm_num(f, b);
+			if (x != y)
+				return x < y ? -1 : 1;
+		}
+	}
+	return 0;
+}
+
+const char *keys_type_name(const keys_field *f, char *buf, size_t len)
+{
+	static const char *pre[] = { "u", "i", "f" };
+	if (f->kind == KEYS_BYTES)
+		snprintf(buf, len, "bytes%u", f->width);
+	else
+		snprintf(buf, len, "%s%u%s", pre[f->kind], f->width * 8, f->big_endian ? "be" : "");
+	return buf;
+}

@@ -1,0 +1,71 @@
+/*
+ * keys.h - key specifications and normalized keys (DESIGN.md section 3).
+ *
+ * A normalized key is a byte string whose unsigned lexicographic order
+ * (memcmp) is the wanted record order. Every engine sorts normalized keys.
+ */
+#ifndef GPUSORT_KEYS_H
+#define GPUSORT_KEYS_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define KEYS_MAX 32                 /* most -k options */
+#define KEYS_MAX_RECORD (1u << 20)  /* largest record size, bytes */
+
+enum keys_kind { KEYS_UINT = 0, KEYS_SINT = 1, KEYS_FLOAT = 2, KEYS_BYTES = 3 };
+
+typedef struct keys_field {
+	uint32_t offset;    /* bytes from the record's start */
+	uint32_t width;     /* 1,2,4,8 for numbers; N for bytesN */
+	uint8_t kind;       /* enum keys_kind */
+	uint8_t big_endian; /* stored big-endian */
+	uint8_t descending; /* :r (after -r is applied) */
+} keys_field;
+
+typedef struct keys_spec {
+	keys_field f[KEYS_MAX];
+	int n;                 /* fields; 0 before keys_finish() means "whole record" */
+	uint32_t record_size;  /* bytes */
+	uint32_t key_width;    /* bytes of the normalized key (sum of widths) */
+	int key_only;          /* the record is its whole key: one field covering it */
+} keys_spec;
+
+/*
+ * Parse one -k argument "TYPE[@OFFSET][:r]" into *f. `default_offset` is used
+ * when no @OFFSET is given (the end of the previous key). Returns 0, or
+ * -EINVAL with a reason in msg (NUL-terminated, <= msglen).
+ */
+int keys_parse(const char *arg, uint32_t default_offset, keys_field *f, char *msg, size_t msglen);
+
+/*
+ * Complete a spec after parsing: record_size 0 means "end of the furthest key";
+ * no fields means one bytes field covering the whole record (needs
+ * record_size); `reverse` inverts every field's direction (-r).
+ * Returns 0, or -EINVAL with a reason in msg (a key beyond the record,
+ * no record size, a record size out of range).
+ */
+int keys_finish(keys_spec *s, uint32_t record_size, int reverse, char *msg, size_t msglen);
+
+/* Write the record's normalized key (s->key_width bytes) to out. */
+void keys_normalize(const keys_spec *s, const uint8_t *rec, uint8_t *out);
+
+/*
+ * Write the first `len` bytes (len <= key_width) of the normalized key to out;
+ * cheaper than keys_normalize when only a prefix is needed.
+ */
+void keys_normalize_prefix(const keys_spec *s, const uint8_t *rec, uint8_t *out, uint32_t len);
+
+/*
+ * For key_only specs: turn a record into its normalized key in place, and
+ * back (the transform is a bijection for every type).
+ */
+void keys_encode_inplace(const keys_spec *s, uint8_t *rec);
+void keys_decode_inplace(const keys_spec *s, uint8_t *rec);
+
+/* <0, 0, >0 as record a's key orders before, equal to, after b's. */
+int keys_compare(const keys_spec *s, const uint8_t *a, const uint8_t *b);
+
+/* Name of a field's type as written on the command line ("u32be", "bytes10"). */
+const char *keys_type_name(const keys_field *f, char *buf, size_t len);
+
+#endif

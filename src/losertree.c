@@ -1,0 +1,116 @@
+/* losertree.c - see losertree.h. Knuth, TAOCP vol. 3, 5.4.1 (replacement selection tree). */
+#include "losertree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t lt_prefix(const keys_spec *s, const uint8_t *rec)
+{
+	uint8_t b[8] = { 0 };
+	keys_normalize_prefix(s, rec, b, s->key_width < 8 ? s->key_width : 8);
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | b[i];
+	return v;
+}
+
+struct lt {
+	const keys_spec *s;
+	lt_range *r;
+	uint64_t *pre;  /* cached key prefix of each leaf's head record */
+	int k, exact;   /* exact: the 8-byte prefix is the whole key */
+};
+
+/* Does leaf a's head order before leaf b's? Exhausted leaves are +infinity. */
+static inline int before(const struct lt *t, int a, int b)
+{
+	if (b < 0 || t->r[b].n == 0)
+		return a >= 0 && t->r[a].n > 0;
+	if (a < 0 || t->r[a].n == 0)
+		return 0;
+	if (t->pre[a] != t->pre[b])
+		return t->pre[a] < t->pre[b];
+	if (!t->exact) {
+		int c = keys_compare(t->s, t->r[a].p, t->r[b].p);
+		if (c)
+			return c < 0;
+	}
+	return a < b;
+}
+
+size_t lt_merge(const keys_spec *s, lt_range *r, int k, uint8_t *out)
+{
+	size_t R = s->record_size, total = 0;
+	for (int i = 0; i < k; i++)
+		total += r[i].n;
+	if (k == 0 || total == 0)
+		return 0;
+	if (k == 1) {
+		memcpy(out, r[0].p, r[0].n * R);
+		r[0].p += r[0].n * R;
+		r[0].n = 0;
+		return total;
+	}
+	int m = 1;
+	while (m < k)
+		m <<= 1;
+	uint64_t pre_stack[64];
+	int tree_stack[64];
+	uint64_t *pre = m <= 64 ? pre_stack : malloc((size_t)m * sizeof *pre);
+	int *tree = m <= 64 ? tree_stack : malloc((size_t)m * sizeof *tree);
+	lt_range pad_stack[64];
+	lt_range *rr = m <= 64 ? pad_stack : malloc((size_t)m * sizeof *rr);
+	if (!pre || !tree || !rr)
+		abort(); /* k * 16 bytes; the merge plan already holds k windows */
+	memcpy(rr, r, (size_t)k * sizeof *r);
+	for (int i = k; i < m; i++)
+		rr[i] = (lt_range){ NULL, 0 };
+	struct lt t = { s, rr, pre, m, s->key_width <= 8 };
+	for (int i = 0; i < m; i++)
+		pre[i] = rr[i].n ? lt_prefix(s, rr[i].p) : 0;
+	/* build: winners bottom-up, losers stored at internal nodes */
+	int win[128], *w = m <= 64 ? win : malloc(2 * (size_t)m * sizeof *w);
+	if (!w)
+		abort();
+	for (int i = 0; i < m; i++)
+		w[m + i] = i;
+	for (int i = m - 1; i >= 1; i--) {
+		int a = w[2 * i], b = w[2 * i + 1];
+		if (before(&t, b, a)) {
+			w[i] = b;
+			tree[i] = a;
+		} else {
+			w[i] = a;
+			tree[i] = b;
+		}
+	}
+	int champ = w[1];
+	size_t o = 0;
+	while (o < total) {
+		lt_range *c = &rr[champ];
+		memcpy(out + o * R, c->p, R);
+		o++;
+		c->p += R;
+		c->n--;
+		if (c->n)
+			pre[champ] = lt_prefix(s, c->p);
+		/* replay the path from the champion's leaf to the root */
+		int cur = champ;
+		for (int node = (m + champ) / 2; node >= 1; node /= 2) {
+			if (before(&t, tree[node], cur)) {
+				int x = tree[node];
+				tree[node] = cur;
+				cur = x;
+			}
+		}
+		champ = cur;
+	}
+	memcpy(r, rr, (size_t)k * sizeof *r);
+	if (m > 64) {
+		free(pre);
+		free(tree);
+		free(rr);
+		free(w);
+	}
+	return total;
+}

@@ -1,0 +1,287 @@
+/*
+ * main.c - the gpusort command line (DESIGN.md section 7): parse options
+ * with getopt_long into a job_opts, run the job, and be the one place that
+ * prints errors and chooses the exit status (0 ok, 1 disorder, 2 error).
+ */
+#define _GNU_SOURCE
+#include "job.h"
+#include "keys.h"
+#include "util.h"
+#include "../io/io.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef GPUSORT_VERSION
+#define GPUSORT_VERSION "0.1.0"
+#endif
+
+#define EXIT_DISORDER 1
+#define EXIT_TROUBLE 2
+
+static _Noreturn void die(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("gpusort: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_TROUBLE);
+}
+
+static _Noreturn void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("gpusort: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'gpusort --help' for more information.\n", stderr);
+	exit(EXIT_TROUBLE);
+}
+
+static void help(void)
+{
+	fputs(
+"Usage: gpusort [OPTION]... [FILE]...\n"
+"Sort files of fixed-width binary records, on the GPU when there is one.\n"
+"With no FILE, or when FILE is -, read standard input. Inputs are concatenated.\n"
+"Output goes to standard output unless -o is given. The sort is stable.\n"
+"\n"
+"Records and keys:\n"
+"  -k, --key=TYPE[@OFFSET][:r]  sort by a field; repeat for more keys, the first\n"
+"                              most significant. OFFSET in bytes (default: 0 for\n"
+"                              the first key, the end of the previous key after);\n"
+"                              :r sorts that key descending\n"
+"      --record-size=BYTES     bytes per record (default: end of the furthest key)\n"
+"  TYPE is u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 (little-endian), the same with a\n"
+"  'be' suffix for big-endian (u32be), or bytesN (N bytes compared as memcmp).\n"
+"  Floats sort in IEEE-754 total order: -NaN < -inf < ... < -0.0 < +0.0 < ... <\n"
+"  +inf < NaN. Without -k the whole record is compared as bytes.\n"
+"\n"
+"Ordering and output:\n"
+"  -r, --reverse               reverse every key's order\n"
+"  -s, --stable                accepted for sort(1) compatibility: always stable\n"
+"  -u, --unique                output only the first of each run of equal keys\n"
+"  -o, --output=FILE           write to FILE, atomically (FILE may be an input)\n"
+"  -m                          merge already sorted FILEs; do not sort\n"
+"  -c, --check[=diagnose-first]  check that the input is sorted; exit 1 if not\n"
+"  -C, --check=quiet           like -c, but report nothing\n"
+"      --verify                after sorting, check the output's order and that it\n"
+"                              holds the same records as the input (XXH3-128)\n"
+"\n"
+"Resources:\n"
+"  -S, --buffer-size=SIZE      host memory budget (default 25% of RAM); SIZE is a\n"
+"                              number with b, K, M, G, T (powers of 1024) or %\n"
+"                              (of RAM); a plain number means KiB, as in sort(1)\n"
+"  -T, --temporary-directory=DIR  spill runs in DIR, not $TMPDIR or /tmp;\n"
+"                              repeat to spread runs over several directories\n"
+"      --parallel=N            CPU threads for sorting and merging (default: all)\n"
+"      --cpu                   do not use a GPU\n"
+"      --device=N              use CUDA device N; failing to is an error\n"
+"      --gpu-memory=SIZE       device memory budget (default: 90% of free)\n"
+"      --algorithm=NAME        chunk sort: auto, cpu, bitonic (GPU)\n"
+"      --merge=WHERE           merge engine: auto, cpu, gpu\n"
+"                              (sort(1)'s --merge is -m here)\n"
+"\n"
+"Reporting:\n"
+"      --progress              report progress on standard error\n"
+"      --stats[=text|json]     report stage times and throughput on standard error\n"
+"      --help                  display this help and exit\n"
+"      --version               output version information and exit\n"
+"\n"
+"Exit status: 0 success, 1 disorder found by -c/-C, 2 trouble.\n"
+"\n"
+"Examples:\n"
+"  gpusort -k u32 huge.bin -o sorted.bin       an array of u32, ascending\n"
+"  gpusort --record-size 16 -k u64@8 -k i32@0:r in.bin > out.bin\n"
+"                                              u64 at 8 up, then i32 at 0 down\n"
+"  gpusort --record-size 100 -k bytes10 gensort.dat -o sorted.dat\n"
+"  producer | gpusort -k f64 -S 2G -T /scratch | consumer\n"
+"  gpusort -c -k u64 sorted.bin                 is it sorted?\n"
+"\n"
+"Environment: TMPDIR (spill directory), GPUSORT_NO_DIRECT=1 (no O_DIRECT I/O).\n"
+"Full documentation: man gpusort\n", stdout);
+}
+
+enum {
+	OPT_RECORD_SIZE = 256, OPT_PARALLEL, OPT_GPU_MEMORY, OPT_DEVICE, OPT_CPU, OPT_ALGORITHM,
+	OPT_MERGE, OPT_VERIFY, OPT_PROGRESS, OPT_STATS, OPT_HELP, OPT_VERSION,
+};
+
+static const struct option longopts[] = {
+	{ "key", required_argument, NULL, 'k' },
+	{ "record-size", required_argument, NULL, OPT_RECORD_SIZE },
+	{ "reverse", no_argument, NULL, 'r' },
+	{ "stable", no_argument, NULL, 's' },
+	{ "unique", no_argument, NULL, 'u' },
+	{ "check", optional_argument, NULL, 'c' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "buffer-size", required_argument, NULL, 'S' },
+	{ "temporary-directory", required_argument, NULL, 'T' },
+	{ "parallel", required_argument, NULL, OPT_PARALLEL },
+	{ "gpu-memory", required_argument, NULL, OPT_GPU_MEMORY },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "cpu", no_argument, NULL, OPT_CPU },
+	{ "algorithm", required_argument, NULL, OPT_ALGORITHM },
+	{ "merge", required_argument, NULL, OPT_MERGE },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "stats", optional_argument, NULL, OPT_STATS },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static uint64_t parse_size_arg(const char *opt, const char *arg)
+{
+	uint64_t v;
+	int rc = util_parse_size(arg, &v);
+	if (rc == -ERANGE)
+		usage_error("%s: size '%s' is too large", opt, arg);
+	if (rc || v == 0)
+		usage_error("%s: invalid size '%s' (e.g. 512M, 4G, 50%%)", opt, arg);
+	return v;
+}
+
+static long parse_int_arg(const char *opt, const char *arg, long lo, long hi)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (!*arg || *end || errno || v < lo || v > hi)
+		usage_error("%s: invalid number '%s' (expected %ld..%ld)", opt, arg, lo, hi);
+	return v;
+}
+
+static int pick(const char *opt, const char *arg, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(arg, names[i]))
+			return i;
+	char list[256] = "";
+	for (int i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
+	usage_error("%s: invalid argument '%s' (valid: %s)", opt, arg, list);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const where[] = { "auto", "cpu", "gpu" };
+	static const char *const algos[] = { "auto", "cpu", "bitonic" };
+	static const char *const checks[] = { "diagnose-first", "quiet", "silent" };
+	static const char *const statfmt[] = { "text", "json" };
+	job_opts o;
+	memset(&o, 0, sizeof o);
+	o.device = -1;
+	o.use_gpu = 1;
+	uint32_t record_size = 0, next_off = 0;
+	int reverse = 0, check = 0, cpu = 0, c;
+	const char *tmpdirs[64];
+	int ntmp = 0;
+	char msg[512];
+
+	while ((c = getopt_long(argc, argv, "k:rsuc::Cmo:S:T:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			if (o.keys.n == KEYS_MAX)
+				usage_error("too many keys (at most %d)", KEYS_MAX);
+			if (keys_parse(optarg, next_off, &o.keys.f[o.keys.n], msg, sizeof msg))
+				usage_error("%s", msg);
+			next_off = o.keys.f[o.keys.n].offset + o.keys.f[o.keys.n].width;
+			o.keys.n++;
+			break;
+		case OPT_RECORD_SIZE:
+			record_size = (uint32_t)parse_int_arg("--record-size", optarg, 1, KEYS_MAX_RECORD);
+			break;
+		case 'r': reverse = 1; break;
+		case 's': break; /* always stable */
+		case 'u': o.unique = 1; break;
+		case 'c':
+			check = !optarg || pick("--check", optarg, checks, 3) == 0 ? JOB_CHECK_DIAGNOSE : JOB_CHECK_QUIET;
+			break;
+		case 'C': check = JOB_CHECK_QUIET; break;
+		case 'm': o.merge_only = 1; break;
+		case 'o': o.output = optarg; break;
+		case 'S': o.mem = parse_size_arg("-S", optarg); break;
+		case 'T':
+			if (ntmp == 64)
+				usage_error("too many -T directories (at most 64)");
+			tmpdirs[ntmp++] = optarg;
+			break;
+		case OPT_PARALLEL: o.threads = (int)parse_int_arg("--parallel", optarg, 1, 1024); break;
+		case OPT_GPU_MEMORY: o.gpu_mem = parse_size_arg("--gpu-memory", optarg); break;
+		case OPT_DEVICE: o.device = (int)parse_int_arg("--device", optarg, 0, 1023); break;
+		case OPT_CPU: cpu = 1; break;
+		case OPT_ALGORITHM: o.algorithm = pick("--algorithm", optarg, algos, 3); break;
+		case OPT_MERGE: o.merge_where = pick("--merge", optarg, where, 3); break;
+		case OPT_VERIFY: o.verify = 1; break;
+		case OPT_PROGRESS: o.progress = 1; break;
+		case OPT_STATS:
+			o.stats = optarg ? 1 + pick("--stats", optarg, statfmt, 2) : JOB_STATS_TEXT;
+			break;
+		case OPT_HELP: help(); return 0;
+		case OPT_VERSION:
+			printf("gpusort %s\n", GPUSORT_VERSION);
+			return 0;
+		default:
+			fputs("Try 'gpusort --help' for more information.\n", stderr);
+			return EXIT_TROUBLE;
+		}
+	}
+	/* algorithm: 0 auto, 1 cpu, 2 bitonic (GPU) */
+	if (cpu && (o.device >= 0 || o.algorithm == 2))
+		usage_error("--cpu contradicts %s", o.device >= 0 ? "--device" : "--algorithm=bitonic");
+	o.use_gpu = !cpu && o.algorithm != 1;
+	if (o.algorithm == 2)
+		o.algorithm = JOB_WHERE_GPU;
+	if (keys_finish(&o.keys, record_size, reverse, msg, sizeof msg))
+		usage_error("%s", msg);
+
+	static char *stdin_only[] = { "-" };
+	o.inputs = optind < argc ? argv + optind : stdin_only;
+	o.ninputs = optind < argc ? argc - optind : 1;
+	if (check && o.ninputs > 1)
+		usage_error("extra operand '%s' not allowed with -c", o.inputs[1]);
+
+	if (!o.mem) {
+		uint64_t phys = util_physmem();
+		o.mem = phys ? phys / 4 : (256ull << 20);
+		if (o.mem < (64ull << 20))
+			o.mem = 64ull << 20;
+	}
+	if (!o.threads)
+		o.threads = util_ncores();
+	if (!ntmp) {
+		const char *t = getenv("TMPDIR");
+		tmpdirs[ntmp++] = t && *t ? t : "/tmp";
+	}
+	o.tmpdirs = tmpdirs;
+	o.ntmp = ntmp;
+
+	io_signals_install();
+	job_result res;
+	if (check) {
+		o.unique = o.unique; /* -c -u checks strict order */
+		job_check(&o, &res);
+		if (res.status == EXIT_DISORDER && check == JOB_CHECK_DIAGNOSE)
+			fprintf(stderr, "gpusort: %s\n", res.msg);
+		if (res.status == EXIT_TROUBLE)
+			die("%s", res.msg);
+		return res.status;
+	}
+	job_sort(&o, &res);
+	if (res.notice[0])
+		fprintf(stderr, "gpusort: %s\n", res.notice);
+	if (res.status)
+		die("%s", res.msg);
+	if (fflush(stdout) == EOF)
+		die("write error on standard output: %s", strerror(errno));
+	return 0;
+}

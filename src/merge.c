@@ -1,0 +1,403 @@
+/* merge.c - see merge.h. */
+#define _GNU_SOURCE
+#include "merge.h"
+#include "losertree.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIN_WINDOW_BYTES (64u << 10)
+
+size_t merge_window_records(const keys_spec *s, int k, size_t budget)
+{
+	size_t R = s->record_size;
+	size_t w = budget / (2 * (size_t)(k ? k : 1) * R);
+	/* whole IO_ALIGN blocks keep window reads on O_DIRECT */
+	size_t unit = IO_ALIGN;
+	for (size_t a = IO_ALIGN, b = R; b;) {
+		size_t t = a % b;
+		a = b;
+		b = t;
+		unit = IO_ALIGN / a;
+	}
+	if (w >= unit)
+		w = w / unit * unit;
+	return w ? w : 1;
+}
+
+int merge_max_fanin(const keys_spec *s, size_t budget)
+{
+	size_t per = 2 * (MIN_WINDOW_BYTES > s->record_size ? MIN_WINDOW_BYTES : s->record_size);
+	size_t k = budget / per;
+	if (k > 1024)
+		k = 1024;
+	return k < 2 ? 2 : (int)k;
+}
+
+size_t merge_cut(const keys_spec *s, const uint8_t *base, size_t lo, size_t hi, int ri,
+		 const uint8_t *sp, int sr, size_t sp_pos, int inclusive)
+{
+	if (ri == sr)
+		return sp_pos + (inclusive ? 1 : 0);
+	size_t R = s->record_size;
+	/* runs before the splitter's run: equal keys order first (upper bound);
+	 * runs after it: equal keys order after (lower bound) */
+	int upper = ri < sr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = keys_compare(s, base + mid * R, sp);
+		if (c < 0 || (upper && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* One run as the merge sees it. */
+struct src {
+	run *r;
+	uint8_t *win[2];     /* file runs: window buffers */
+	int cur;             /* window being merged */
+	const uint8_t *p;    /* records of the current window */
+	size_t cnt, pos;     /* records in it; next to merge */
+	int last;            /* the current window ends the run */
+	uint64_t next;       /* file runs: next record to read */
+	io_job job;
+	int pending;
+	size_t cut;          /* end of this round's part of the window */
+	size_t R;            /* record size */
+	int bad;             /* checksum failure seen by the worker */
+	size_t bad_block;
+};
+
+struct mctx {
+	const keys_spec *s;
+	struct src *src;
+	int k;
+	size_t W;            /* window records */
+	io_worker io;
+	int err, bad_run;
+	size_t bad_block;
+};
+
+/* Runs in the I/O worker after a window read: spilled data must match its checksums. */
+static void check_hook(io_job *j)
+{
+	struct src *x = j->arg;
+	run *r = x->r;
+	if (j->res < 0 || !r->spilled)
+		return;
+	int final = j->off + (uint64_t)j->res == r->off + r->n * x->R;
+	if (run_hash_check(&r->hash, j->buf, (size_t)j->res, final, &x->bad_block)) {
+		x->bad = 1;
+		j->res = -EBADMSG;
+	}
+}
+
+/* Queue the read of the next window of a file run into its free buffer. */
+static void prefetch(struct mctx *m, struct src *x)
+{
+	run *r = x->r;
+	size_t R = x->R;
+	uint8_t *buf = x->win[1 - x->cur];
+	if (r->stream) {
+		x->job = (io_job){ .op = IO_JOB_READ, .f = r->file, .buf = buf, .len = m->W * R,
+				   .cap = m->W * R + IO_ALIGN, .arg = x };
+	} else {
+		uint64_t left = r->n - x->next;
+		size_t n = left < m->W ? (size_t)left : m->W;
+		x->job = (io_job){ .op = IO_JOB_READ_AT, .f = r->file, .buf = buf, .len = n * R,
+				   .cap = m->W * R + IO_ALIGN, .off = r->off + x->next * R,
+				   .hook = check_hook, .arg = x };
+	}
+	io_worker_submit(&m->io, &x->job);
+	x->pending = 1;
+}
+
+/*
+ * Make the next window current. Memory runs slide a W-record window over the
+ * run; file runs take the prefetched buffer and start reading the one after.
+ * Returns 0 or -errno.
+ */
+static int advance(struct mctx *m, struct src *x)
+{
+	run *r = x->r;
+	size_t R = x->R;
+	if (r->mem) {
+		x->p = r->mem + x->next * R;
+		uint64_t left = r->n - x->next;
+		x->cnt = left < m->W ? (size_t)left : m->W;
+		x->next += x->cnt;
+		x->pos = 0;
+		x->last = x->next == r->n;
+		return 0;
+	}
+	if (!x->pending)
+		prefetch(m, x);
+	ssize_t got = io_worker_wait(&m->io, &x->job);
+	x->pending = 0;
+	if (got < 0)
+		return (int)got;
+	if (r->stream) {
+		if ((size_t)got % R)
+			return -EPROTO;
+		x->cnt = (size_t)got / R;
+		x->last = (size_t)got < m->W * R;
+		r->n = x->next + x->cnt; /* known so far */
+	} else {
+		if ((size_t)got != x->job.len)
+			return -EIO; /* the file is shorter than the run: truncated meanwhile */
+		x->cnt = (size_t)got / R;
+		x->last = x->next + x->cnt == r->n;
+	}
+	x->next += x->cnt;
+	x->cur = 1 - x->cur;
+	x->p = x->win[x->cur];
+	x->pos = 0;
+	if (!x->last)
+		prefetch(m, x);
+	return 0;
+}
+
+/* ---- one round -------------------------------------------------------- */
+
+struct sample {
+	const uint8_t *rec;
+	int run;
+	size_t pos;
+};
+
+static const keys_spec *sort_spec; /* qsort_r is not portable C11; one merge at a time */
+
+static int sample_cmp(const void *a, const void *b, void *arg)
+{
+	const struct sample *x = a, *y = b;
+	int c = keys_compare(arg, x->rec, y->rec);
+	if (c)
+		return c;
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+struct round {
+	struct mctx *m;
+	size_t *cuts;        /* [(T+1) * k]: slice t of run i is [cuts[t*k+i], cuts[(t+1)*k+i]) */
+	size_t *outoff;      /* [T+1] first output record of each slice */
+	uint8_t *out;
+	int T;
+};
+
+static void merge_slice(void *p, int t, int nt)
+{
+	(void)nt;
+	struct round *rd = p;
+	struct mctx *m = rd->m;
+	int k = m->k;
+	size_t R = m->s->record_size;
+	lt_range stack[16], *rg = k <= 16 ? stack : malloc((size_t)k * sizeof *rg);
+	if (!rg)
+		abort();
+	for (int i = 0; i < k; i++) {
+		size_t a = rd->cuts[(size_t)t * k + i], b = rd->cuts[(size_t)(t + 1) * k + i];
+		rg[i].p = m->src[i].p + a * R;
+		rg[i].n = b - a;
+	}
+	lt_merge(m->s, rg, k, rd->out + rd->outoff[t] * R);
+	if (rg != stack)
+		free(rg);
+}
+
+/*
+ * Split a round's ranges [pos_i, cut_i) among T threads: T regular samples
+ * from each run's range, sorted; every k-th sample (k runs) is a global
+ * splitter; each run is cut at each splitter by binary search
+ * (Dehne & Zaboli, section 4, steps 3-7, applied to the round's ranges).
+ */
+static int plan_slices(struct round *rd)
+{
+	struct mctx *m = rd->m;
+	int k = m->k, T = rd->T;
+	size_t R = m->s->record_size;
+	for (int i = 0; i < k; i++) {
+		rd->cuts[i] = m->src[i].pos;
+		rd->cuts[(size_t)T * k + i] = m->src[i].cut;
+	}
+	if (T > 1) {
+		size_t ns = 0;
+		struct sample *sm = malloc((size_t)k * T * sizeof *sm);
+		if (!sm)
+			return -ENOMEM;
+		for (int i = 0; i < k; i++) {
+			struct src *x = &m->src[i];
+			size_t len = x->cut - x->pos;
+			for (int q = 1; q <= T && len; q++) {
+				size_t at = x->pos + len * (size_t)q / (size_t)(T + 1);
+				sm[ns++] = (struct sample){ x->p + at * R, i, at };
+			}
+		}
+		qsort_r(sm, ns, sizeof *sm, sample_cmp, (void *)m->s);
+		for (int t = 1; t < T; t++) {
+			struct sample *sp = ns ? &sm[ns * (size_t)t / (size_t)T] : NULL;
+			for (int i = 0; i < k; i++) {
+				struct src *x = &m->src[i];
+				size_t c = x->cut;
+				if (sp)
+					c = merge_cut(m->s, x->p, x->pos, x->cut, i, sp->rec, sp->run, sp->pos, 0);
+				size_t prev = rd->cuts[(size_t)(t - 1) * k + i];
+				if (c < prev)
+					c = prev;
+				if (c > x->cut)
+					c = x->cut;
+				rd->cuts[(size_t)t * k + i] = c;
+			}
+		}
+		free(sm);
+	}
+	rd->outoff[0] = 0;
+	for (int t = 0; t < T; t++) {
+		size_t sum = 0;
+		for (int i = 0; i < k; i++)
+			sum += rd->cuts[(size_t)(t + 1) * k + i] - rd->cuts[(size_t)t * k + i];
+		rd->outoff[t + 1] = rd->outoff[t] + sum;
+	}
+	return 0;
+}
+
+static int fail(struct mctx *m, int i, int rc)
+{
+	if (!m->err) {
+		m->err = rc;
+		m->bad_run = i;
+		m->bad_block = m->src[i].bad_block;
+	}
+	return rc;
+}
+
+int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, int threads,
+	       merge_stats *st, int *bad_run, size_t *bad_block)
+{
+	struct mctx m = { .s = s, .k = k, .bad_run = -1 };
+	size_t R = s->record_size;
+	double t0 = util_now();
+	int nfile = 0, rc = 0;
+	(void)sort_spec;
+	for (int i = 0; i < k; i++)
+		nfile += runs[i]->mem == NULL;
+	m.W = merge_window_records(s, nfile ? nfile : 1, budget);
+	/* one round is at most k windows: it must fit a sink buffer */
+	size_t maxw = sink_max_records(out) / (size_t)(k ? k : 1);
+	if (m.W > maxw)
+		m.W = maxw ? maxw : 1;
+	m.src = calloc((size_t)(k ? k : 1), sizeof *m.src);
+	int T = threads < 1 ? 1 : threads;
+	size_t *cuts = calloc((size_t)(T + 1) * (k ? k : 1), sizeof *cuts);
+	size_t *outoff = calloc((size_t)T + 1, sizeof *outoff);
+	if (!m.src || !cuts || !outoff) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if ((rc = io_worker_start(&m.io)))
+		goto out;
+	for (int i = 0; i < k; i++) {
+		struct src *x = &m.src[i];
+		x->r = runs[i];
+		x->R = R;
+		if (runs[i]->spilled)
+			run_hash_reset_reader(&runs[i]->hash);
+		if (!runs[i]->mem) {
+			for (int b = 0; b < 2; b++) {
+				x->win[b] = util_alloc_aligned(m.W * R + IO_ALIGN, IO_ALIGN);
+				if (!x->win[b]) {
+					rc = -ENOMEM;
+					goto stop;
+				}
+			}
+			x->cur = 1; /* the first prefetch fills win[0] */
+		}
+		if (!runs[i]->stream && runs[i]->n == 0) {
+			x->last = 1;
+			continue;
+		}
+		if ((rc = advance(&m, x))) {
+			fail(&m, i, rc);
+			goto stop;
+		}
+	}
+	struct round rd = { .m = &m, .cuts = cuts, .outoff = outoff };
+	for (;;) {
+		/* windows used up get their successors */
+		for (int i = 0; i < k; i++) {
+			struct src *x = &m.src[i];
+			while (x->pos == x->cnt && !x->last) {
+				if ((rc = advance(&m, x))) {
+					fail(&m, i, rc);
+					goto stop;
+				}
+			}
+		}
+		/* the limit: the least "last record of a window" of runs with more to come */
+		int lim = -1;
+		for (int i = 0; i < k; i++) {
+			struct src *x = &m.src[i];
+			if (x->last || x->pos == x->cnt)
+				continue;
+			if (lim < 0 || keys_compare(s, x->p + (x->cnt - 1) * R,
+						    m.src[lim].p + (m.src[lim].cnt - 1) * R) < 0)
+				lim = i;
+		}
+		size_t total = 0;
+		for (int i = 0; i < k; i++) {
+			struct src *x = &m.src[i];
+			if (lim < 0)
+				x->cut = x->cnt;
+			else
+				x->cut = merge_cut(s, x->p, x->pos, x->cnt, i, m.src[lim].p + (m.src[lim].cnt - 1) * R,
+						   lim, m.src[lim].cnt - 1, 1);
+			if (x->cut < x->pos)
+				x->cut = x->pos;
+			total += x->cut - x->pos;
+		}
+		if (total == 0 && lim < 0)
+			break;
+		uint8_t *dst = sink_reserve(out, total);
+		if (!dst) {
+			rc = out->err ? out->err : -ENOMEM;
+			goto stop;
+		}
+		int Tr = total < 65536 ? 1 : T;
+		rd.T = Tr;
+		rd.out = dst;
+		if ((rc = plan_slices(&rd)))
+			goto stop;
+		util_par_run(Tr, merge_slice, &rd);
+		sink_commit(out, dst, total);
+		for (int i = 0; i < k; i++)
+			m.src[i].pos = m.src[i].cut;
+		if (st)
+			st->rounds++;
+	}
+stop:
+	io_worker_stop(&m.io);
+	if (st)
+		st->read_s += m.io.busy;
+out:
+	if (m.src)
+		for (int i = 0; i < k; i++) {
+			free(m.src[i].win[0]);
+			free(m.src[i].win[1]);
+		}
+	free(m.src);
+	free(cuts);
+	free(outoff);
+	if (st)
+		st->merge_s += util_now() - t0;
+	if (rc && bad_run) {
+		*bad_run = m.bad_run;
+		*bad_block = m.bad_block;
+	}
+	return rc;
+}

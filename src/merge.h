@@ -1,0 +1,56 @@
+/*
+ * merge.h - parallel k-way merge of sorted runs (DESIGN.md section 5, CPU).
+ *
+ * Each run is streamed through two windows (one being merged, one being read
+ * ahead by an I/O worker). The merge proceeds in rounds: a round takes, from
+ * every run's window, the records that order at or before the smallest
+ * "last record of a window" (nothing later can come from unread data), cuts
+ * them at splitters chosen by deterministic regular sampling (Dehne & Zaboli,
+ * GPU Bucket Sort, section 4, steps 3-7: regular samples of each sorted run,
+ * sorted, every k-th taken as a global splitter, runs cut by binary search),
+ * and lets each thread loser-tree-merge one slice straight into the sink.
+ * Records order by (key, run index, position): ties keep run order, which is
+ * input order, so the merge is stable and the slices are disjoint.
+ */
+#ifndef GPUSORT_MERGE_H
+#define GPUSORT_MERGE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "keys.h"
+#include "run.h"
+#include "sink.h"
+
+typedef struct merge_stats {
+	double read_s;      /* I/O worker busy reading windows */
+	double merge_s;     /* wall time of the merge loop */
+	uint64_t rounds;
+} merge_stats;
+
+/*
+ * Merge *runs[0..k) (in input order) into the sink. budget: bytes of host
+ * memory for windows (the sink's buffers are the caller's). threads >= 1.
+ * Returns 0 or -errno; on -EBADMSG (a spilled block's checksum did not match)
+ * or another error *bad_run is the index of the run that failed.
+ * Stream runs (-m from a pipe) learn their length here; a stream whose size
+ * is not a multiple of the record size fails with -EPROTO.
+ */
+int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, int threads,
+	       merge_stats *st, int *bad_run, size_t *bad_block);
+
+/* Largest fan-in the budget allows for this record size (>= 2). */
+int merge_max_fanin(const keys_spec *s, size_t budget);
+
+/* Window records for k file runs in `budget` bytes (>= 1). */
+size_t merge_window_records(const keys_spec *s, int k, size_t budget);
+
+/*
+ * Cut position in the sorted range [lo, hi) of run `run` (records at base,
+ * record_size apart) for the splitter (key record sp, run sr, index sp_pos):
+ * the number of records, counting from base, that order strictly before the
+ * splitter in (key, run, position) order, plus the splitter itself when
+ * inclusive. Exposed for the unit tests.
+ */
+size_t merge_cut(const keys_spec *s, const uint8_t *base, size_t lo, size_t hi, int ri,
+		 const uint8_t *sp, int sr, size_t sp_pos, int inclusive);
+
+#endif

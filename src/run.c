@@ -1,0 +1,137 @@
+/* run.c - spill checksums and --verify accumulators (xxHash's XXH3). */
+#include "run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+static int ensure_state(run_hash *h)
+{
+	if (!h->state) {
+		h->state = XXH3_createState();
+		if (!h->state)
+			return -ENOMEM;
+		XXH3_64bits_reset(h->state);
+	}
+	return 0;
+}
+
+int run_hash_add(run_hash *h, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	if (ensure_state(h))
+		return -ENOMEM;
+	while (len) {
+		size_t take = RUN_BLOCK - h->in_block;
+		if (take > len)
+			take = len;
+		XXH3_64bits_update(h->state, b, take);
+		h->in_block += take;
+		b += take;
+		len -= take;
+		if (h->in_block == RUN_BLOCK && run_hash_end(h))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int run_hash_end(run_hash *h)
+{
+	if (!h->in_block)
+		return 0;
+	if (h->nh == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 64;
+		uint64_t *n = realloc(h->h, cap * sizeof *n);
+		if (!n)
+			return -ENOMEM;
+		h->h = n;
+		h->cap = cap;
+	}
+	h->h[h->nh++] = XXH3_64bits_digest(h->state);
+	XXH3_64bits_reset(h->state);
+	h->in_block = 0;
+	return 0;
+}
+
+void run_hash_reset_reader(run_hash *h)
+{
+	h->checked = 0;
+	h->in_block = 0;
+	if (h->state)
+		XXH3_64bits_reset(h->state);
+}
+
+int run_hash_check(run_hash *h, const void *p, size_t len, int final, size_t *bad)
+{
+	const uint8_t *b = p;
+	if (ensure_state(h))
+		return -ENOMEM;
+	for (;;) {
+		size_t take = RUN_BLOCK - h->in_block;
+		if (take > len)
+			take = len;
+		XXH3_64bits_update(h->state, b, take);
+		h->in_block += take;
+		b += take;
+		len -= take;
+		if (h->in_block == RUN_BLOCK || (final && !len && h->in_block)) {
+			if (h->checked >= h->nh || XXH3_64bits_digest(h->state) != h->h[h->checked]) {
+				*bad = h->checked;
+				return -EBADMSG;
+			}
+			h->checked++;
+			h->in_block = 0;
+			XXH3_64bits_reset(h->state);
+		}
+		if (!len)
+			break;
+	}
+	if (final && h->checked != h->nh) {
+		*bad = h->checked;
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+void run_hash_free(run_hash *h)
+{
+	if (h->state)
+		XXH3_freeState(h->state);
+	free(h->h);
+	memset(h, 0, sizeof *h);
+}
+
+void verify_add(verify_sum *v, const uint8_t *recs, size_t n, size_t R)
+{
+	uint64_t lo = v->lo, hi = v->hi;
+	for (size_t i = 0; i < n; i++) {
+		XXH128_hash_t x = XXH3_128bits(recs + i * R, R);
+		uint64_t t = lo + x.low64;
+		hi += x.high64 + (t < lo);
+		lo = t;
+	}
+	v->lo = lo;
+	v->hi = hi;
+	v->n += n;
+}
+
+void verify_order_add(verify_order *v, const keys_spec *s, const uint8_t *recs, size_t n, int strict)
+{
+	size_t R = s->record_size;
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *cur = recs + i * R;
+		const uint8_t *prev = i ? cur - R : (v->have ? v->last : NULL);
+		if (prev && !v->bad) {
+			int c = keys_compare(s, prev, cur);
+			if (c > 0 || (strict && c == 0))
+				v->bad = v->seen + i + 1;
+		}
+	}
+	if (n) {
+		memcpy(v->last, recs + (n - 1) * R, R);
+		v->have = 1;
+	}
+	v->seen += n;
+}

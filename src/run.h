@@ -1,0 +1,61 @@
+/*
+ * run.h - sorted runs (in memory or spilled), their XXH3 block checksums,
+ * and the multiset/order accumulators behind --verify.
+ */
+#ifndef GPUSORT_RUN_H
+#define GPUSORT_RUN_H
+#include <stddef.h>
+#include <stdint.h>
+#include "keys.h"
+#include "../io/io.h"
+
+#define RUN_BLOCK (1u << 20) /* bytes covered by one XXH3-64 checksum */
+
+/* Checksums of consecutive RUN_BLOCK-byte blocks of a byte stream. */
+typedef struct run_hash {
+	void *state;          /* XXH3_state_t of the block being hashed */
+	size_t in_block;      /* bytes hashed into the current block */
+	uint64_t *h;          /* finished blocks' digests */
+	size_t nh, cap;       /* producer: blocks written; consumer: blocks checked */
+	size_t checked;
+} run_hash;
+
+/* Producer side: hash bytes as they are written. 0 or -ENOMEM. */
+int run_hash_add(run_hash *h, const void *p, size_t len);
+/* Close the last partial block. 0 or -ENOMEM. */
+int run_hash_end(run_hash *h);
+/*
+ * Consumer side: hash bytes as they are read back, in the same order, and
+ * compare each finished block (and, with final, the last partial one).
+ * Returns 0, or -EBADMSG with *bad = the first bad block's index.
+ */
+int run_hash_check(run_hash *h, const void *p, size_t len, int final, size_t *bad);
+void run_hash_reset_reader(run_hash *h);
+void run_hash_free(run_hash *h);
+
+typedef struct run {
+	uint64_t n;        /* records; for stream inputs (-m), unknown until EOF */
+	uint8_t *mem;      /* records in memory, or NULL */
+	io_file *file;     /* spill file or -m input, when mem is NULL */
+	uint64_t off;      /* byte offset of the run in file */
+	int stream;        /* -m input read sequentially (pipe, terminal) */
+	int spilled;       /* in a temp file: checksummed */
+	run_hash hash;
+} run;
+
+/* --verify: an order-independent 128-bit sum of per-record XXH3-128 hashes. */
+typedef struct verify_sum {
+	uint64_t lo, hi, n;
+} verify_sum;
+void verify_add(verify_sum *v, const uint8_t *recs, size_t n, size_t record_size);
+
+/* --verify: order of a record stream across buffers. */
+typedef struct verify_order {
+	uint8_t *last;      /* copy of the last record seen (record_size bytes) */
+	int have;
+	uint64_t seen;      /* records seen */
+	uint64_t bad;       /* 1-based number of the first record out of order, 0 if none */
+} verify_order;
+void verify_order_add(verify_order *v, const keys_spec *s, const uint8_t *recs, size_t n, int strict);
+
+#endif

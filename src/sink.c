@@ -1,0 +1,187 @@
+/* sink.c - see sink.h. */
+#include "sink.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void write_hook(io_job *j)
+{
+	sink *k = j->arg;
+	size_t R = k->s->record_size;
+	if (k->spill) {
+		if (run_hash_add(&k->spill->hash, j->buf, j->len))
+			j->res = -ENOMEM;
+		return;
+	}
+	/* flush() cuts verified output at whole records, so a buffer is whole records */
+	if (k->vsum || k->vord) {
+		size_t n = j->len / R;
+		if (k->vsum)
+			verify_add(k->vsum, j->buf, n, R);
+		if (k->vord)
+			verify_order_add(k->vord, k->s, j->buf, n, k->unique);
+	}
+}
+
+int sink_open(sink *k, const keys_spec *s, io_file *f, run *spill, int unique, size_t buf_bytes)
+{
+	memset(k, 0, sizeof *k);
+	k->s = s;
+	k->f = f;
+	k->spill = spill;
+	k->unique = unique;
+	size_t R = s->record_size;
+	if (buf_bytes < 2 * R + IO_ALIGN)
+		buf_bytes = 2 * R + IO_ALIGN;
+	k->cap = (buf_bytes + IO_ALIGN - 1) / IO_ALIGN * IO_ALIGN;
+	for (int i = 0; i < 2; i++) {
+		k->buf[i] = util_alloc_aligned(k->cap + IO_ALIGN + R, IO_ALIGN);
+		if (!k->buf[i])
+			return -ENOMEM;
+	}
+	k->last = malloc(R);
+	if (!k->last)
+		return -ENOMEM;
+	int rc = io_worker_start(&k->w);
+	if (rc)
+		return rc;
+	return 0;
+}
+
+size_t sink_max_records(const sink *k)
+{
+	return (k->cap - IO_ALIGN) / k->s->record_size;
+}
+
+static void wait_job(sink *k, int b)
+{
+	if (!k->pending[b])
+		return;
+	ssize_t r = io_worker_wait(&k->w, &k->job[b]);
+	if (r < 0 && !k->err)
+		k->err = (int)r;
+	k->pending[b] = 0;
+}
+
+/*
+ * Hand buf[cur] to the writer. Unless final, only whole IO_ALIGN blocks go
+ * (and, when verifying, whole records: the cut is the largest length that is
+ * both); the rest moves to the front of the other buffer.
+ */
+static void flush(sink *k, int final)
+{
+	size_t R = k->s->record_size, len = k->fill;
+	if (!final) {
+		size_t unit = IO_ALIGN;
+		if (k->vsum || k->vord) {
+			/* lcm(IO_ALIGN, R) when small enough, else whole records */
+			size_t a = IO_ALIGN, b = R;
+			while (b) {
+				size_t t = a % b;
+				a = b;
+				b = t;
+			}
+			unit = IO_ALIGN / a * R;
+			if (unit > k->cap / 2)
+				unit = R;
+		}
+		len = len / unit * unit;
+	}
+	int b = k->cur, nb = 1 - b;
+	wait_job(k, nb);
+	size_t rest = k->fill - len;
+	memcpy(k->buf[nb], k->buf[b] + len, rest);
+	if (len) {
+		k->job[b] = (io_job){ .op = IO_JOB_WRITE, .f = k->f, .buf = k->buf[b], .len = len,
+				      .hook = write_hook, .arg = k };
+		io_worker_submit(&k->w, &k->job[b]);
+		k->pending[b] = 1;
+		k->bytes += len;
+	}
+	k->cur = nb;
+	k->fill = rest;
+}
+
+uint8_t *sink_reserve(sink *k, size_t n)
+{
+	size_t need = n * k->s->record_size;
+	if (k->err)
+		return NULL;
+	if (need > k->cap - IO_ALIGN) {
+		k->err = -EINVAL;
+		return NULL;
+	}
+	if (k->fill + need > k->cap)
+		flush(k, 0);
+	if (k->err)
+		return NULL;
+	return k->buf[k->cur] + k->fill;
+}
+
+/* Keep the first record of each run of equal keys; returns records kept. */
+static size_t dedup(sink *k, uint8_t *p, size_t n)
+{
+	size_t R = k->s->record_size, o = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *r = p + i * R;
+		if (k->have_last && keys_compare(k->s, k->last, r) == 0)
+			continue;
+		if (o != i)
+			memmove(p + o * R, r, R);
+		memcpy(k->last, p + o * R, R);
+		k->have_last = 1;
+		o++;
+	}
+	return o;
+}
+
+void sink_commit(sink *k, uint8_t *p, size_t n)
+{
+	if (k->unique)
+		n = dedup(k, p, n);
+	k->fill += n * k->s->record_size;
+	k->records += n;
+}
+
+int sink_put(sink *k, uint8_t *recs, size_t n)
+{
+	if (k->err)
+		return k->err;
+	if (k->unique)
+		n = dedup(k, recs, n);
+	flush(k, 1);
+	wait_job(k, 0);
+	wait_job(k, 1);
+	if (k->err)
+		return k->err;
+	k->ext = (io_job){ .op = IO_JOB_WRITE, .f = k->f, .buf = recs, .len = n * k->s->record_size,
+			   .hook = write_hook, .arg = k };
+	io_worker_submit(&k->w, &k->ext);
+	ssize_t r = io_worker_wait(&k->w, &k->ext);
+	if (r < 0 && !k->err)
+		k->err = (int)r;
+	k->records += n;
+	k->bytes += n * k->s->record_size;
+	return k->err;
+}
+
+int sink_close(sink *k)
+{
+	if (k->buf[0]) {
+		if (!k->err && k->fill)
+			flush(k, 1);
+		wait_job(k, 0);
+		wait_job(k, 1);
+	}
+	io_worker_stop(&k->w);
+	if (k->spill && !k->err && run_hash_end(&k->spill->hash))
+		k->err = -ENOMEM;
+	free(k->buf[0]);
+	free(k->buf[1]);
+	free(k->last);
+	k->buf[0] = k->buf[1] = NULL;
+	k->last = NULL;
+	return k->err;
+}

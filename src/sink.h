@@ -1,0 +1,59 @@
+/*
+ * sink.h - where sorted records go: the final output or a spill run.
+ *
+ * Records are produced straight into the sink's buffers (sink_reserve /
+ * sink_commit: no copy), written by an I/O worker while the next buffer
+ * fills. Only whole IO_ALIGN blocks are handed to the writer until the end,
+ * so O_DIRECT stays usable; the few leftover bytes move to the next buffer.
+ * -u (first of each run of equal keys) is applied here, on the producer's
+ * thread; --verify's order and multiset accumulators and the spill checksums
+ * run on the writer's thread.
+ */
+#ifndef GPUSORT_SINK_H
+#define GPUSORT_SINK_H
+#include <stddef.h>
+#include <stdint.h>
+#include "keys.h"
+#include "run.h"
+
+typedef struct sink {
+	const keys_spec *s;
+	io_file *f;            /* output file or spill file */
+	run *spill;            /* non-NULL: writing this spill run (checksummed) */
+	int unique;
+	io_worker w;
+	uint8_t *buf[2];
+	size_t cap;            /* bytes per buffer (excluding IO_ALIGN slack) */
+	int cur;
+	size_t fill;           /* bytes in buf[cur] */
+	io_job job[2];
+	int pending[2];
+	io_job ext;            /* a caller's buffer written in place */
+	uint8_t *last;         /* last record kept (for -u) */
+	int have_last;
+	uint64_t records;      /* records committed */
+	uint64_t bytes;        /* bytes handed to the writer */
+	int err;               /* first error (-errno); sticky */
+	verify_sum *vsum;      /* --verify: multiset of the output, or NULL */
+	verify_order *vord;    /* --verify: order of the output, or NULL */
+} sink;
+
+/*
+ * Start a sink writing to f (already open, positioned) with two buffers of
+ * about buf_bytes each. spill: the run whose checksums are recorded (NULL for
+ * the final output). Returns 0 or -errno.
+ */
+int sink_open(sink *k, const keys_spec *s, io_file *f, run *spill, int unique, size_t buf_bytes);
+
+/* Room for n records, contiguous; NULL on error (k->err says which). */
+uint8_t *sink_reserve(sink *k, size_t n);
+/* The n records at p (as returned by sink_reserve) are final. */
+void sink_commit(sink *k, uint8_t *p, size_t n);
+/* Write n records from the caller's buffer (-u applied in place); waits. */
+int sink_put(sink *k, uint8_t *recs, size_t n);
+/* Flush, wait for the writer, stop it. Returns k->err. */
+int sink_close(sink *k);
+/* Largest n sink_reserve accepts. */
+size_t sink_max_records(const sink *k);
+
+#endif

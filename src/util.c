@@ -1,0 +1,137 @@
+/* util.c - see util.h. */
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+double util_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+uint64_t util_physmem(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	if (pages <= 0 || psz <= 0)
+		return 0;
+	return (uint64_t)pages * (uint64_t)psz;
+}
+
+int util_ncores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : (int)n;
+}
+
+int util_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s)
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	unsigned shift = 10; /* plain number: KiB, like GNU sort */
+	if (*end) {
+		switch (*end) {
+		case 'b': shift = 0; break;
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		case 't': case 'T': shift = 40; break;
+		case '%': {
+			if (end[1] || v > 100)
+				return -EINVAL;
+			uint64_t mem = util_physmem();
+			if (!mem)
+				return -EINVAL;
+			*out = mem / 100 * v;
+			return 0;
+		}
+		default:
+			return -EINVAL;
+		}
+		if (end[1] && !((end[1] == 'i' && end[2] == 'B' && !end[3]) || (end[1] == 'B' && !end[2] && shift)))
+			return -EINVAL;
+	}
+	if (shift && v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+const char *util_fmt_bytes(uint64_t b, char *buf, size_t len)
+{
+	static const char *u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	int i = 0;
+	while (v >= 1024 && i < 4) {
+		v /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, len, "%llu B", (unsigned long long)b);
+	else
+		snprintf(buf, len, "%.1f %s", v, u[i]);
+	return buf;
+}
+
+struct par_arg {
+	void (*fn)(void *, int, int);
+	void *arg;
+	int t, n;
+};
+
+static void *par_tramp(void *p)
+{
+	struct par_arg *a = p;
+	a->fn(a->arg, a->t, a->n);
+	return NULL;
+}
+
+int util_par_run(int n, void (*fn)(void *, int, int), void *arg)
+{
+	if (n <= 1) {
+		fn(arg, 0, 1);
+		return 0;
+	}
+	pthread_t th[n];
+	struct par_arg a[n];
+	int started[n], rc = 0;
+	for (int t = 1; t < n; t++) {
+		a[t] = (struct par_arg){ fn, arg, t, n };
+		started[t] = pthread_create(&th[t], NULL, par_tramp, &a[t]) == 0;
+	}
+	fn(arg, 0, n);
+	for (int t = 1; t < n; t++) {
+		if (started[t]) {
+			pthread_join(th[t], NULL);
+		} else {
+			fn(arg, t, n); /* degrade: do that part here */
+			rc = -EAGAIN;
+		}
+	}
+	return rc;
+}
+
+void *util_alloc_aligned(size_t bytes, size_t align)
+{
+	void *p = NULL;
+	if (bytes == 0)
+		bytes = align;
+	bytes = (bytes + align - 1) / align * align;
+	if (posix_memalign(&p, align, bytes))
+		return NULL;
+	return p;
+}

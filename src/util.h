@@ -1,0 +1,44 @@
+/* util.h - small host helpers shared by src/: sizes, clocks, threads. */
+#ifndef GPUSORT_UTIL_H
+#define GPUSORT_UTIL_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Seconds on a monotonic clock (for stage times). */
+double util_now(void);
+
+/* Physical memory in bytes (sysconf); 0 if unknown. */
+uint64_t util_physmem(void);
+
+/* Number of online cores, >= 1. */
+int util_ncores(void);
+
+/*
+ * Parse a SIZE argument: digits with an optional suffix b (bytes),
+ * K M G T (powers of 1024, also KiB-style "KB" not accepted), % (of physical
+ * memory); a plain number means KiB, as in GNU sort's -S.
+ * Returns 0 and *out in bytes, or -EINVAL (bad syntax) / -ERANGE (overflow).
+ */
+int util_parse_size(const char *s, uint64_t *out);
+
+/* Format bytes as "1.5 GiB" into buf (always NUL-terminated). */
+const char *util_fmt_bytes(uint64_t bytes, char *buf, size_t len);
+
+/*
+ * Run fn(arg, t, nthreads) for t = 0..nthreads-1, t = 0 on the calling thread,
+ * the rest on new pthreads, and wait for all. Returns 0, or -errno if a
+ * thread could not be started (then the missing parts ran on the caller).
+ */
+int util_par_run(int nthreads, void (*fn)(void *arg, int t, int nthreads), void *arg);
+
+/* [lo, hi) of part t of n items split into nparts nearly equal parts. */
+static inline void util_split(size_t n, int t, int nparts, size_t *lo, size_t *hi)
+{
+	*lo = n / (size_t)nparts * (size_t)t + ((size_t)t < n % (size_t)nparts ? (size_t)t : n % (size_t)nparts);
+	*hi = *lo + n / (size_t)nparts + ((size_t)t < n % (size_t)nparts ? 1 : 0);
+}
+
+/* Aligned allocation (posix_memalign) of bytes rounded up to align; NULL on failure. */
+void *util_alloc_aligned(size_t bytes, size_t align);
+
+#endif
