@@ -35,16 +35,9 @@ static _Noreturn void die(const char *fmt, ...)
 	exit(EXIT_TROUBLE);
 }
 
-static _Noreturn void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("gpusort: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'gpusort --help' for more information.\n", stderr);
-	exit(EXIT_TROUBLE);
-}
+/* A bad option value: one line, like every other error (sort(1)'s
+ * "Try --help" hint is kept for unknown options only, where getopt speaks). */
+#define usage_error die
 
 static void help(void)
 {
@@ -187,7 +180,8 @@ int main(int argc, char **argv)
 	int ntmp = 0;
 	char msg[512];
 
-	while ((c = getopt_long(argc, argv, "k:rsuc::Cmo:S:T:", longopts, NULL)) != -1) {
+	opterr = 0; /* our own messages: they start with "gpusort: " whatever argv[0] is */
+	while ((c = getopt_long(argc, argv, ":k:rsuc::Cmo:S:T:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
 			if (o.keys.n == KEYS_MAX)
@@ -230,9 +224,14 @@ int main(int argc, char **argv)
 		case OPT_VERSION:
 			printf("gpusort %s\n", GPUSORT_VERSION);
 			return 0;
+		case ':':
+			if (optopt > 0 && optopt < 256)
+				die("option requires an argument -- '%c' (see gpusort --help)", optopt);
+			die("option '%s' requires an argument (see gpusort --help)", argv[optind - 1]);
 		default:
-			fputs("Try 'gpusort --help' for more information.\n", stderr);
-			return EXIT_TROUBLE;
+			if (optopt > 0 && optopt < 256)
+				die("invalid option -- '%c' (see gpusort --help)", optopt);
+			die("unrecognized option '%s' (see gpusort --help)", argv[optind - 1]);
 		}
 	}
 	/* algorithm: 0 auto, 1 cpu, 2 bitonic (GPU) */
@@ -277,10 +276,14 @@ int main(int argc, char **argv)
 		return res.status;
 	}
 	job_sort(&o, &res);
-	if (res.notice[0])
-		fprintf(stderr, "gpusort: %s\n", res.notice);
 	if (res.status)
-		die("%s", res.msg);
+		die("%s", res.msg); /* the error alone: one line */
+	/* notices: one prefixed line each; --stats=json carries them in its object */
+	for (char *line = res.notice; *line && o.stats != JOB_STATS_JSON;) {
+		char *nl = strchr(line, '\n');
+		fprintf(stderr, "gpusort: %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
+		line = nl ? nl + 1 : line + strlen(line);
+	}
 	if (fflush(stdout) == EOF)
 		die("write error on standard output: %s", strerror(errno));
 	return 0;

@@ -1,0 +1,766 @@
+#!/bin/sh
+# tests/cli.sh - command-line tests of gpusort (POSIX sh).
+#
+# Checks ./gpusort against the independent reference sorter tests/refsort
+# (byte-for-byte, with cmp) and against the CLI contract: key types, layouts,
+# sizes, distributions, stability, -u, spills, pipes, -o, -c/-C, -m, errors,
+# --verify/--stats, signals, and one larger input.
+# Needs ./gpusort, bench/gen and tests/refsort built (make check does it).
+# Prints one line per case: PASS name / FAIL name: why / SKIP name: why.
+# Exit status: 0 when no case failed, 1 otherwise.
+# CLI_QUICK=1 leaves out the larger cases (section 12).
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+for p in "$GS" "$GEN" "$REF"; do
+	if [ ! -x "$p" ]; then
+		echo "FAIL cli.sh: $p is missing (run make first)"
+		exit 1
+	fi
+done
+
+mkdir spill t1 t2
+
+# ---------------------------------------------------------------------------
+# 1. Byte-for-byte equality with refsort
+
+# Every key type: alone (the record is the key, default record size), at an
+# unaligned offset inside a larger record, and descending (:r).
+for t in u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 \
+	u16be u32be u64be i16be i32be i64be f32be f64be \
+	bytes1 bytes3 bytes10 bytes16 bytes33; do
+	case $t in
+	bytes*) w=${t#bytes} ;;
+	*8) w=1 ;; *16 | *16be) w=2 ;; *32 | *32be) w=4 ;; *) w=8 ;;
+	esac
+	sp= n=3000
+	case $t in f*) sp=--specials n=30000 ;; esac
+	gen -n $n -k "$t" $sp --seed 11 -o k.bin &&
+		sortcase "key-$t" k.bin "-k $t"
+	rs=$((w + 7))
+	gen -n $n --record-size $rs -k "$t@3" $sp --seed 12 -o k.bin &&
+		sortcase "key-$t@3-rs$rs" k.bin "--record-size $rs -k $t@3" &&
+		sortcase "key-$t@3:r" k.bin "--record-size $rs -k $t@3:r"
+	# a few duplicates of small keys: -u on every type
+	gen -n 3000 --record-size $rs -k "$t@3" --dist fewunique --seed 13 -o k.bin &&
+		sortcase "key-$t-unique" k.bin "--record-size $rs -k $t@3 -u"
+done
+
+# Floats with --specials behind a narrow first key.
+gen -n 30000 --record-size 24 -k u8@0 -k f64@8 -k f32be@16 --specials --seed 14 -o k.bin &&
+	sortcase "key-f64-f32be-specials-multi" k.bin "--record-size 24 -k u8@0 -k f64@8:r -k f32be@16"
+
+# Every special value class, many times over, crafted here (not by bench/gen):
+# 18 patterns (zeros, infinities, NaNs with payloads and signs, subnormals,
+# extremes) in a scrambled order, a one-byte tag after each value.
+for w in 4 8; do
+	for be in 0 1; do
+		mkspecials $w $be 500 sp.bin
+		t=f$((w * 8)); [ $be = 1 ] && t=${t}be
+		sortcase "specials-crafted-$t" sp.bin "--record-size $((w + 1)) -k $t"
+		sortcase "specials-crafted-$t:r" sp.bin "--record-size $((w + 1)) -k $t:r"
+		sortcase "specials-crafted-$t-S64K" sp.bin "--record-size $((w + 1)) -k $t -k u8@$w:r" "-S 64K -T spill"
+	done
+done
+
+# -r, alone and combined with :r
+gen -n 3000 --record-size 16 -k u32@4 --dist fewunique --seed 15 -o r.bin &&
+	sortcase "reverse" r.bin "--record-size 16 -k u32@4 -r" &&
+	sortcase "reverse-with-:r" r.bin "--record-size 16 -k u32@4:r -r" &&
+	sortcase "reverse-whole-record" r.bin "--record-size 16 -r"
+gen -n 3000 -k i16 --seed 16 -o r.bin &&
+	sortcase "reverse-i16" r.bin "-k i16 -r"
+
+# Multiple keys
+gen -n 5000 --record-size 16 -k u64@8 -k i32@0 --dist fewunique --seed 17 -o m.bin &&
+	sortcase "multikey-u64@8-i32@0:r" m.bin "--record-size 16 -k u64@8 -k i32@0:r" &&
+	sortcase "multikey-i32@0-u64@8" m.bin "--record-size 16 -k i32@0 -k u64@8"
+gen -n 5000 -k u32 -k u16 --dist fewunique --seed 18 -o m.bin &&
+	sortcase "multikey-default-offsets" m.bin "-k u32 -k u16" &&
+	sortcase "multikey-default-offsets-:r" m.bin "-k u32:r -k u16"
+gen -n 5000 --record-size 12 -k u8@0 --dist fewunique --seed 19 -o m.bin &&
+	sortcase "multikey-overlapping" m.bin "--record-size 12 -k u8@0 -k u32be@0:r -k bytes3@9"
+gen -n 5000 --record-size 16 -k bytes2@0 --dist fewunique --seed 20 -o m.bin &&
+	sortcase "multikey-later-offset-first" m.bin "--record-size 16 -k u16@14 -k bytes2@0 -k i64@2"
+
+# Default record size: the end of the furthest key, not of the last one
+gen -n 3000 --record-size 12 -k u32@8 -k u8@0 --dist fewunique --seed 21 -o m.bin &&
+	sortcase "default-record-size-furthest-key" m.bin "-k u32@8 -k u8@0"
+gen -n 3000 --record-size 7 -k u16@4 -k u8@6 --dist fewunique --seed 22 -o m.bin &&
+	sortcase "default-offset-after-explicit" m.bin "-k u16@4 -k u8"
+
+# No -k (whole record) and keyed records, for record sizes 1..256
+for rs in 1 3 4 8 16 100 256; do
+	gen -n 2000 --record-size $rs --seed $((30 + rs)) -o w.bin &&
+		sortcase "whole-record-rs$rs" w.bin "--record-size $rs"
+	gen -n 2000 --record-size $rs -k "u8@$((rs - 1))" --dist fewunique --seed $((40 + rs)) -o w.bin &&
+		sortcase "last-byte-key-rs$rs" w.bin "--record-size $rs -k u8@$((rs - 1))"
+done
+gen -n 3 --record-size 1048576 --seed 50 -o w.bin &&
+	sortcase "record-size-1MiB" w.bin "--record-size 1048576 -k u32@1048572"
+
+# Random layouts
+types="u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 u16be u32be u64be i16be i32be i64be f32be f64be bytes1 bytes2 bytes5 bytes9"
+dists="uniform gaussian zipf sorted reverse equal bucket staggered fewunique"
+nt=$(echo $types | wc -w)
+i=0
+while [ $i -lt 30 ]; do
+	i=$((i + 1))
+	rnd 40; rs=$((R + 1))
+	rnd 3; nk=$((R + 1))
+	keys= gkeys= desc= k=0
+	while [ $k -lt $nk ]; do
+		k=$((k + 1))
+		rnd $nt; t=$(echo $types | cut -d' ' -f$((R + 1)))
+		case $t in
+		bytes*) w=${t#bytes} ;;
+		*8) w=1 ;; *16 | *16be) w=2 ;; *32 | *32be) w=4 ;; *) w=8 ;;
+		esac
+		[ $w -gt $rs ] && { t=u8; w=1; }
+		rnd $((rs - w + 1)); off=$R
+		rnd 4; r=; [ $R = 0 ] && r=:r
+		keys="$keys -k $t@$off$r"
+		gkeys="$gkeys -k $t@$off"
+		desc="$desc,$t@$off$r"
+	done
+	rnd 9; d=$(echo $dists | cut -d' ' -f$((R + 1)))
+	rnd 5; flags=; [ $R = 0 ] && flags=-r; [ $R = 1 ] && flags=-u
+	rnd 3000; n=$R
+	# bench/gen may not take overlapping keys: fall back to payload only
+	sp=; [ $d = uniform ] && sp=--specials
+	"$GEN" -n $n --record-size $rs $gkeys --dist $d $sp --seed $i -o l.bin 2>/dev/null ||
+		gen -n $n --record-size $rs --seed $i -o l.bin || continue
+	sortcase "layout-$i[rs$rs$desc${flags:+,$flags},n$n,$d]" l.bin "--record-size $rs$keys $flags"
+done
+
+# Every distribution, two key shapes
+for d in $dists; do
+	gen -n 5000 --record-size 16 -k u32@4 --dist $d --seed 60 -o d.bin &&
+		sortcase "dist-$d-u32" d.bin "--record-size 16 -k u32@4"
+	gen -n 5000 --record-size 16 -k f64@8 --dist $d --seed 61 -o d.bin &&
+		sortcase "dist-$d-f64:r" d.bin "--record-size 16 -k f64@8:r"
+done
+
+# Small sizes
+for n in 0 1 2 3; do
+	gen -n $n --record-size 16 -k u64@8 --seed 70 -o s.bin &&
+		sortcase "n$n-u64@8" s.bin "--record-size 16 -k u64@8" &&
+		sortcase "n$n-u64@8-stdin" - "--record-size 16 -k u64@8" "-" < s.bin
+	gen -n $n -k u32 --seed 71 -o s.bin &&
+		sortcase "n$n-u32" s.bin "-k u32"
+done
+
+# Sizes around power-of-two buffer edges (records of 16 bytes: 1 and 4 MiB)
+for n in 255 256 257 4095 4096 4097 65535 65536 65537 262143 262144 262145; do
+	gen -n $n --record-size 16 -k u32@0 --seed $n -o e.bin &&
+		sortcase "edge-n$n" e.bin "--record-size 16 -k u32@0"
+done
+gen -n 262145 --record-size 16 -k u32@0 --seed 9 -o e.bin &&
+	sortcase "edge-n262145-stdin" - "--record-size 16 -k u32@0" "-" < e.bin
+
+# Sizes around chunk edges with a small budget (several runs, merged)
+for n in 1023 1024 1025 2047 2048 2049 4095 4096 4097 8191 8192 8193 12287 12288 12289 16384 16385 32769; do
+	gen -n $n --record-size 16 -k u64@0 --dist fewunique --seed $n -o e.bin &&
+		sortcase "chunk-edge-S64K-n$n" e.bin "--record-size 16 -k u64@0" "-S 64K -T spill"
+done
+isempty spill && pass "chunk-edge-temp-removed" || fail "chunk-edge-temp-removed" "left in -T dir: $(ls -A spill)"
+rm -rf spill/*
+
+# ---------------------------------------------------------------------------
+# 2. Stability, checked directly (no refsort): key byte + input position
+
+# check_stable NAME FILE DIR(asc|desc) [UNIQUE]
+# keys in order; within a key, positions increasing (input order).
+check_stable() {
+	idxdump "$2" | awk -v dir="$3" -v uniq="$4" '
+		NR > 1 {
+			if ((dir == "asc" && $1 < pk) || (dir == "desc" && $1 > pk)) { print "key order broken at record " NR; exit 1 }
+			if ($1 == pk && uniq) { print "duplicate key " $1 " at record " NR; exit 1 }
+			if ($1 == pk && $2 <= pi) { print "input order broken at record " NR " (key " $1 ")"; exit 1 }
+		}
+		{ pk = $1; pi = $2 }' > stable.why
+}
+
+mkidx 60000 5 idx.bin
+mkidx 60000 251 idx251.bin
+for v in "asc:-k u8" "desc:-k u8:r" "desc:-r -k u8" "asc:-k u8 -S 64K" "desc:-k u8:r -S 64K" "asc:-k u8 -S 1M" "asc:-k u8 --parallel=1" "asc:-k u8 --parallel=2"; do
+	dir=${v%%:*} a=${v#*:}
+	for f in idx.bin idx251.bin; do
+		name="stable-direct($f $a)"
+		if gsrun --record-size 4 $a -T spill "$f" > got.bin 2> gs.err; then
+			if [ "$(fsize got.bin)" != "$(fsize "$f")" ]; then
+				fail "$name" "output size $(fsize got.bin), want $(fsize "$f")"
+			elif check_stable "$name" got.bin "$dir"; then
+				pass "$name"
+			else
+				fail "$name" "$(cat stable.why)"
+			fi
+		else
+			fail "$name" "exit status $?: $(first gs.err)"
+		fi
+	done
+done
+
+# all keys equal: the output is the input
+gen -n 20000 --record-size 16 -k u32@0 --dist equal --seed 80 -o eq.bin
+for S in "" "-S 64K"; do
+	if gsrun --record-size 16 -k u32@0 $S -T spill eq.bin > got.bin 2> gs.err && cmp -s got.bin eq.bin; then
+		pass "stable-all-equal$S"
+	else
+		fail "stable-all-equal$S" "output is not the input: $(first gs.err)"
+	fi
+done
+gen -n 20000 --record-size 16 -k u16@2 --dist fewunique --seed 81 -o fu.bin &&
+	sortcase "stable-fewunique" fu.bin "--record-size 16 -k u16@2" &&
+	sortcase "stable-fewunique-S64K" fu.bin "--record-size 16 -k u16@2" "-S 64K -T spill"
+# -0.0 and +0.0 are different keys, 0.0 and 0.0 are ties
+printf '\000\000\000\200\001\000\000\000\000\000\000\000\002\000\000\000\000\000\000\200\003\000\000\000\000\000\000\000\004\000\000\000' > z.bin
+sortcase "float-zero-order" z.bin "--record-size 8 -k f32@0"
+printf '\000\000\000\200\000\000\000\000\000\000\000\000\000\000\000\200' > z.bin
+printf '\000\000\000\200\000\000\000\200\000\000\000\000\000\000\000\000' > zexp.bin
+gsrun -k f32 z.bin > got.bin 2> gs.err
+if cmp -s got.bin zexp.bin; then pass "float-minus-zero-first"; else fail "float-minus-zero-first" "-0.0 not before +0.0: $(od -An -tx1 got.bin)"; fi
+
+# ---------------------------------------------------------------------------
+# 3. -u
+
+gen -n 20000 --record-size 16 -k u16@2 --dist fewunique --seed 90 -o u.bin &&
+	sortcase "unique" u.bin "--record-size 16 -k u16@2 -u" &&
+	sortcase "unique-r" u.bin "--record-size 16 -k u16@2 -u -r" &&
+	sortcase "unique-S64K" u.bin "--record-size 16 -k u16@2 -u" "-S 64K -T spill" &&
+	sortcase "unique-whole-record" u.bin "--record-size 16 -u"
+gen -n 20000 --record-size 2 --seed 91 -o u.bin &&
+	sortcase "unique-whole-record-rs2" u.bin "--record-size 2 -u"
+for a in "-k u8" "-k u8 -S 64K"; do
+	name="unique-direct($a)"
+	if gsrun --record-size 4 -u $a -T spill idx251.bin > got.bin 2> gs.err; then
+		# first occurrence of key v in mkidx is the smallest i with i*7919 % 251 == v
+		idxdump got.bin | awk 'BEGIN { for (i = 59999; i >= 0; i--) f[(i * 7919) % 251] = i }
+			{ n++; if ($2 != f[$1]) { print "key " $1 ": kept record " $2 ", want " f[$1]; exit 1 }
+			  if (n > 1 && $1 <= pk) { print "keys not strictly increasing"; exit 1 } pk = $1 }
+			END { if (n != 251) { print n " records, want 251"; exit 1 } }' > stable.why &&
+			pass "$name" || fail "$name" "$(cat stable.why)"
+	else
+		fail "$name" "exit status $?: $(first gs.err)"
+	fi
+done
+isempty spill || { fail "stable-unique-temp-removed" "left in -T: $(ls -A spill)"; rm -rf spill/*; }
+
+# ---------------------------------------------------------------------------
+# 4. Forced multiple runs and spills
+
+gen -n 200000 --record-size 16 -k u64@8 --seed 100 -o big.bin      # 3.2 MB
+gen -n 70000 --record-size 100 -k bytes10@0 --seed 101 -o gs100.bin # 7 MB
+for S in 64K 1M; do
+	sortcase "spill-S$S" big.bin "--record-size 16 -k u64@8" "-S $S -T t1"
+	isempty t1 && pass "spill-S$S-temp-removed" || fail "spill-S$S-temp-removed" "left in -T: $(ls -A t1)"
+	sortcase "spill-S$S-rs100" gs100.bin "--record-size 100 -k bytes10@0" "-S $S -T t1"
+	isempty t1 && pass "spill-S$S-rs100-temp-removed" || fail "spill-S$S-rs100-temp-removed" "left in -T: $(ls -A t1)"
+done
+sortcase "spill-two-T-dirs" big.bin "--record-size 16 -k u64@8" "-S 64K -T t1 -T t2"
+isempty t1 && isempty t2 && pass "spill-two-T-dirs-temp-removed" || fail "spill-two-T-dirs-temp-removed" "left: $(ls -A t1 t2)"
+sortcase "spill-TMPDIR" big.bin "--record-size 16 -k u64@8" "-S 64K"
+no_stray_temps "spill-TMPDIR-temp-removed" && pass "spill-TMPDIR-temp-removed"
+sortcase "spill-long-options" big.bin "--record-size=16 --key=u64@8" "--buffer-size=1M --temporary-directory=t1"
+sortcase "spill-S-bytes-suffix" big.bin "--record-size 16 -k u64@8" "-S 300000b -T t1"
+sortcase "spill-S-plain-KiB" big.bin "--record-size 16 -k u64@8" "-S 256 -T t1"
+sortcase "spill-S-percent" big.bin "--record-size 16 -k u64@8" "-S 1% -T t1"
+sortcase "spill-stdin" - "--record-size 16 -k u64@8" "-S 64K -T t1" < big.bin
+sortcase "in-memory-default-S" big.bin "--record-size 16 -k u64@8" "-T t1"
+sortcase "in-memory-S1G" gs100.bin "--record-size 100 -k bytes10@0" "-S 1G -T t1"
+GPUSORT_NO_DIRECT=1 sortcase "spill-GPUSORT_NO_DIRECT" big.bin "--record-size 16 -k u64@8" "-S 64K -T t1"
+isempty t1 && pass "spill-all-temp-removed" || fail "spill-all-temp-removed" "left in -T: $(ls -A t1)"
+no_stray_temps "no-temp-in-TMPDIR" && pass "no-temp-in-TMPDIR"
+
+# ---------------------------------------------------------------------------
+# 5. Pipes and several inputs
+
+gen -n 3000 --record-size 16 -k u32@0 --dist fewunique --seed 110 -o a.bin
+gen -n 5000 --record-size 16 -k u32@0 --dist fewunique --seed 111 -o b.bin
+gen -n 0 --record-size 16 -o empty.bin
+cat a.bin b.bin > ab.bin
+cat a.bin b.bin a.bin > aba.bin
+K="--record-size 16 -k u32@0"
+"$REF" $K < a.bin > expa.bin
+"$REF" $K < ab.bin > expab.bin
+"$REF" $K < aba.bin > expaba.bin
+
+cat a.bin | gsrun $K > got.bin 2> gs.err
+check_ok "pipe-stdin-implicit" $? got.bin expa.bin gs.err
+gsrun $K - < a.bin > got.bin 2> gs.err
+check_ok "pipe-stdin-dash" $? got.bin expa.bin gs.err
+gsrun $K a.bin 2> gs.err | cat > got.bin
+check_ok "pipe-stdout" 0 got.bin expa.bin gs.err
+gsrun $K -S 64K -T t1 ab.bin 2> gs.err | cat > got.bin
+check_ok "pipe-stdout-spill" 0 got.bin expab.bin gs.err
+gsrun $K a.bin b.bin > got.bin 2> gs.err
+check_ok "several-files" $? got.bin expab.bin gs.err
+gsrun $K a.bin b.bin -S 64K -T t1 > got.bin 2> gs.err
+check_ok "several-files-spill" $? got.bin expab.bin gs.err
+gsrun $K a.bin - a.bin < b.bin > got.bin 2> gs.err
+check_ok "dash-between-files" $? got.bin expaba.bin gs.err
+gsrun $K empty.bin a.bin empty.bin b.bin > got.bin 2> gs.err
+check_ok "empty-files-among-inputs" $? got.bin expab.bin gs.err
+cat b.bin | gsrun $K a.bin - > got.bin 2> gs.err
+check_ok "file-then-pipe" $? got.bin expab.bin gs.err
+# a record split across two reads of a slow pipe
+{ head -c 1000 a.bin; sleep 0.2; tail -c +1001 a.bin; } | gsrun $K > got.bin 2> gs.err
+check_ok "pipe-record-split-across-reads" $? got.bin expa.bin gs.err
+# inputs that are not multiples on their own but are together: per-file error
+head -c 24 a.bin > h1.bin; tail -c +25 a.bin > h2.bin
+if errcase "split-record-across-files" "$K h1.bin h2.bin"; then
+	case $ERRLINE in
+	*h1.bin*) pass "split-record-across-files" ;;
+	*) fail "split-record-across-files" "message does not name h1.bin: $ERRLINE" ;;
+	esac
+fi
+
+# ---------------------------------------------------------------------------
+# 6. -o
+
+cp ab.bin inplace.bin
+gsrun $K -o inplace.bin inplace.bin 2> gs.err
+check_ok "output-is-input" $? inplace.bin expab.bin gs.err
+cp ab.bin inplace.bin
+gsrun $K -S 64K -T t1 -o inplace.bin inplace.bin 2> gs.err
+check_ok "output-is-input-spill" $? inplace.bin expab.bin gs.err
+cp a.bin inplace.bin
+gsrun $K inplace.bin b.bin --output=inplace.bin 2> gs.err
+check_ok "output-is-second-of-inputs" $? inplace.bin expab.bin gs.err
+mkdir -p odir
+gsrun $K -o odir/new.bin ab.bin > got.bin 2> gs.err
+rc=$?
+if [ -s got.bin ]; then
+	fail "output-new-file" "data written to stdout with -o"
+else
+	check_ok "output-new-file" $rc odir/new.bin expab.bin gs.err
+fi
+[ "$(ls -A odir)" = new.bin ] && pass "output-no-temp-beside" || fail "output-no-temp-beside" "odir holds: $(ls -A odir)"
+printf 'old content that is longer than nothing\n' > odir/new.bin
+gsrun $K -o odir/new.bin a.bin 2> gs.err
+check_ok "output-replaces-existing" $? odir/new.bin expa.bin gs.err
+gsrun $K -o odir/new.bin odir/new.bin 2> gs.err
+check_ok "output-is-input-already-sorted" $? odir/new.bin expa.bin gs.err
+gsrun $K -o /dev/null a.bin > got.bin 2> gs.err
+rc=$?
+[ $rc = 0 ] && [ ! -s got.bin ] && pass "output-dev-null" || fail "output-dev-null" "exit status $rc: $(first gs.err)"
+
+# modes, as sort(1): a new file gets 0666 & ~umask, a replaced one keeps its mode
+rm -f odir/mode.bin
+(umask 022; gsrun $K -o odir/mode.bin a.bin 2> gs.err)
+m=$(ls -l odir/mode.bin 2>/dev/null | cut -c1-10)
+[ "$m" = "-rw-r--r--" ] && pass "output-mode-new" || fail "output-mode-new" "mode $m, want -rw-r--r-- (0666 & ~022)"
+chmod 640 odir/mode.bin
+(umask 022; gsrun $K -o odir/mode.bin b.bin 2> gs.err)
+m=$(ls -l odir/mode.bin 2>/dev/null | cut -c1-10)
+[ "$m" = "-rw-r-----" ] && pass "output-mode-kept" || fail "output-mode-kept" "mode $m, want -rw-r----- (kept)"
+
+# -o into a directory that does not exist / a path through a regular file
+for o in nodir/out.bin a.bin/out.bin; do
+	name="output-unwritable($o)"
+	gsrun $K -o "$o" a.bin > got.bin 2> gs.err
+	rc=$?
+	if [ $rc != 2 ]; then
+		fail "$name" "exit status $rc, want 2"
+	elif [ -e nodir ] || [ -s got.bin ]; then
+		fail "$name" "something was created or written"
+	elif ! grep -q '^gpusort: ' gs.err || [ "$(nlines gs.err)" != 1 ]; then
+		fail "$name" "want one 'gpusort: ' line on stderr: $(tr '\n' '|' < gs.err)"
+	else
+		pass "$name"
+	fi
+done
+mkdir -p rodir
+chmod 555 rodir
+if [ $IS_ROOT = 1 ]; then
+	skip "output-dir-not-writable" "running as root (root can write there)"
+else
+	gsrun $K -o rodir/out.bin a.bin > got.bin 2> gs.err
+	rc=$?
+	if [ $rc != 2 ]; then
+		fail "output-dir-not-writable" "exit status $rc, want 2"
+	elif ! isempty rodir; then
+		fail "output-dir-not-writable" "created: $(ls -A rodir)"
+	elif ! grep -q '^gpusort: .*rodir/out.bin' gs.err; then
+		fail "output-dir-not-writable" "message does not name the file: $(first gs.err)"
+	else
+		pass "output-dir-not-writable"
+	fi
+fi
+chmod 755 rodir
+
+# existing output untouched on every error: see errcase (section 9), and:
+printf 'precious\n' > keep.bin
+for a in "$K nosuchfile.bin" "--record-size 16 -k u64@12 a.bin" "-k u31 a.bin" "$K h1.bin"; do
+	name="output-untouched-on-error($a)"
+	gsrun $a -o keep.bin > /dev/null 2> gs.err
+	rc=$?
+	if [ $rc != 2 ]; then fail "$name" "exit status $rc, want 2"
+	elif [ "$(cat keep.bin)" != precious ]; then fail "$name" "output changed"
+	else pass "$name"; fi
+done
+# the output is one of the inputs and the other input is bad
+cp a.bin keep2.bin
+gsrun $K -o keep2.bin keep2.bin h1.bin > /dev/null 2> gs.err
+rc=$?
+if [ $rc = 2 ] && cmp -s keep2.bin a.bin; then pass "output-is-input-untouched-on-error"
+else fail "output-is-input-untouched-on-error" "exit status $rc, or the input/output was changed"; fi
+
+# ---------------------------------------------------------------------------
+# 7. -c / -C
+
+# cstatus NAME WANT-RC WANT-STDERR GPUSORT-ARGS... (stdin from $CIN)
+CIN=/dev/null
+cstatus() {
+	_cn=$1 _cw=$2 _ce=$3
+	shift 3
+	gsrun "$@" < "$CIN" > c.out 2> c.err
+	_crc=$?
+	if [ $_crc != "$_cw" ]; then
+		fail "$_cn" "exit status $_crc, want $_cw (stderr: $(first c.err))"
+	elif [ -s c.out ]; then
+		fail "$_cn" "$(fsize c.out) bytes on stdout"
+	elif [ "$(cat c.err)" != "$_ce" ]; then
+		fail "$_cn" "stderr '$(tr '\n' '|' < c.err)', want '$_ce'"
+	else
+		pass "$_cn"
+	fi
+}
+
+"$REF" $K < ab.bin > sorted.bin
+cstatus "check-sorted" 0 "" $K -c sorted.bin
+cstatus "check-sorted-C" 0 "" $K -C sorted.bin
+cstatus "check-empty" 0 "" $K -c empty.bin
+n=$("$REF" $K -c < ab.bin)
+cstatus "check-unsorted" 1 "gpusort: ab.bin: record $n: disorder" $K -c ab.bin
+cstatus "check-unsorted-C" 1 "" $K -C ab.bin
+cstatus "check-unsorted-quiet" 1 "" $K --check=quiet ab.bin
+cstatus "check-unsorted-silent" 1 "" $K --check=silent ab.bin
+cstatus "check-unsorted-diagnose-first" 1 "gpusort: ab.bin: record $n: disorder" $K --check=diagnose-first ab.bin
+cstatus "check-unsorted-long" 1 "gpusort: ab.bin: record $n: disorder" $K --check ab.bin
+printf '\001\002\003\002\005' > c5.bin
+cstatus "check-crafted" 1 "gpusort: c5.bin: record 4: disorder" -k u8 -c c5.bin
+CIN=c5.bin
+cstatus "check-stdin" 1 "gpusort: -: record 4: disorder" -k u8 -c
+cstatus "check-stdin-dash" 1 "gpusort: -: record 4: disorder" -k u8 -c -
+CIN=/dev/null
+printf '\005\003\002\002\001' > c5r.bin
+cstatus "check-reverse-sorted" 0 "" -k u8 -r -c c5r.bin
+cstatus "check-reverse-:r-sorted" 0 "" -k u8:r -c c5r.bin
+cstatus "check-reverse-dup-u" 1 "gpusort: c5r.bin: record 4: disorder" -k u8 -r -u -c c5r.bin
+cstatus "check-dup-without-u" 0 "" $K -c sorted.bin
+n=$("$REF" $K -u -c < sorted.bin)
+cstatus "check-dup-with-u" 1 "gpusort: sorted.bin: record $n: disorder" $K -u -c sorted.bin
+cstatus "check-dup-with-u-C" 1 "" $K -u -C sorted.bin
+"$REF" $K -u < ab.bin > usorted.bin
+cstatus "check-strict-with-u" 0 "" $K -u -c usorted.bin
+# disorder only at the very end of a large input (after many buffers)
+gen -n 300000 --record-size 16 -k u64@0 --dist sorted --seed 120 -o cs.bin
+"$REF" --record-size 16 -k u64@0 < cs.bin > cs2.bin
+cstatus "check-large-sorted" 0 "" --record-size 16 -k u64@0 -c cs2.bin
+head -c 16 cs2.bin > first.bin
+cat cs2.bin first.bin > cs3.bin
+n=$("$REF" --record-size 16 -k u64@0 -c < cs3.bin)
+cstatus "check-large-disorder-at-end" 1 "gpusort: cs3.bin: record $n: disorder" --record-size 16 -k u64@0 -c cs3.bin
+# floats: -0.0 then +0.0 is sorted, +0.0 then -0.0 is not
+printf '\000\000\000\200\000\000\000\000' > cz.bin
+cstatus "check-float-zeros-sorted" 0 "" -k f32 -c cz.bin
+printf '\000\000\000\000\000\000\000\200' > cz.bin
+cstatus "check-float-zeros-disorder" 1 "gpusort: cz.bin: record 2: disorder" -k f32 -c cz.bin
+gen -n 3000 -k f64 --specials --seed 121 -o cf.bin
+"$REF" -k f64 < cf.bin > cf2.bin
+cstatus "check-float-specials-sorted" 0 "" -k f64 -c cf2.bin
+n=$("$REF" -k f64 -c < cf.bin)
+cstatus "check-float-specials-unsorted" 1 "gpusort: cf.bin: record $n: disorder" -k f64 -c cf.bin
+CIN=h1.bin
+errcase "check-bad-size" "--record-size 16 -k u32 -c" h1.bin
+[ $? = 0 ] && pass "check-bad-size"
+CIN=/dev/null
+
+# ---------------------------------------------------------------------------
+# 8. -m
+
+for f in 1 2 3; do
+	gen -n $((1000 * f)) --record-size 16 -k u32@0 --dist fewunique --seed $((130 + f)) -o m$f.raw
+	"$REF" $K < m$f.raw > m$f.bin
+	"$REF" $K -r < m$f.raw > m${f}r.bin
+done
+cat m1.bin m2.bin m3.bin | "$REF" $K > mexp.bin
+gsrun $K -m m1.bin m2.bin m3.bin > got.bin 2> gs.err
+check_ok "merge-3" $? got.bin mexp.bin gs.err
+cat m3.bin m1.bin m2.bin | "$REF" $K > mexp2.bin
+gsrun $K -m m3.bin m1.bin m2.bin > got.bin 2> gs.err
+check_ok "merge-3-other-order" $? got.bin mexp2.bin gs.err
+gsrun $K -m m1.bin m2.bin m3.bin -S 64K -T t1 > got.bin 2> gs.err
+check_ok "merge-3-S64K" $? got.bin mexp.bin gs.err
+gsrun $K -m m1.bin - m3.bin < m2.bin > got.bin 2> gs.err
+check_ok "merge-stdin" $? got.bin mexp.bin gs.err
+gsrun $K -m m1.bin empty.bin m2.bin m3.bin -o mout.bin 2> gs.err
+check_ok "merge-empty-and-o" $? mout.bin mexp.bin gs.err
+cat m1r.bin m2r.bin m3r.bin | "$REF" $K -r > mexpr.bin
+gsrun $K -r -m m1r.bin m2r.bin m3r.bin > got.bin 2> gs.err
+check_ok "merge-reverse" $? got.bin mexpr.bin gs.err
+cat m1.bin m2.bin m3.bin | "$REF" $K -u > mexpu.bin
+gsrun $K -u -m m1.bin m2.bin m3.bin > got.bin 2> gs.err
+check_ok "merge-unique" $? got.bin mexpu.bin gs.err
+gsrun $K -m m2.bin > got.bin 2> gs.err
+check_ok "merge-one-file" $? got.bin m2.bin gs.err
+cp m1.bin mio.bin
+cat mio.bin m2.bin m3.bin | "$REF" $K > mexp3.bin
+gsrun $K -m mio.bin m2.bin m3.bin -o mio.bin 2> gs.err
+check_ok "merge-output-is-input" $? mio.bin mexp3.bin gs.err
+isempty t1 && pass "merge-temp-removed" || fail "merge-temp-removed" "left in -T: $(ls -A t1)"
+
+# ---------------------------------------------------------------------------
+# 9. Bad input: exit 2, one 'gpusort: ' line, empty stdout, -o untouched
+
+printf '0123456789abcdefX' > bad17.bin
+if errcase "bad-size" "--record-size 16 bad17.bin"; then
+	want="gpusort: bad17.bin: size 17 is not a multiple of the record size 16 (1 bytes left over)"
+	[ "$ERRLINE" = "$want" ] && pass "bad-size" || fail "bad-size" "message '$ERRLINE', want '$want'"
+fi
+if errcase "bad-size-second-file" "--record-size 16 -k u32 a.bin bad17.bin"; then
+	case $ERRLINE in
+	*bad17.bin*17*16*"1 bytes left over"*) pass "bad-size-second-file" ;;
+	*) fail "bad-size-second-file" "message: $ERRLINE" ;;
+	esac
+fi
+head -c 100 a.bin > bad100.bin
+if errcase "bad-size-stdin" "--record-size 16 -k u32" bad100.bin; then
+	case $ERRLINE in
+	*"100"*"16"*"4 bytes left over"*) pass "bad-size-stdin" ;;
+	*) fail "bad-size-stdin" "message: $ERRLINE" ;;
+	esac
+fi
+errcase "bad-size-default-record-size" "-k u64 bad17.bin" && pass "bad-size-default-record-size"
+errcase "bad-size-merge" "--record-size 16 -m a.bin bad17.bin" && pass "bad-size-merge"
+
+e() { errcase "$1" "$2" "$3" && pass "$1"; }
+e "key-beyond-record" "-k u64@12 --record-size 16 a.bin"
+e "key-beyond-record-bytes" "-k bytes17 --record-size 16 a.bin"
+e "key-beyond-record-second" "--record-size 16 -k u64@8 -k u8 a.bin"
+e "unknown-type-u31" "-k u31 a.bin"
+e "unknown-type-f16" "-k f16 a.bin"
+e "unknown-type-u8be" "-k u8be a.bin"
+e "unknown-type-u128" "-k u128 a.bin"
+e "unknown-type-bytes0" "-k bytes0 a.bin"
+e "unknown-type-bytes" "-k bytes a.bin"
+e "unknown-type-bytesx" "-k bytesx a.bin"
+e "unknown-type-empty" "-k @4 a.bin"
+e "bad-offset-letters" "-k u32@x a.bin"
+e "bad-offset-empty" "-k u32@ a.bin"
+e "bad-offset-negative" "-k u32@-4 a.bin"
+e "bad-offset-trailing" "-k u32@4x a.bin"
+e "bad-offset-huge" "-k u32@99999999999999999999999 a.bin"
+e "bad-key-modifier" "-k u32@0:x a.bin"
+e "bad-key-modifier-rr" "-k u32@0:rr a.bin"
+e "key-missing-argument" "-k"
+e "missing-input" "$K nosuchfile.bin"
+e "missing-input-after-good" "$K a.bin nosuchfile.bin"
+mkdir -p adir
+e "directory-input" "$K adir"
+cp a.bin unreadable.bin
+chmod 000 unreadable.bin
+if [ $IS_ROOT = 1 ]; then
+	skip "unreadable-input" "running as root (root can read it)"
+else
+	e "unreadable-input" "$K unreadable.bin"
+fi
+chmod 644 unreadable.bin
+e "unknown-long-option" "$K --frobnicate a.bin"
+e "unknown-short-option" "$K -Z a.bin"
+e "no-key-no-record-size" "a.bin"
+e "record-size-0" "--record-size 0 a.bin"
+e "record-size-too-big" "--record-size 1048577 a.bin"
+e "record-size-letters" "--record-size abc a.bin"
+e "record-size-negative" "--record-size -16 a.bin"
+e "record-size-missing" "--record-size"
+e "bad-S-letters" "$K -S abc a.bin"
+e "bad-S-suffix" "$K -S 10X a.bin"
+e "bad-S-negative" "$K -S -5 a.bin"
+e "bad-S-empty" "$K --buffer-size= a.bin"
+e "parallel-0" "$K --parallel=0 a.bin"
+e "parallel-letters" "$K --parallel=abc a.bin"
+e "bad-algorithm" "$K --algorithm=nope a.bin"
+e "bad-merge-where" "$K --merge=nope a.bin"
+e "bad-check-argument" "$K --check=loud a.bin"
+e "bad-stats-argument" "$K --stats=xml a.bin"
+e "device-does-not-exist" "$K --device=99 a.bin"
+e "T-dir-missing" "$K -S 64K -T nosuchdir big.bin"
+e "bad-size-after-spill" "$K -S 64K -T t1 big.bin bad17.bin"
+isempty t1 && pass "error-temp-removed" || fail "error-temp-removed" "left in -T: $(ls -A t1)"
+no_stray_temps "error-no-temp-in-TMPDIR" && pass "error-no-temp-in-TMPDIR"
+
+# ---------------------------------------------------------------------------
+# 10. --verify, --stats, --help, --version, other options
+
+gsrun $K --verify ab.bin > got.bin 2> gs.err
+rc=$?
+if [ $rc != 0 ]; then
+	fail "verify" "exit status $rc: $(first gs.err)"
+elif ! cmp -s got.bin expab.bin; then
+	fail "verify" "output differs from refsort"
+elif ! grep 'verify' gs.err | grep -q 'ok'; then
+	fail "verify" "no 'verify ... ok' line on stderr: $(tr '\n' '|' < gs.err)"
+elif ! grep -q "^gpusort: verify: 8000 records, order ok, multiset ok" gs.err; then
+	fail "verify" "verify line not as in the contract: $(grep verify gs.err)"
+else
+	pass "verify"
+fi
+gsrun $K --verify -S 64K -T t1 -o vout.bin ab.bin > got.bin 2> gs.err
+rc=$?
+if [ $rc = 0 ] && cmp -s vout.bin expab.bin && [ ! -s got.bin ] &&
+	grep -q "^gpusort: verify: 8000 records, order ok, multiset ok" gs.err; then
+	pass "verify-spill-o"
+else
+	fail "verify-spill-o" "exit status $rc: $(tr '\n' '|' < gs.err)"
+fi
+gsrun $K -u --verify a.bin > got.bin 2> gs.err
+rc=$?
+"$REF" $K -u < a.bin > exp.bin
+if [ $rc = 0 ] && cmp -s got.bin exp.bin; then pass "verify-unique"
+else fail "verify-unique" "exit status $rc: $(tr '\n' '|' < gs.err)"; fi
+
+gsrun $K --stats ab.bin > got.bin 2> gs.err
+rc=$?
+if [ $rc != 0 ]; then
+	fail "stats" "exit status $rc: $(first gs.err)"
+elif ! cmp -s got.bin expab.bin; then
+	fail "stats" "stdout is not the sorted data"
+elif ! grep -q read gs.err || ! grep -q sort gs.err || ! grep -q write gs.err; then
+	fail "stats" "stderr lacks read/sort/write stage times: $(tr '\n' '|' < gs.err)"
+else
+	pass "stats"
+fi
+gsrun $K --stats=text -S 64K -T t1 ab.bin > got.bin 2> gs.err
+rc=$?
+if [ $rc = 0 ] && cmp -s got.bin expab.bin && grep -q merge gs.err; then pass "stats-text-spill"
+else fail "stats-text-spill" "exit status $rc, or no merge stage: $(tr '\n' '|' < gs.err)"; fi
+gsrun $K --stats=json ab.bin > got.bin 2> gs.err
+rc=$?
+if [ $HAVE_PY = 0 ]; then
+	skip "stats-json" "no python3 to check the JSON"
+elif [ $rc != 0 ]; then
+	fail "stats-json" "exit status $rc: $(first gs.err)"
+elif ! cmp -s got.bin expab.bin; then
+	fail "stats-json" "stdout is not the sorted data"
+elif ! python3 -m json.tool < gs.err > /dev/null 2> json.err; then
+	fail "stats-json" "stderr is not valid JSON: $(first json.err): $(head -c 200 gs.err | tr '\n' ' ')"
+else
+	pass "stats-json"
+fi
+gsrun --help > help.out 2> gs.err
+rc=$?
+[ $rc = 0 ] && grep -q -- '-k' help.out && pass "help" || fail "help" "exit status $rc, or stdout does not mention -k"
+gsrun --version > version.out 2> gs.err
+rc=$?
+[ $rc = 0 ] && [ -s version.out ] && pass "version" || fail "version" "exit status $rc, or nothing on stdout"
+
+sortcase "progress" ab.bin "$K" "--progress"
+sortcase "stable-flag" ab.bin "$K" "-s"
+sortcase "cpu-flag" ab.bin "$K" "--cpu"
+sortcase "algorithm-cpu" ab.bin "$K" "--algorithm=cpu"
+sortcase "algorithm-auto" ab.bin "$K" "--algorithm=auto"
+sortcase "merge-cpu" big.bin "--record-size 16 -k u64@8" "--merge=cpu -S 64K -T t1"
+sortcase "merge-auto" big.bin "--record-size 16 -k u64@8" "--merge=auto -S 64K -T t1"
+for p in 1 2 3 16; do
+	sortcase "parallel-$p" big.bin "--record-size 16 -k u64@8" "--parallel=$p"
+	sortcase "parallel-$p-spill" big.bin "--record-size 16 -k u64@8" "--parallel=$p -S 64K -T t1"
+done
+sortcase "long-options" u.bin "--record-size=2 --unique --reverse" "--stable"
+sortcase "key-equals-form" ab.bin "--record-size 16 --key=u32@0 --key=u8@15:r"
+gsrun --cpu $K a.bin > got.bin 2> gs.err
+rc=$?
+[ $rc = 0 ] && [ ! -s gs.err ] && pass "cpu-success-is-silent" || fail "cpu-success-is-silent" "exit status $rc, stderr: $(tr '\n' '|' < gs.err)"
+isempty t1 && pass "options-temp-removed" || fail "options-temp-removed" "left in -T: $(ls -A t1)"
+
+# ---------------------------------------------------------------------------
+# 11/12. Larger input: signals while spilling, then a 64 MiB sort
+
+if [ "${CLI_QUICK:-0}" = 1 ]; then
+	skip "signals" "CLI_QUICK=1"
+	skip "large-64MiB" "CLI_QUICK=1"
+	exit $((NFAIL > 0))
+fi
+
+gen -n 16777216 -k u32 --seed 140 -o large.bin || fail "large-gen" "bench/gen failed"
+
+# sigcase NAME SIGNAL PRE-EXISTING-OUTPUT(0|1) DELAY-SECONDS
+sigcase() {
+	_gn=$1 _gs=$2
+	rm -rf sigT sigO && mkdir sigT sigO
+	[ "$3" = 1 ] && printf 'precious\n' > sigO/out.bin
+	if [ $HAVE_SIGDFL = 0 ] && [ "$_gs" = INT ]; then
+		skip "$_gn" "no way to start a background job with SIGINT not ignored"
+		return
+	fi
+	sigdfl_exec "$GS" -k u32 -S 1M -T sigT -o sigO/out.bin large.bin 2> sig.err &
+	_gp=$!
+	# spill files may be unlinked at once (invisible): wait a fixed time, in
+	# the middle of a sort that takes several seconds
+	sleep "$4"
+	if ! kill -s "$_gs" $_gp 2>/dev/null; then
+		wait $_gp
+		skip "$_gn" "the sort ended before the signal (status $?)"
+		return
+	fi
+	_w=0
+	while [ $_w -lt 100 ] && kill -0 $_gp 2>/dev/null; do
+		sleep 0.1
+		_w=$((_w + 1))
+	done
+	if kill -0 $_gp 2>/dev/null; then
+		kill -s KILL $_gp
+		wait $_gp
+		fail "$_gn" "still running 10 s after SIG$_gs"
+		return
+	fi
+	wait $_gp
+	_grc=$?
+	if [ $_grc = 0 ]; then
+		# it may have finished between the check and the signal
+		skip "$_gn" "exited 0: the signal came too late"
+	elif ! isempty sigT; then
+		fail "$_gn" "temp files left in -T dir: $(ls -A sigT | tr '\n' ' ')"
+	elif [ "$3" = 1 ] && [ "$(cat sigO/out.bin)" != precious ]; then
+		fail "$_gn" "existing output changed"
+	elif [ "$3" = 1 ] && [ "$(ls -A sigO)" != out.bin ]; then
+		fail "$_gn" "files beside the output: $(ls -A sigO | tr '\n' ' ')"
+	elif [ "$3" = 0 ] && ! isempty sigO; then
+		fail "$_gn" "output or temp files created: $(ls -A sigO | tr '\n' ' ')"
+	else
+		pass "$_gn"
+	fi
+}
+if [ -s large.bin ]; then
+	sigcase "signal-INT" INT 0 1
+	sigcase "signal-TERM-existing-output" TERM 1 1
+	sigcase "signal-INT-existing-output-later" INT 1 2.5
+	sigcase "signal-TERM-early" TERM 0 0.2
+	no_stray_temps "signal-no-temp-in-TMPDIR" && pass "signal-no-temp-in-TMPDIR"
+
+	mkdir -p bigT
+	"$REF" -k u32 < large.bin > large.exp
+	gsrun -k u32 -S 4M -T bigT --verify large.bin -o large.out 2> gs.err
+	rc=$?
+	if [ $rc != 0 ]; then
+		fail "large-64MiB" "exit status $rc: $(first gs.err)"
+	elif ! cmp -s large.out large.exp; then
+		fail "large-64MiB" "output differs from refsort: $(cmp large.out large.exp 2>&1 | head -n1)"
+	elif ! grep -q "^gpusort: verify: 16777216 records, order ok, multiset ok" gs.err; then
+		fail "large-64MiB" "no verify line: $(tr '\n' '|' < gs.err)"
+	elif ! isempty bigT; then
+		fail "large-64MiB" "temp files left: $(ls -A bigT)"
+	else
+		pass "large-64MiB"
+	fi
+	rm -f large.out
+	cstatus "large-64MiB-check" 0 "" -k u32 -c large.exp
+	# the same through pipes at both ends
+	cat large.bin | gsrun -k u32 -S 4M -T bigT 2> gs.err | cat > large.out
+	check_ok "large-64MiB-pipes" 0 large.out large.exp gs.err
+	rm -f large.out large.exp
+fi
+
+exit $((NFAIL > 0))

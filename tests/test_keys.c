@@ -1,0 +1,180 @@
+/* test_keys.c - key parsing and normalization against values compared directly. */
+#include "keys.h"
+#include "unit.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+static keys_spec spec1(const char *k, int reverse)
+{
+	keys_spec s;
+	char msg[256];
+	memset(&s, 0, sizeof s);
+	if (keys_parse(k, 0, &s.f[0], msg, sizeof msg) == 0) {
+		s.n = 1;
+		keys_finish(&s, 0, reverse, msg, sizeof msg);
+	}
+	return s;
+}
+
+static int sign(int x) { return (x > 0) - (x < 0); }
+
+/* memcmp of normalized keys must equal the order of the values */
+static int ncmp(const keys_spec *s, const void *a, const void *b)
+{
+	uint8_t x[64], y[64];
+	keys_normalize(s, a, x);
+	keys_normalize(s, b, y);
+	return sign(memcmp(x, y, s->key_width));
+}
+
+static int dcmp(double a, double b)
+{
+	/* total order reference: sign, then magnitude class, written out by hand */
+	int na = signbit(a) != 0, nb = signbit(b) != 0;
+	if (na != nb)
+		return na ? -1 : 1;
+	int r;
+	if (isnan(a) || isnan(b))
+		r = isnan(a) && isnan(b) ? 0 : isnan(a) ? 1 : -1;
+	else
+		r = fabs(a) < fabs(b) ? -1 : fabs(a) > fabs(b);
+	return na ? -r : r;
+}
+
+int main(void)
+{
+	TEST_BEGIN("keys/parse") {
+		keys_field f;
+		char m[256];
+		CHECK(keys_parse("u32", 0, &f, m, sizeof m) == 0 && f.width == 4 && f.kind == KEYS_UINT, "u32");
+		CHECK(keys_parse("i64be@8:r", 0, &f, m, sizeof m) == 0 && f.width == 8 && f.big_endian &&
+		      f.descending && f.offset == 8 && f.kind == KEYS_SINT, "i64be@8:r");
+		CHECK(keys_parse("bytes10@3", 0, &f, m, sizeof m) == 0 && f.width == 10 && f.offset == 3, "bytes10");
+		CHECK(keys_parse("f64", 12, &f, m, sizeof m) == 0 && f.offset == 12, "default offset");
+		CHECK(keys_parse("u31", 0, &f, m, sizeof m) != 0 && strstr(m, "u31"), "u31 rejected: %s", m);
+		CHECK(keys_parse("u8be", 0, &f, m, sizeof m) != 0, "u8be rejected");
+		CHECK(keys_parse("bytes0", 0, &f, m, sizeof m) != 0, "bytes0 rejected");
+		CHECK(keys_parse("u32@x", 0, &f, m, sizeof m) != 0, "bad offset rejected");
+		CHECK(keys_parse("u32:q", 0, &f, m, sizeof m) != 0, "bad modifier rejected");
+		CHECK(keys_parse("u32@4:r:r", 0, &f, m, sizeof m) != 0, "trailing junk rejected");
+	} TEST_END();
+
+	TEST_BEGIN("keys/finish") {
+		keys_spec s;
+		char m[256];
+		memset(&s, 0, sizeof s);
+		keys_parse("u64@12", 0, &s.f[0], m, sizeof m);
+		s.n = 1;
+		CHECK(keys_finish(&s, 16, 0, m, sizeof m) != 0 && strstr(m, "beyond"), "key beyond record: %s", m);
+		memset(&s, 0, sizeof s);
+		CHECK(keys_finish(&s, 0, 0, m, sizeof m) != 0, "no size, no key");
+		memset(&s, 0, sizeof s);
+		CHECK(keys_finish(&s, 7, 0, m, sizeof m) == 0 && s.key_only && s.key_width == 7, "whole record");
+		s = spec1("u32", 0);
+		CHECK(s.record_size == 4 && s.key_only, "record size defaults to key end");
+	} TEST_END();
+
+	TEST_BEGIN("keys/unsigned-and-signed") {
+		unsigned long long seed = 1;
+		const char *types[] = { "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64" };
+		for (int t = 0; t < 8; t++) {
+			for (int rev = 0; rev < 2; rev++) {
+				keys_spec s = spec1(types[t], rev);
+				int w = (int)s.f[0].width, sg = types[t][0] == 'i';
+				for (int i = 0; i < 2000; i++) {
+					uint64_t a = unit_rand(&seed), b = i % 7 ? unit_rand(&seed) : a;
+					if (i % 11 == 0) a = 0;
+					if (i % 13 == 0) b = ~0ull;
+					uint8_t ra[8], rb[8];
+					memcpy(ra, &a, 8);
+					memcpy(rb, &b, 8);
+					int64_t va, vb;
+					uint64_t ua = 0, ub = 0;
+					memcpy(&ua, ra, (size_t)w);
+					memcpy(&ub, rb, (size_t)w);
+					int shift = 64 - 8 * w;
+					va = (int64_t)(ua << shift) >> shift;
+					vb = (int64_t)(ub << shift) >> shift;
+					int want = sg ? (va < vb ? -1 : va > vb) : (ua < ub ? -1 : ua > ub);
+					if (rev)
+						want = -want;
+					CHECK(ncmp(&s, ra, rb) == want, "%s%s a=%llx b=%llx", types[t], rev ? " -r" : "",
+					      (unsigned long long)ua, (unsigned long long)ub);
+					CHECK(sign(keys_compare(&s, ra, rb)) == want, "keys_compare %s", types[t]);
+				}
+			}
+		}
+	} TEST_END();
+
+	TEST_BEGIN("keys/big-endian") {
+		keys_spec s = spec1("i32be", 0);
+		uint8_t a[4] = { 0xff, 0xff, 0xff, 0xfe }, b[4] = { 0x00, 0x00, 0x00, 0x01 }; /* -2, 1 */
+		CHECK(ncmp(&s, a, b) < 0, "-2 < 1 big-endian");
+		s = spec1("u16be", 0);
+		uint8_t c[2] = { 0x01, 0x00 }, d[2] = { 0x00, 0xff }; /* 256, 255 */
+		CHECK(ncmp(&s, c, d) > 0, "256 > 255");
+	} TEST_END();
+
+	TEST_BEGIN("keys/floats-total-order") {
+		double v[] = { -NAN, -INFINITY, -1e300, -1.5, -5e-324, -0.0, 0.0, 5e-324, 1.0, 2.5, 1e300,
+			       INFINITY, NAN };
+		int nv = (int)(sizeof v / sizeof v[0]);
+		keys_spec s64 = spec1("f64", 0), s32 = spec1("f32", 0), r64 = spec1("f64:r", 0);
+		keys_spec b64 = spec1("f64be", 0);
+		for (int i = 0; i < nv; i++) {
+			for (int j = 0; j < nv; j++) {
+				int want = dcmp(v[i], v[j]);
+				CHECK(ncmp(&s64, &v[i], &v[j]) == want, "f64 %g vs %g", v[i], v[j]);
+				CHECK(ncmp(&r64, &v[i], &v[j]) == -want, "f64:r %g vs %g", v[i], v[j]);
+				float fi = (float)v[i], fj = (float)v[j];
+				CHECK(ncmp(&s32, &fi, &fj) == dcmp(fi, fj), "f32 %g vs %g", fi, fj);
+				uint8_t bi[8], bj[8];
+				for (int k = 0; k < 8; k++) {
+					bi[k] = ((uint8_t *)&v[i])[7 - k];
+					bj[k] = ((uint8_t *)&v[j])[7 - k];
+				}
+				CHECK(ncmp(&b64, bi, bj) == want, "f64be %g vs %g", v[i], v[j]);
+			}
+		}
+		CHECK(ncmp(&s64, &v[5], &v[6]) < 0, "-0.0 < +0.0");
+	} TEST_END();
+
+	TEST_BEGIN("keys/bytes-and-multi") {
+		keys_spec s;
+		char m[256];
+		memset(&s, 0, sizeof s);
+		keys_parse("u16@2", 0, &s.f[0], m, sizeof m);
+		keys_parse("bytes2@0:r", 4, &s.f[1], m, sizeof m);
+		s.n = 2;
+		CHECK(keys_finish(&s, 6, 0, m, sizeof m) == 0 && s.key_width == 4 && !s.key_only, "finish");
+		uint8_t a[6] = { 'a', 'b', 1, 0, 9, 9 }, b[6] = { 'a', 'c', 1, 0, 0, 0 }, c[6] = { 'z', 'z', 0, 1, 0, 0 };
+		CHECK(ncmp(&s, a, b) > 0, "tie on u16, bytes descending");
+		CHECK(ncmp(&s, c, a) > 0, "u16 decides first");
+		CHECK(keys_compare(&s, a, a) == 0, "equal keys tie (payload ignored)");
+		uint8_t d[6] = { 'a', 'b', 1, 0, 0, 0 };
+		CHECK(ncmp(&s, a, d) == 0 && keys_compare(&s, a, d) == 0, "payload bytes do not count");
+	} TEST_END();
+
+	TEST_BEGIN("keys/encode-decode-roundtrip") {
+		const char *types[] = { "u8", "u16", "i32", "i64:r", "f32", "f64", "f64be:r", "u32be", "bytes5:r" };
+		unsigned long long seed = 7;
+		for (int t = 0; t < 9; t++) {
+			keys_spec s = spec1(types[t], t % 2);
+			for (int i = 0; i < 500; i++) {
+				uint8_t r[8], o[8];
+				uint64_t x = unit_rand(&seed);
+				memcpy(r, &x, 8);
+				memcpy(o, r, 8);
+				keys_encode_inplace(&s, r);
+				uint8_t want[8];
+				keys_normalize(&s, o, want);
+				CHECK(!memcmp(r, want, s.record_size), "%s encode = normalize", types[t]);
+				keys_decode_inplace(&s, r);
+				CHECK(!memcmp(r, o, s.record_size), "%s decode(encode(x)) = x", types[t]);
+			}
+		}
+	} TEST_END();
+	return UNIT_EXIT();
+}

@@ -1,0 +1,162 @@
+/* test_merge.c - loser tree, splitter cuts, and the CPU radix engine, against qsort. */
+#include "cpusort.h"
+#include "keys.h"
+#include "losertree.h"
+#include "merge.h"
+#include "unit.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* records: u32 key, u32 serial (input order); ordered by key then serial */
+static int rec_cmp(const void *a, const void *b)
+{
+	uint32_t x[2], y[2];
+	memcpy(x, a, 8);
+	memcpy(y, b, 8);
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static int memcmp_40(const void *a, const void *b)
+{
+	return memcmp(a, b, 40);
+}
+
+static keys_spec u32_in_8(void)
+{
+	keys_spec s;
+	char m[128];
+	memset(&s, 0, sizeof s);
+	keys_parse("u32", 0, &s.f[0], m, sizeof m);
+	s.n = 1;
+	keys_finish(&s, 8, 0, m, sizeof m);
+	return s;
+}
+
+int main(void)
+{
+	keys_spec s = u32_in_8();
+	unsigned long long seed = 3;
+
+	TEST_BEGIN("losertree/k-way-stable") {
+		for (int k = 1; k <= 70; k += (k < 10 ? 1 : 13)) {
+			size_t per = 1 + unit_rand(&seed) % 300, total = 0;
+			uint32_t *runs[70];
+			lt_range r[70];
+			uint32_t serial = 0, mod = k % 3 ? 50 : 1000000; /* many ties when mod is small */
+			for (int i = 0; i < k; i++) {
+				size_t n = (i == 2) ? 0 : per + unit_rand(&seed) % 50;
+				runs[i] = malloc(n * 8 + 8);
+				for (size_t j = 0; j < n; j++) {
+					runs[i][2 * j] = (uint32_t)(unit_rand(&seed) % mod);
+					runs[i][2 * j + 1] = serial++;
+				}
+				/* sort run i by key, keeping serial order among ties (serials ascend) */
+				qsort(runs[i], n, 8, rec_cmp);
+				r[i] = (lt_range){ (uint8_t *)runs[i], n };
+				total += n;
+			}
+			uint32_t *out = malloc(total * 8 + 8), *ref = malloc(total * 8 + 8);
+			size_t o = 0;
+			for (int i = 0; i < k; i++) {
+				memcpy(ref + 2 * o, runs[i], r[i].n * 8);
+				o += r[i].n;
+			}
+			qsort(ref, total, 8, rec_cmp); /* serials ascend in run order: the stable result */
+			size_t got = lt_merge(&s, r, k, (uint8_t *)out);
+			CHECK(got == total, "k=%d count %zu != %zu", k, got, total);
+			CHECK(!memcmp(out, ref, total * 8), "k=%d merged order differs from the stable reference", k);
+			for (int i = 0; i < k; i++)
+				free(runs[i]);
+			free(out);
+			free(ref);
+		}
+	} TEST_END();
+
+	TEST_BEGIN("merge/cut-splits-consistently") {
+		/* cutting every run at one splitter: the left parts hold exactly the
+		 * records that order before it in (key, run, position) order */
+		for (int trial = 0; trial < 200; trial++) {
+			int k = 1 + (int)(unit_rand(&seed) % 6);
+			uint32_t *runs[6];
+			size_t n[6];
+			for (int i = 0; i < k; i++) {
+				n[i] = unit_rand(&seed) % 40;
+				runs[i] = malloc(n[i] * 8 + 8);
+				for (size_t j = 0; j < n[i]; j++) {
+					runs[i][2 * j] = (uint32_t)(unit_rand(&seed) % 8);
+					runs[i][2 * j + 1] = (uint32_t)(i * 1000 + j);
+				}
+				qsort(runs[i], n[i], 8, rec_cmp);
+			}
+			int sr = (int)(unit_rand(&seed) % (unsigned)k);
+			if (!n[sr])
+				goto next;
+			size_t sp = unit_rand(&seed) % n[sr];
+			const uint8_t *spl = (uint8_t *)runs[sr] + sp * 8;
+			uint32_t skey;
+			memcpy(&skey, spl, 4);
+			for (int incl = 0; incl < 2; incl++) {
+				for (int i = 0; i < k; i++) {
+					size_t c = merge_cut(&s, (uint8_t *)runs[i], 0, n[i], i, spl, sr, sp, incl);
+					size_t want = 0;
+					for (size_t j = 0; j < n[i]; j++) {
+						uint32_t key = runs[i][2 * j];
+						int before = key < skey || (key == skey && (i < sr || (i == sr && (j < sp || (incl && j == sp)))));
+						want += before;
+					}
+					CHECK(c == want, "trial %d run %d incl %d cut %zu want %zu", trial, i, incl, c, want);
+				}
+			}
+		next:
+			for (int i = 0; i < k; i++)
+				free(runs[i]);
+		}
+	} TEST_END();
+
+	TEST_BEGIN("cpusort/radix-stable-vs-qsort") {
+		for (size_t n = 0; n < 200000; n = n * 3 + 1) {
+			for (int threads = 1; threads <= 3; threads += 2) {
+				uint32_t *a = malloc(n * 8 + 8), *b = malloc(n * 8 + 8), *ref = malloc(n * 8 + 8);
+				void *scr = malloc(cpusort_scratch_bytes(&s, n) + 16);
+				for (size_t j = 0; j < n; j++) {
+					a[2 * j] = (uint32_t)(n % 2 ? unit_rand(&seed) : unit_rand(&seed) % 5);
+					a[2 * j + 1] = (uint32_t)j;
+				}
+				memcpy(ref, a, n * 8);
+				qsort(ref, n, 8, rec_cmp);
+				uint8_t *res = cpusort_sort(&s, (uint8_t *)a, (uint8_t *)b, n, scr, threads);
+				CHECK(!memcmp(res, ref, n * 8), "n=%zu threads=%d", n, threads);
+				free(a);
+				free(b);
+				free(ref);
+				free(scr);
+			}
+		}
+	} TEST_END();
+
+	TEST_BEGIN("cpusort/long-keys-fixup") {
+		/* 40-byte records, whole-record key: beyond the 16-byte radix prefix */
+		keys_spec w;
+		char m[128];
+		memset(&w, 0, sizeof w);
+		keys_finish(&w, 40, 0, m, sizeof m);
+		size_t n = 5000;
+		uint8_t *a = malloc(n * 40), *b = malloc(n * 40), *ref = malloc(n * 40);
+		void *scr = malloc(cpusort_scratch_bytes(&w, n));
+		for (size_t j = 0; j < n; j++) {
+			memset(a + j * 40, 'x', 40); /* long common prefix */
+			for (int q = 30; q < 40; q++)
+				a[j * 40 + q] = (uint8_t)(unit_rand(&seed) % 3);
+		}
+		memcpy(ref, a, n * 40);
+		qsort(ref, n, 40, memcmp_40); /* whole-record memcmp; ties are identical bytes */
+		uint8_t *res = cpusort_sort(&w, a, b, n, scr, 2);
+		CHECK(!memcmp(res, ref, n * 40), "40-byte keys");
+		free(a); free(b); free(ref); free(scr);
+	} TEST_END();
+	return UNIT_EXIT();
+}
