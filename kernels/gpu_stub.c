@@ -78,3 +78,15 @@ void gpu_host_free(void *p)
 {
 	(void)p;
 }
+
+int gpu_host_register(void *p, size_t bytes)
+{
+	(void)p;
+	(void)bytes;
+	return GPU_ENOTSUP;
+}
+
+void gpu_host_unregister(void *p)
+{
+	(void)p;
+}

@@ -106,6 +106,15 @@ int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout,
 void *gpu_host_alloc(size_t bytes);
 void gpu_host_free(void *p);
 
+/*
+ * Pin (page-lock) an existing host buffer of `bytes` bytes for fast DMA
+ * (cudaHostRegister), so buffers that io/ allocated and reads fill can be
+ * copied at full PCIe speed. Returns 0 or a negative code (the buffer is
+ * still usable, only slower). Unregister before freeing it.
+ */
+int gpu_host_register(void *p, size_t bytes);
+void gpu_host_unregister(void *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,188 @@
+/*
+ * gpu_ctx.cu - device discovery, ctx open/close, the memory budget, pinned
+ * host memory, error codes and their text.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_internal.cuh"
+
+/* detail of the last failed gpu_open (no ctx exists then); per thread */
+static thread_local char gs_open_err[GS_ERRLEN];
+
+int gs_fail_msg(gpu_ctx *ctx, int code, const char *msg)
+{
+	char *buf = ctx ? ctx->err : gs_open_err;
+	snprintf(buf, GS_ERRLEN, "%s", msg);
+	return code;
+}
+
+int gs_fail(gpu_ctx *ctx, cudaError_t e, const char *what, const char *file, int line)
+{
+	char *buf = ctx ? ctx->err : gs_open_err;
+	const char *base = strrchr(file, '/');
+	snprintf(buf, GS_ERRLEN, "%s (%s:%d): %s: %s", what, base ? base + 1 : file, line,
+		 cudaGetErrorName(e), cudaGetErrorString(e));
+	/* clear a non-sticky error so the next call on this thread starts clean */
+	(void)cudaGetLastError();
+	if (e == cudaErrorMemoryAllocation)
+		return GPU_ENOMEM;
+	if (e == cudaErrorNoDevice || e == cudaErrorInvalidDevice || e == cudaErrorInsufficientDriver)
+		return GPU_ENODEV;
+	return GPU_ECUDA;
+}
+
+extern "C" int gpu_device_count(void)
+{
+	int n = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
+	if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver) {
+		(void)cudaGetLastError();
+		return 0;
+	}
+	if (e != cudaSuccess) {
+		(void)cudaGetLastError();
+		return GPU_ECUDA;
+	}
+	return n;
+}
+
+extern "C" const char *gpu_strerror(int err)
+{
+	switch (err) {
+	case GPU_OK: return "success";
+	case GPU_ENODEV: return "no such CUDA device";
+	case GPU_ENOMEM: return "out of device or pinned host memory";
+	case GPU_ECUDA: return "CUDA runtime error";
+	case GPU_EINVAL: return "invalid argument";
+	case GPU_ENOTSUP: return "built without CUDA support";
+	default: return "unknown GPU error";
+	}
+}
+
+extern "C" const char *gpu_last_error(const gpu_ctx *ctx)
+{
+	return ctx ? ctx->err : gs_open_err;
+}
+
+static void gs_release(gpu_ctx *c)
+{
+	if (!c)
+		return;
+	cudaSetDevice(c->device);
+	if (c->arena)
+		cudaFree(c->arena);
+	for (int i = 0; i < 4; ++i)
+		if (c->ev[i])
+			cudaEventDestroy(c->ev[i]);
+	if (c->stream)
+		cudaStreamDestroy(c->stream);
+	if (c->h_flag)
+		cudaFreeHost(c->h_flag);
+	(void)cudaGetLastError();
+	free(c);
+}
+
+static int gs_open(gpu_ctx *c, int device, size_t budget, char *name, size_t namelen)
+{
+	int count = gpu_device_count();
+	if (count < 0)
+		return gs_fail_msg(NULL, count, "cudaGetDeviceCount failed");
+	if (device < 0 || device >= count) {
+		char m[96];
+		snprintf(m, sizeof m, "CUDA device %d does not exist (%d found)", device, count);
+		return gs_fail_msg(NULL, GPU_ENODEV, m);
+	}
+	c->device = device;
+	GS_CK(NULL, cudaSetDevice(device));
+	cudaDeviceProp p;
+	GS_CK(NULL, cudaGetDeviceProperties(&p, device));
+	if (name && namelen) {
+		strncpy(name, p.name, namelen - 1);
+		name[namelen - 1] = 0;
+	}
+	GS_CK(NULL, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+	for (int i = 0; i < 4; ++i)
+		GS_CK(NULL, cudaEventCreate(&c->ev[i]));
+	GS_CK(NULL, cudaHostAlloc((void **)&c->h_flag, sizeof(int) * 4, cudaHostAllocDefault));
+	size_t fr = 0, tot = 0;
+	GS_CK(NULL, cudaMemGetInfo(&fr, &tot));
+	if (budget == 0)
+		budget = fr / 10 * 9;
+	budget &= ~(size_t)4095;
+	if (budget < (1u << 20))
+		return gs_fail_msg(NULL, GPU_ENOMEM, "device memory budget below 1 MiB");
+	GS_CK(NULL, cudaMalloc((void **)&c->arena, budget));
+	c->arena_bytes = budget;
+	size_t slack = budget / 64;
+	if (slack < (64u << 10))
+		slack = 64u << 10;
+	if (slack > (8u << 20))
+		slack = 8u << 20;
+	c->slack_bytes = slack;
+	c->err[0] = 0;
+	return 0;
+}
+
+extern "C" int gpu_open(gpu_ctx **out, int device, size_t budget_bytes, char *name, size_t namelen)
+{
+	if (!out)
+		return gs_fail_msg(NULL, GPU_EINVAL, "gpu_open: out is NULL");
+	*out = NULL;
+	gpu_ctx *c = (gpu_ctx *)calloc(1, sizeof *c);
+	if (!c)
+		return gs_fail_msg(NULL, GPU_ENOMEM, "gpu_open: out of host memory");
+	int r = gs_open(c, device, budget_bytes, name, namelen);
+	if (r < 0) {
+		gs_release(c);
+		return r;
+	}
+	*out = c;
+	return 0;
+}
+
+extern "C" void gpu_close(gpu_ctx *ctx)
+{
+	if (ctx) {
+		cudaSetDevice(ctx->device);
+		cudaStreamSynchronize(ctx->stream);
+	}
+	gs_release(ctx);
+}
+
+extern "C" void *gpu_host_alloc(size_t bytes)
+{
+	void *p = NULL;
+	if (bytes == 0)
+		bytes = 1;
+	if (cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return NULL;
+	}
+	return p;
+}
+
+extern "C" void gpu_host_free(void *p)
+{
+	if (p && cudaFreeHost(p) != cudaSuccess)
+		(void)cudaGetLastError();
+}
+
+extern "C" int gpu_host_register(void *p, size_t bytes)
+{
+	if (!p || !bytes)
+		return GPU_EINVAL;
+	cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterDefault);
+	if (e != cudaSuccess) {
+		(void)cudaGetLastError(); /* clear: a failed pin only costs speed */
+		return e == cudaErrorMemoryAllocation ? GPU_ENOMEM : GPU_ECUDA;
+	}
+	return GPU_OK;
+}
+
+extern "C" void gpu_host_unregister(void *p)
+{
+	if (p && cudaHostUnregister(p) != cudaSuccess)
+		(void)cudaGetLastError();
+}

@@ -1,0 +1,65 @@
+/*
+ * gpu_internal.cuh - what the kernels/ files share: the ctx, error
+ * recording, the device form of a key layout, and the launchers of
+ * keys_extract.cu. Not seen by src/.
+ */
+#ifndef GPUSORT_GPU_INTERNAL_CUH
+#define GPUSORT_GPU_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bitonic.cuh"
+#include "gpusort_kernels.h"
+
+#define GS_MAX_FIELDS 32
+#define GS_ERRLEN 512
+
+struct gpu_ctx {
+	int device;
+	cudaStream_t stream;
+	cudaEvent_t ev[4];
+	unsigned char *arena; /* the reserved device memory */
+	size_t arena_bytes;
+	size_t slack_bytes;   /* headroom kept at the end of the arena */
+	int *h_flag;          /* pinned, 1 int: tie flag read back */
+	char err[GS_ERRLEN];
+};
+
+/* Record `e` (a failed CUDA call) in ctx->err (or the open-error buffer when
+ * ctx is NULL) and return the GPU_E* code for it. */
+int gs_fail(gpu_ctx *ctx, cudaError_t e, const char *what, const char *file, int line);
+int gs_fail_msg(gpu_ctx *ctx, int code, const char *msg);
+
+#define GS_CK(ctx, call)                                                        \
+	do {                                                                    \
+		cudaError_t gs_e_ = (call);                                     \
+		if (gs_e_ != cudaSuccess)                                       \
+			return gs_fail((ctx), gs_e_, #call, __FILE__, __LINE__); \
+	} while (0)
+
+/* The key layout as kernels take it (by value). */
+struct gs_field {
+	uint32_t off, width;
+	uint8_t kind, be, desc, pad_;
+};
+struct gs_layout {
+	uint32_t rs, kw, nf;
+	gs_field f[GS_MAX_FIELDS];
+};
+
+/* keys_extract.cu launchers (asynchronous on `st`; return the launch error) */
+cudaError_t gs_keys_normalize(void *d, size_t n, const gs_layout &L, cudaStream_t st, bool back);
+cudaError_t gs_keys_extract_u64(uint64_t *pairs, const unsigned char *recs, size_t n,
+				const gs_layout &L, cudaStream_t st);
+cudaError_t gs_keys_extract_u128(gs_u128 *pairs, const unsigned char *recs, size_t n,
+				 const gs_layout &L, cudaStream_t st);
+cudaError_t gs_tie_flags(const gs_u128 *pairs, uint32_t *seg, size_t n, int *d_any, cudaStream_t st);
+cudaError_t gs_seg_scan(void *temp, size_t &temp_bytes, uint32_t *seg, size_t n, cudaStream_t st);
+cudaError_t gs_keys_refine(gs_u128 *pairs, const uint32_t *seg, const unsigned char *recs, size_t n,
+			   const gs_layout &L, uint32_t kb0, cudaStream_t st);
+cudaError_t gs_gather(unsigned char *out, const unsigned char *in, const void *pairs, int pair_bytes,
+		      size_t n, uint32_t rs, cudaStream_t st);
+
+#endif

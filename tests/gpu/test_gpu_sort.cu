@@ -1,0 +1,508 @@
+/*
+ * test_gpu_sort.cu - gpu_sort_chunk against an independent CPU reference.
+ *
+ * Build: nvcc -O2 -std=c++17 -gencode arch=compute_90,code=sm_90 -Ikernels \
+ *            tests/gpu/test_gpu_sort.cu kernels/*.cu -o tests/gpu/test_gpu_sort
+ * Run:   tests/gpu/test_gpu_sort [--small]
+ *
+ * The reference is std::stable_sort over record indices with a comparator
+ * that decodes every key field (integers by value, floats by IEEE-754
+ * totalOrder written out case by case, bytes by memcmp); it shares no code
+ * with the kernels' normalization. Output: one line per case, `PASS name` or
+ * `FAIL name: why`, then `N passed, M failed`; exit 1 on any failure.
+ * No CUDA device: `SKIP gpu: no CUDA device`, exit 0.
+ * --small: few, small cases (for compute-sanitizer memcheck / racecheck).
+ */
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gpusort_kernels.h"
+
+namespace {
+
+struct Field {
+	uint32_t off, width;
+	int kind;
+	bool be, desc;
+};
+struct Kind {
+	std::string name;
+	uint32_t rs;
+	std::vector<Field> f;
+	bool large; /* also run at ~2^22 records */
+};
+
+int g_pass = 0, g_fail = 0;
+
+uint64_t g_rng = 0x9e3779b97f4a7c15ull;
+uint64_t rnd()
+{
+	uint64_t z = (g_rng += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* ---- reference comparator: decode, compare by value ---- */
+uint64_t load_uint(const unsigned char *p, uint32_t w, bool be)
+{
+	uint64_t v = 0;
+	for (uint32_t i = 0; i < w; ++i)
+		v |= (uint64_t)p[be ? w - 1 - i : i] << (8 * i);
+	return v;
+}
+
+template <class F, class U>
+int total_order(F a, F b)
+{
+	const bool na = std::isnan(a), nb = std::isnan(b);
+	const bool sa = std::signbit(a), sb = std::signbit(b);
+	if (!na && !nb) {
+		if (a < b)
+			return -1;
+		if (a > b)
+			return 1;
+		if (sa != sb) /* -0.0 < +0.0 */
+			return sa ? -1 : 1;
+		return 0;
+	}
+	/* -NaN < every number < +NaN */
+	const int ra = na ? (sa ? 0 : 2) : 1, rb = nb ? (sb ? 0 : 2) : 1;
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	U ua, ub; /* two NaNs of one sign: by payload, reversed when negative */
+	memcpy(&ua, &a, sizeof ua);
+	memcpy(&ub, &b, sizeof ub);
+	ua &= ~((U)1 << (sizeof(U) * 8 - 1));
+	ub &= ~((U)1 << (sizeof(U) * 8 - 1));
+	if (ua == ub)
+		return 0;
+	bool lt = ua < ub;
+	if (sa)
+		lt = !lt;
+	return lt ? -1 : 1;
+}
+
+int cmp_field(const unsigned char *a, const unsigned char *b, const Field &f)
+{
+	int r = 0;
+	const unsigned char *pa = a + f.off, *pb = b + f.off;
+	switch (f.kind) {
+	case GPU_KEY_UINT: {
+		uint64_t x = load_uint(pa, f.width, f.be), y = load_uint(pb, f.width, f.be);
+		r = x < y ? -1 : x > y;
+		break;
+	}
+	case GPU_KEY_SINT: {
+		uint64_t x = load_uint(pa, f.width, f.be), y = load_uint(pb, f.width, f.be);
+		int sh = 64 - 8 * (int)f.width;
+		int64_t sx = (int64_t)(x << sh) >> sh, sy = (int64_t)(y << sh) >> sh;
+		r = sx < sy ? -1 : sx > sy;
+		break;
+	}
+	case GPU_KEY_FLOAT:
+		if (f.width == 4) {
+			uint32_t x = (uint32_t)load_uint(pa, 4, f.be), y = (uint32_t)load_uint(pb, 4, f.be);
+			float fx, fy;
+			memcpy(&fx, &x, 4);
+			memcpy(&fy, &y, 4);
+			r = total_order<float, uint32_t>(fx, fy);
+		} else {
+			uint64_t x = load_uint(pa, 8, f.be), y = load_uint(pb, 8, f.be);
+			double fx, fy;
+			memcpy(&fx, &x, 8);
+			memcpy(&fy, &y, 8);
+			r = total_order<double, uint64_t>(fx, fy);
+		}
+		break;
+	default:
+		r = memcmp(pa, pb, f.width);
+		r = r < 0 ? -1 : r > 0;
+		break;
+	}
+	return f.desc ? -r : r;
+}
+
+int cmp_rec(const unsigned char *a, const unsigned char *b, const Kind &k)
+{
+	for (const Field &f : k.f) {
+		int r = cmp_field(a, b, f);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+std::vector<size_t> ref_order(const std::vector<unsigned char> &recs, size_t n, const Kind &k)
+{
+	std::vector<size_t> idx(n);
+	for (size_t i = 0; i < n; ++i)
+		idx[i] = i;
+	const unsigned char *base = recs.data();
+	std::stable_sort(idx.begin(), idx.end(), [&](size_t x, size_t y) {
+		return cmp_rec(base + x * k.rs, base + y * k.rs, k) < 0;
+	});
+	return idx;
+}
+
+/* ---- data ---- */
+void write_uint(unsigned char *p, uint32_t w, bool be, uint64_t v)
+{
+	for (uint32_t i = 0; i < w; ++i)
+		p[be ? w - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+void random_field(unsigned char *rec, const Field &f)
+{
+	unsigned char *p = rec + f.off;
+	if (f.kind == GPU_KEY_FLOAT && rnd() % 3 == 0) {
+		if (f.width == 4) {
+			static const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 1.0f, -1.0f,
+						   1e-45f, -1e-45f, 3.4e38f, -3.4e38f};
+			float v = sp[rnd() % (sizeof sp / sizeof sp[0])];
+			uint32_t u;
+			memcpy(&u, &v, 4);
+			if (std::isnan(v) && rnd() % 2)
+				u ^= (uint32_t)(rnd() & 0x3fffff); /* other payloads */
+			write_uint(p, 4, f.be, u);
+		} else {
+			static const double sp[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, -NAN, 1.0, -1.0,
+						    5e-324, -5e-324, 1.7e308, -1.7e308};
+			double v = sp[rnd() % (sizeof sp / sizeof sp[0])];
+			uint64_t u;
+			memcpy(&u, &v, 8);
+			if (std::isnan(v) && rnd() % 2)
+				u ^= rnd() & 0x7ffffffffffffull;
+			write_uint(p, 8, f.be, u);
+		}
+		return;
+	}
+	if (f.kind == GPU_KEY_BYTES && rnd() % 4 == 0) {
+		/* long common prefixes exercise the tie refinement */
+		for (uint32_t i = 0; i < f.width; ++i)
+			p[i] = i + 1 < f.width ? 0x41 : (unsigned char)rnd();
+		return;
+	}
+	for (uint32_t i = 0; i < f.width; ++i)
+		p[i] = (unsigned char)rnd();
+}
+
+enum Dist { UNIFORM, SORTED, REVERSE, ALLEQ, FEWUNIQ, NDIST };
+const char *dist_name[] = {"uniform", "sorted", "reverse", "all-equal", "few-unique"};
+
+std::vector<unsigned char> make_data(const Kind &k, size_t n, Dist d)
+{
+	std::vector<unsigned char> v(n * k.rs + 1);
+	for (size_t i = 0; i < n * k.rs; ++i)
+		v[i] = (unsigned char)rnd();
+	const int nt = d == ALLEQ ? 1 : 4;
+	std::vector<std::vector<unsigned char>> tmpl(nt, std::vector<unsigned char>(k.rs));
+	for (auto &t : tmpl)
+		for (const Field &f : k.f)
+			random_field(t.data(), f);
+	for (size_t i = 0; i < n; ++i) {
+		unsigned char *r = v.data() + i * k.rs;
+		if (d == ALLEQ || d == FEWUNIQ) {
+			const auto &t = tmpl[rnd() % nt];
+			for (const Field &f : k.f)
+				memcpy(r + f.off, t.data() + f.off, f.width);
+		} else {
+			for (const Field &f : k.f)
+				random_field(r, f);
+		}
+	}
+	if (d == SORTED || d == REVERSE) {
+		std::vector<size_t> o = ref_order(v, n, k);
+		if (d == REVERSE)
+			std::reverse(o.begin(), o.end());
+		std::vector<unsigned char> w(v.size());
+		for (size_t i = 0; i < n; ++i)
+			memcpy(w.data() + i * k.rs, v.data() + o[i] * k.rs, k.rs);
+		v.swap(w);
+	}
+	return v;
+}
+
+gpu_key_layout layout_of(const Kind &k, std::vector<gpu_key_field> &store)
+{
+	store.clear();
+	uint32_t kw = 0;
+	for (const Field &f : k.f) {
+		gpu_key_field g;
+		memset(&g, 0, sizeof g);
+		g.offset = f.off;
+		g.width = f.width;
+		g.kind = (uint8_t)f.kind;
+		g.big_endian = f.be;
+		g.descending = f.desc;
+		store.push_back(g);
+		kw += f.width;
+	}
+	gpu_key_layout L;
+	L.fields = store.data();
+	L.nfields = (int)store.size();
+	L.record_size = k.rs;
+	L.key_width = kw;
+	return L;
+}
+
+void result(const std::string &name, const std::string &why)
+{
+	if (why.empty()) {
+		printf("PASS %s\n", name.c_str());
+		++g_pass;
+	} else {
+		printf("FAIL %s: %s\n", name.c_str(), why.c_str());
+		++g_fail;
+	}
+	fflush(stdout);
+}
+
+void run_case(gpu_ctx *ctx, const Kind &k, size_t n, Dist d, bool inplace)
+{
+	char nm[256];
+	snprintf(nm, sizeof nm, "%s/rs%u/%s/n=%zu%s", k.name.c_str(), k.rs, dist_name[d], n,
+		 inplace ? "/in-place" : "");
+	std::vector<unsigned char> in = make_data(k, n, d);
+	std::vector<size_t> o = ref_order(in, n, k);
+	std::vector<unsigned char> want(n * k.rs + 1);
+	for (size_t i = 0; i < n; ++i)
+		memcpy(want.data() + i * k.rs, in.data() + o[i] * k.rs, k.rs);
+	std::vector<gpu_key_field> st;
+	gpu_key_layout L = layout_of(k, st);
+	std::vector<unsigned char> out(n * k.rs + 1, 0xA5); /* poisoned */
+	gpu_stage_times t;
+	int r;
+	if (inplace) {
+		out = in;
+		r = gpu_sort_chunk(ctx, &L, out.data(), out.data(), n, &t);
+	} else {
+		r = gpu_sort_chunk(ctx, &L, in.data(), out.data(), n, &t);
+	}
+	if (r < 0) {
+		result(nm, std::string("gpu_sort_chunk: ") + gpu_strerror(r) + ": " + gpu_last_error(ctx));
+		return;
+	}
+	for (size_t i = 0; i < n; ++i)
+		if (memcmp(out.data() + i * k.rs, want.data() + i * k.rs, k.rs)) {
+			char w[128];
+			snprintf(w, sizeof w, "record %zu of %zu differs from the reference", i, n);
+			result(nm, w);
+			return;
+		}
+	if (n >= 2 && t.passes == 0) {
+		result(nm, "stage times report 0 passes");
+		return;
+	}
+	result(nm, "");
+}
+
+std::vector<Kind> kinds()
+{
+	const int U = GPU_KEY_UINT, S = GPU_KEY_SINT, F = GPU_KEY_FLOAT, B = GPU_KEY_BYTES;
+	std::vector<Kind> v = {
+		/* key-only: record == one 4/8-byte key */
+		{"u32", 4, {{0, 4, U, 0, 0}}, true},
+		{"u64", 8, {{0, 8, U, 0, 0}}, true},
+		{"i32", 4, {{0, 4, S, 0, 0}}, false},
+		{"i64", 8, {{0, 8, S, 0, 0}}, false},
+		{"f32", 4, {{0, 4, F, 0, 0}}, false},
+		{"f64", 8, {{0, 8, F, 0, 0}}, false},
+		{"u32be", 4, {{0, 4, U, 1, 0}}, false},
+		{"i64be", 8, {{0, 8, S, 1, 0}}, false},
+		{"f64be", 8, {{0, 8, F, 1, 0}}, false},
+		{"bytes4", 4, {{0, 4, B, 0, 0}}, false},
+		{"bytes8", 8, {{0, 8, B, 0, 0}}, false},
+		{"u32:r", 4, {{0, 4, U, 0, 1}}, false},
+		{"f32:r", 4, {{0, 4, F, 0, 1}}, false},
+		{"f64:r", 8, {{0, 8, F, 0, 1}}, true},
+		{"i64:r", 8, {{0, 8, S, 0, 1}}, false},
+		/* general, key <= 4 bytes: (key, index) in 64 bits */
+		{"u8", 1, {{0, 1, U, 0, 0}}, false},
+		{"i8", 1, {{0, 1, S, 0, 0}}, false},
+		{"u8:r", 1, {{0, 1, U, 0, 1}}, false},
+		{"u16", 2, {{0, 2, U, 0, 0}}, false},
+		{"i16be", 2, {{0, 2, S, 1, 0}}, true},
+		{"u16@3", 5, {{3, 2, U, 0, 0}}, false},
+		{"i32@4", 12, {{4, 4, S, 0, 0}}, false},
+		{"f32@8:r", 12, {{8, 4, F, 0, 1}}, false},
+		{"bytes3@1", 7, {{1, 3, B, 0, 0}}, false},
+		{"u8,i8:r", 4, {{3, 1, U, 0, 0}, {0, 1, S, 0, 1}}, false},
+		/* general, key 5..12 bytes: (key, index) in 128 bits */
+		{"u64@8", 16, {{8, 8, U, 0, 0}}, true},
+		{"i64be", 24, {{0, 8, S, 1, 0}}, false},
+		{"f64@16", 32, {{16, 8, F, 0, 0}}, false},
+		{"bytes10", 100, {{0, 10, B, 0, 0}}, true},
+		{"u64@8,i32@0:r", 16, {{8, 8, U, 0, 0}, {0, 4, S, 0, 1}}, false},
+		{"u8,f32:r,u16be,bytes3", 13,
+		 {{0, 1, U, 0, 0}, {4, 4, F, 0, 1}, {8, 2, U, 1, 0}, {10, 3, B, 0, 0}}, false},
+		{"u32,u32@4", 8, {{0, 4, U, 0, 0}, {4, 4, U, 0, 0}}, false},
+		{"i16@62", 64, {{62, 2, S, 0, 0}}, false},
+		{"f64@120:r", 128, {{120, 8, F, 0, 1}}, false},
+		{"f32be@3", 7, {{3, 4, F, 1, 0}}, false},
+		/* general, key > 12 bytes: tie refinement */
+		{"bytes13", 13, {{0, 13, B, 0, 0}}, false},
+		{"bytes16", 16, {{0, 16, B, 0, 0}}, false},
+		{"bytes20@4", 32, {{4, 20, B, 0, 0}}, true},
+		{"u64,u64@8,u32@16", 20, {{0, 8, U, 0, 0}, {8, 8, U, 0, 0}, {16, 4, U, 0, 0}}, false},
+		{"f64,bytes9@8:r,i16@40", 48, {{0, 8, F, 0, 0}, {8, 9, B, 0, 1}, {40, 2, S, 0, 0}}, false},
+		{"bytes256", 256, {{0, 256, B, 0, 0}}, false},
+	};
+	return v;
+}
+
+void api_checks(gpu_ctx *ctx, int ndev)
+{
+	std::vector<gpu_key_field> st;
+	Kind k = {"u64@8", 16, {{8, 8, GPU_KEY_UINT, 0, 0}}, false};
+	gpu_key_layout L = layout_of(k, st);
+	unsigned char buf[64] = {0};
+	{
+		gpu_ctx *c = (gpu_ctx *)1;
+		int r = gpu_open(&c, ndev, 0, NULL, 0);
+		result("api/open-bad-device", r == GPU_ENODEV && c == NULL ? "" : "expected GPU_ENODEV");
+	}
+	{
+		gpu_key_layout bad = L;
+		gpu_key_field f = st[0];
+		f.offset = 12; /* 12 + 8 > 16 */
+		bad.fields = &f;
+		result("api/field-outside-record",
+		       gpu_sort_chunk(ctx, &bad, buf, buf, 2, NULL) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+		result("api/capacity-bad-layout", gpu_chunk_capacity(ctx, &bad) == 0 ? "" : "expected 0");
+		f = st[0];
+		f.kind = GPU_KEY_FLOAT;
+		f.width = 2;
+		bad.fields = &f;
+		bad.key_width = 2;
+		result("api/float-width-2",
+		       gpu_sort_chunk(ctx, &bad, buf, buf, 2, NULL) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+		bad = L;
+		bad.key_width = 9;
+		result("api/key-width-mismatch",
+		       gpu_sort_chunk(ctx, &bad, buf, buf, 2, NULL) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	}
+	{
+		size_t cap = gpu_chunk_capacity(ctx, &L);
+		int r = cap == (size_t)-1 ? 0 : gpu_sort_chunk(ctx, &L, buf, buf, cap + 1, NULL);
+		result("api/over-capacity", cap > 0 && r == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+		result("api/strerror", strcmp(gpu_strerror(GPU_ENOMEM), gpu_strerror(GPU_EINVAL)) ? "" : "same text");
+		gpu_stage_times t;
+		t.passes = 7;
+		r = gpu_sort_chunk(ctx, &L, buf, buf, 0, &t);
+		result("api/n=0", r == 0 && t.passes == 0 ? "" : "expected 0 and zeroed times");
+	}
+	{
+		void *p = gpu_host_alloc(1 << 20);
+		result("api/host-alloc", p ? "" : "gpu_host_alloc returned NULL");
+		gpu_host_free(p);
+	}
+}
+
+/* A ctx with a small budget: sort exactly its capacity (pinned, in place). */
+void budget_case(const Kind &k, size_t budget)
+{
+	char nm[128];
+	snprintf(nm, sizeof nm, "budget/%s/%zuMiB/n=capacity", k.name.c_str(), budget >> 20);
+	gpu_ctx *c = NULL;
+	int r = gpu_open(&c, 0, budget, NULL, 0);
+	if (r < 0) {
+		result(nm, std::string("gpu_open: ") + gpu_last_error(NULL));
+		return;
+	}
+	std::vector<gpu_key_field> st;
+	gpu_key_layout L = layout_of(k, st);
+	size_t n = gpu_chunk_capacity(c, &L);
+	std::vector<unsigned char> in = make_data(k, n, UNIFORM);
+	std::vector<size_t> o = ref_order(in, n, k);
+	unsigned char *pin = (unsigned char *)gpu_host_alloc(n * k.rs + 1);
+	if (!pin) {
+		result(nm, "gpu_host_alloc failed");
+		gpu_close(c);
+		return;
+	}
+	memcpy(pin, in.data(), n * k.rs);
+	r = gpu_sort_chunk(c, &L, pin, pin, n, NULL);
+	std::string why;
+	if (r < 0)
+		why = std::string("gpu_sort_chunk: ") + gpu_strerror(r) + ": " + gpu_last_error(c);
+	else
+		for (size_t i = 0; i < n; ++i)
+			if (memcmp(pin + i * k.rs, in.data() + o[i] * k.rs, k.rs)) {
+				why = "record " + std::to_string(i) + " of " + std::to_string(n) + " differs";
+				break;
+			}
+	snprintf(nm, sizeof nm, "budget/%s/%zuMiB/n=capacity(%zu)", k.name.c_str(), budget >> 20, n);
+	result(nm, why);
+	gpu_host_free(pin);
+	gpu_close(c);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	bool small = argc > 1 && !strcmp(argv[1], "--small");
+	int ndev = gpu_device_count();
+	if (ndev <= 0) {
+		printf("SKIP gpu: no CUDA device\n");
+		return 0;
+	}
+	gpu_ctx *ctx = NULL;
+	char name[128];
+	int r = gpu_open(&ctx, 0, (size_t)3 << 30, name, sizeof name);
+	if (r < 0) {
+		printf("FAIL open: %s: %s\n", gpu_strerror(r), gpu_last_error(NULL));
+		printf("0 passed, 1 failed\n");
+		return 1;
+	}
+	fprintf(stderr, "device: %s\n", name);
+	api_checks(ctx, ndev);
+
+	std::vector<Kind> K = kinds();
+	const size_t nsmall[] = {0, 1, 2, 3, 5, 17, 31, 33, 255, 1023, 1024, 1025};
+	const size_t nmid[] = {4095, 4097, 8191, 8193, 16383, 16385, 65535, 65537, 131073};
+	const size_t nlarge[] = {(1u << 20) + 1, (1u << 22) - 1, 1u << 22, (1u << 22) + 1};
+	if (small) {
+		const size_t ns[] = {0, 1, 2, 3, 33, 1025, 8193, 16385};
+		for (const Kind &k : K)
+			for (size_t n : ns) {
+				if (n > 1025 && !(k.name == "u32" || k.name == "u64" || k.name == "u64@8" ||
+						  k.name == "i16be" || k.name == "bytes20@4"))
+					continue;
+				run_case(ctx, k, n, n % 2 ? UNIFORM : FEWUNIQ, false);
+			}
+		budget_case(K[0], 1 << 20);
+	} else {
+		for (const Kind &k : K)
+			for (int d = 0; d < NDIST; ++d)
+				for (size_t n : nsmall)
+					run_case(ctx, k, n, (Dist)d, false);
+		for (const Kind &k : K)
+			for (Dist d : {UNIFORM, REVERSE, FEWUNIQ})
+				for (size_t n : nmid)
+					run_case(ctx, k, n, d, n == 65537);
+		for (const Kind &k : K)
+			if (k.large)
+				for (Dist d : {UNIFORM, FEWUNIQ})
+					for (size_t n : nlarge)
+						run_case(ctx, k, n, d, false);
+		for (Dist d : {SORTED, REVERSE, ALLEQ})
+			run_case(ctx, K[0], (1u << 22) + 1, d, true);
+		for (const char *nm : {"u32", "u64", "u64@8", "bytes20@4", "i16be"})
+			for (const Kind &k : K)
+				if (k.name == nm) {
+					budget_case(k, 16 << 20);
+					break;
+				}
+	}
+	gpu_close(ctx);
+	printf("%d passed, %d failed\n", g_pass, g_fail);
+	return g_fail ? 1 : 0;
+}
