@@ -33,15 +33,19 @@ ALLCFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP -DGPUSORT_CUDA=$(if $(f
 LIBURING := $(firstword $(wildcard /usr/lib/*/liburing.a /usr/lib/liburing.a /usr/local/lib/liburing.a))
 LDLIBS   := $(if $(LIBURING),$(LIBURING),-l:liburing.a) -lm
 
-SRC_OBJ := $(patsubst %.c,build/%.o,$(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard io/*.c))
+# one object tree per configuration: switching CUDA= rebuilds what depends on it
+B := build/cuda-$(CUDA)
+SRC_OBJ := $(patsubst %.c,$(B)/%.o,$(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard io/*.c))
 ifeq ($(CUDA),yes)
-  KERN_OBJ := $(patsubst %.cu,build/%.o,$(wildcard kernels/*.cu))
+  KERN_OBJ := $(patsubst %.cu,$(B)/%.o,$(wildcard kernels/*.cu))
   LDLIBS   += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
 else
-  KERN_OBJ := build/kernels/gpu_stub.o
+  KERN_OBJ := $(B)/kernels/gpu_stub.o
 endif
 LIB_OBJ  := $(SRC_OBJ) $(KERN_OBJ)
 TESTS    := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/test_*.c))
+# built with CUDA: the GPU test runs in `make check` too, and says SKIP without a GPU
+GPU_TESTS := $(if $(filter yes,$(CUDA)),tests/gpu/test_gpu_sort)
 
 .PHONY: all config deps check check-gpu bench bench-cpu install man clean
 
@@ -52,16 +56,20 @@ config:
 	@echo "gpusort: liburing $(if $(LIBURING),$(LIBURING) (static),not found: run 'make deps')"
 comma := ,
 
-gpusort: build/src/main.o $(LIB_OBJ)
+gpusort: $(B)/src/main.o $(LIB_OBJ) $(B)/.stamp
 	$(say) LINK $@
-	$(Q)$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALLCFLAGS) -o $@ $(B)/src/main.o $(LIB_OBJ) $(LDLIBS)
 
-build/%.o: %.c
+# the binary is relinked when the configuration changes
+$(B)/.stamp:
+	@mkdir -p $(B) && rm -f build/cuda-*/.stamp && touch $@
+
+$(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(say) CC $<
 	$(Q)$(CC) $(ALLCFLAGS) -c -o $@ $<
 
-build/kernels/%.o: kernels/%.cu kernels/gpusort_kernels.h $(wildcard kernels/*.cuh)
+$(B)/kernels/%.o: kernels/%.cu kernels/gpusort_kernels.h $(wildcard kernels/*.cuh)
 	@mkdir -p $(dir $@)
 	$(say) NVCC $<
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -c -o $@ $<
@@ -90,13 +98,22 @@ deps:
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing; \
 	else echo "gpusort: dependencies present (liburing-dev, libxxhash-dev)"; fi
 
-check: all tests/refsort $(TESTS)
-	@sh tests/run.sh $(TESTS)
+tests/checksorted: tests/checksorted.c
+	$(say) CC $@
+	$(Q)$(CC) -std=c11 $(WARN) -O2 -o $@ $<
 
-# On a GPU machine: the GPU engine's own tests, then the CLI tests through it.
-check-gpu: all tests/refsort
-	$(NVCC) $(NVCCFLAGS) -Ikernels -o tests/gpu/test_gpu_sort tests/gpu/test_gpu_sort.cu $(filter-out kernels/gpu_stub.c,$(wildcard kernels/*.cu))
-	@sh tests/gpu/run.sh
+tests/gpu/test_gpu_sort: tests/gpu/test_gpu_sort.cu $(KERN_OBJ)
+	$(say) NVCC $@
+	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $< $(KERN_OBJ)
+
+check: all tests/refsort tests/checksorted $(TESTS) $(GPU_TESTS)
+	@sh tests/run.sh $(TESTS) $(GPU_TESTS)
+
+# On a GPU machine: the kernels' tests, compute-sanitizer, GPU == CPU output,
+# then every CLI test through the GPU engine (the default when a GPU is there).
+check-gpu: all tests/refsort tests/checksorted tests/gpu/test_gpu_sort
+	@if [ "$(CUDA)" != yes ]; then echo "gpusort: check-gpu needs a CUDA build (nvcc)"; exit 2; fi
+	@sh tests/run.sh tests/gpu/test_gpu_sort tests/gpu/sanitize.sh tests/gpu/identity.sh
 
 bench: all
 	@sh bench/run.sh
@@ -113,6 +130,6 @@ install: all
 	install -m 644 man/gpusort.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpusort.1
 
 clean:
-	rm -rf build gpusort bench/gen tests/refsort tests/bin tests/gpu/test_gpu_sort
+	rm -rf build gpusort bench/gen bench/gpu_bench tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -24,7 +24,14 @@ struct layout {
 static int gpu_sort(engine *e, uint8_t *a, uint8_t *b, size_t n, void *scratch, uint8_t **sorted)
 {
 	struct layout *L = e->layout;
-	int rc = gpu_sort_chunk(e->gpu, &L->l, a, b, n, NULL);
+	gpu_stage_times t = { 0 };
+	int rc = gpu_sort_chunk(e->gpu, &L->l, a, b, n, &t);
+	if (!rc) {
+		e->h2d_s += t.h2d;
+		e->dsort_s += t.sort;
+		e->d2h_s += t.d2h;
+		e->passes += t.passes;
+	}
 	if (rc == GPU_ENOMEM && cpusort_scratch_bytes(e->s, n) <= e->scratch_per_record * n) {
 		/* the device ran out of memory mid-run: this chunk goes to the CPU */
 		e->gpu_fallbacks++;
@@ -116,4 +123,15 @@ void engine_close(engine *e)
 		gpu_close(e->gpu);
 	free(e->layout);
 	e->gpu = e->layout = NULL;
+}
+
+int engine_pin(engine *e, void *p, size_t bytes)
+{
+	return e->gpu && gpu_host_register(p, bytes) == GPU_OK;
+}
+
+void engine_unpin(engine *e, void *p)
+{
+	if (e->gpu)
+		gpu_host_unregister(p);
 }

@@ -22,6 +22,8 @@ typedef struct engine {
 	void *gpu;                   /* gpu_ctx when on the GPU */
 	void *layout;                /* gpu_key_layout + fields */
 	uint64_t gpu_fallbacks;      /* chunks the GPU refused (ENOMEM) and the CPU sorted */
+	double h2d_s, dsort_s, d2h_s; /* GPU stage times, summed over chunks */
+	uint64_t passes;             /* passes over device memory, summed */
 	char errmsg[512];
 	/* Sort n records; *sorted = a or b. Returns 0 or -1 (errmsg says why). */
 	int (*sort)(struct engine *e, uint8_t *a, uint8_t *b, size_t n, void *scratch, uint8_t **sorted);
@@ -35,5 +37,12 @@ typedef struct engine {
  */
 int engine_open(engine *e, const job_opts *o, char *notice, size_t nlen);
 void engine_close(engine *e);
+
+/*
+ * Page-lock a chunk buffer for the GPU's DMA (no-op on the CPU engine;
+ * returns 1 when pinned). Unpin before freeing a buffer that was pinned.
+ */
+int engine_pin(engine *e, void *p, size_t bytes);
+void engine_unpin(engine *e, void *p);
 
 #endif

@@ -196,10 +196,12 @@ static run *new_run(struct ctx *c)
 	return r;
 }
 
-static void free_run(run *r)
+static void free_run(struct ctx *c, run *r)
 {
 	if (!r)
 		return;
+	if (r->pinned)
+		engine_unpin(&c->eng, r->mem);
 	free(r->mem);
 	run_hash_free(&r->hash);
 	free(r);
@@ -218,6 +220,7 @@ static void spill_hook(io_job *j)
 
 struct pool {
 	uint8_t *buf[8];
+	int pinned[8];
 	int nbuf, max;
 	uint8_t *free[8];
 	int nfree;
@@ -234,6 +237,8 @@ static uint8_t *pool_take(struct ctx *c, struct pool *p, io_worker *writer)
 	if (p->nbuf < p->max) {
 		uint8_t *b = util_alloc_aligned(p->bytes, IO_ALIGN);
 		if (b) {
+			/* pinned once, reused for every chunk (DESIGN.md section 6) */
+			p->pinned[p->nbuf] = engine_pin(&c->eng, b, p->bytes);
 			p->buf[p->nbuf++] = b;
 			return b;
 		}
@@ -258,14 +263,18 @@ static void pool_give(struct pool *p, uint8_t *b)
 	p->free[p->nfree++] = b;
 }
 
-/* A kept run owns its buffer: it leaves the pool. */
-static void pool_detach(struct pool *p, uint8_t *b)
+/* A kept run owns its buffer: it leaves the pool. Returns whether it was pinned. */
+static int pool_detach(struct pool *p, uint8_t *b)
 {
 	for (int i = 0; i < p->nbuf; i++)
 		if (p->buf[i] == b) {
-			p->buf[i] = p->buf[--p->nbuf];
-			return;
+			int pinned = p->pinned[i];
+			p->nbuf--;
+			p->buf[i] = p->buf[p->nbuf];
+			p->pinned[i] = p->pinned[p->nbuf];
+			return pinned;
 		}
+	return 0;
 }
 
 struct plan {
@@ -433,7 +442,7 @@ static int form_runs(struct ctx *c, sink *out, int *single)
 		c->st.runs++;
 		if (eof || pl.keep_all) {
 			/* the last run (or, when everything fits, every run) stays in memory */
-			pool_detach(&p, sorted);
+			r->pinned = pool_detach(&p, sorted);
 			r->mem = sorted;
 			if (pl.keep_all)
 				p.max = p.nbuf + 3 <= 8 ? p.nbuf + 3 : 8;
@@ -478,8 +487,11 @@ out:
 	io_worker_stop(&writer);
 	c->st.read_s += reader.busy;
 	c->st.spill_s += writer.busy;
-	for (int i = 0; i < p.nbuf; i++)
+	for (int i = 0; i < p.nbuf; i++) {
+		if (p.pinned[i])
+			engine_unpin(&c->eng, p.buf[i]);
 		free(p.buf[i]);
+	}
 	free(scratch);
 	return ret;
 }
@@ -545,14 +557,14 @@ static int merge_group(struct ctx *c, int lo, int hi, size_t mem)
 			merge_error(c, rc, c->runs + lo, bad, block);
 		else
 			fail(c, "cannot write a temporary file in '%s': %s", tmpdir_of(c, dir), strerror(-wrc));
-		free_run(nr);
+		free_run(c, nr);
 		return -1;
 	}
 	for (int i = lo; i < hi; i++)
 		nr->n += c->runs[i]->n;
 	c->spill_end[dir] = (f->pos + IO_ALIGN - 1) / IO_ALIGN * IO_ALIGN;
 	for (int i = lo; i < hi; i++)
-		free_run(c->runs[i]);
+		free_run(c, c->runs[i]);
 	c->runs[lo] = nr;
 	memmove(c->runs + lo + 1, c->runs + hi, (size_t)(c->nruns - hi) * sizeof *c->runs);
 	c->nruns -= hi - lo - 1;
@@ -595,6 +607,19 @@ static int merge_all(struct ctx *c, sink *out)
 
 /* ---- stats --------------------------------------------------------------------- */
 
+/* The notice lines as a JSON string body (quotes and control bytes escaped). */
+static void json_str(FILE *f, const char *t)
+{
+	for (; *t; t++) {
+		if (*t == '"' || *t == '\\')
+			fprintf(f, "\\%c", *t);
+		else if ((unsigned char)*t < 0x20)
+			fprintf(f, "\\u%04x", *t);
+		else
+			fputc(*t, f);
+	}
+}
+
 static void print_stats(struct ctx *c, double wall)
 {
 	struct stats *s = &c->st;
@@ -605,10 +630,14 @@ static void print_stats(struct ctx *c, double wall)
 			",\"records_out\":%" PRIu64 ",\"chunk_records\":%" PRIu64 ",\"runs\":%" PRIu64
 			",\"spilled_runs\":%" PRIu64 ",\"merge_passes\":%" PRIu64 ",\"merge_rounds\":%" PRIu64
 			",\"read_s\":%.6f,\"sort_s\":%.6f,\"spill_s\":%.6f,\"merge_read_s\":%.6f"
-			",\"merge_s\":%.6f,\"write_s\":%.6f,\"wall_s\":%.6f,\"gb_per_s\":%.3f}\n",
+			",\"merge_s\":%.6f,\"write_s\":%.6f,\"gpu_h2d_s\":%.6f,\"gpu_sort_s\":%.6f,\"gpu_d2h_s\":%.6f"
+			",\"gpu_passes\":%" PRIu64 ",\"wall_s\":%.6f,\"gb_per_s\":%.3f,\"notice\":\"",
 			s->engine, s->records, c->R, s->records * (uint64_t)c->R, s->records_out, s->chunk,
 			s->runs, s->spilled, s->passes, s->rounds, s->read_s, s->sort_s, s->spill_s, s->mread_s,
-			s->merge_s, s->write_s, wall, wall > 0 ? gb / wall : 0.0);
+			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, wall,
+			wall > 0 ? gb / wall : 0.0);
+		json_str(stderr, c->r->notice);
+		fputs("\"}\n", stderr);
 		return;
 	}
 	char b[32];
@@ -621,6 +650,10 @@ static void print_stats(struct ctx *c, double wall)
 	fprintf(stderr, "gpusort: stats: read %.3f s, sort %.3f s, spill %.3f s, merge-read %.3f s, "
 		"merge %.3f s, write %.3f s\n",
 		s->read_s, s->sort_s, s->spill_s, s->mread_s, s->merge_s, s->write_s);
+	if (c->eng.gpu)
+		fprintf(stderr, "gpusort: stats: gpu: h2d %.3f s, sort %.3f s (%" PRIu64 " passes over device memory), "
+			"d2h %.3f s, %" PRIu64 " chunks sorted on the CPU after device out-of-memory\n",
+			c->eng.h2d_s, c->eng.dsort_s, c->eng.passes, c->eng.d2h_s, c->eng.gpu_fallbacks);
 	fprintf(stderr, "gpusort: stats: wall %.3f s, %.3f GB/s (stage sum > wall = overlap)\n", wall,
 		wall > 0 ? gb / wall : 0.0);
 }
@@ -666,7 +699,7 @@ static void teardown(struct ctx *c)
 		if (c->spill[i].fd >= 0)
 			io_close(&c->spill[i]);
 	for (int i = 0; i < c->nruns; i++)
-		free_run(c->runs[i]);
+		free_run(c, c->runs[i]);
 	free(c->runs);
 	free(c->in);
 	free(c->in_bytes);

@@ -40,6 +40,7 @@ typedef struct run {
 	uint64_t off;      /* byte offset of the run in file */
 	int stream;        /* -m input read sequentially (pipe, terminal) */
 	int spilled;       /* in a temp file: checksummed */
+	int pinned;        /* mem is page-locked for the GPU: unpin before free */
 	run_hash hash;
 } run;
 
