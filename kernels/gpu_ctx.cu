@@ -108,7 +108,8 @@ static int gs_open(gpu_ctx *c, int device, size_t budget, char *name, size_t nam
 	GS_CK(NULL, cudaHostAlloc((void **)&c->h_flag, sizeof(int) * 4, cudaHostAllocDefault));
 	size_t fr = 0, tot = 0;
 	GS_CK(NULL, cudaMemGetInfo(&fr, &tot));
-	if (budget == 0)
+	/* the budget is an upper bound: never more than 90% of what is free */
+	if (budget == 0 || budget > fr / 10 * 9)
 		budget = fr / 10 * 9;
 	budget &= ~(size_t)4095;
 	if (budget < (1u << 20))

@@ -33,9 +33,11 @@ typedef struct engine {
  * Choose and start the engine for the options: the GPU when asked or
  * available (unless --cpu), else the CPU. A GPU that is missing or fails at
  * start-up falls back to the CPU with a line in notice, unless --device was
- * given. Returns 0, or -1 with errmsg set.
+ * given. input_bytes (-1: unknown, e.g. a pipe) caps the device memory
+ * reserved, so a small sort does not hold the whole GPU against other
+ * processes. Returns 0, or -1 with errmsg set.
  */
-int engine_open(engine *e, const job_opts *o, char *notice, size_t nlen);
+int engine_open(engine *e, const job_opts *o, int64_t input_bytes, char *notice, size_t nlen);
 void engine_close(engine *e);
 
 /*

@@ -735,12 +735,14 @@ void job_sort(const job_opts *o, job_result *r)
 	memset(r, 0, sizeof *r);
 	if (setup(&c, o, r))
 		goto done;
-	if (engine_open(&c.eng, o, r->notice, sizeof r->notice)) {
+	if (open_inputs(&c))
+		goto done;
+	if (engine_open(&c.eng, o, o->merge_only ? 0 : known_size(&c), r->notice, sizeof r->notice)) {
 		fail(&c, "%s", c.eng.errmsg);
 		goto done;
 	}
 	c.st.engine = c.eng.name;
-	if (open_inputs(&c) || open_output(&c))
+	if (open_output(&c))
 		goto done;
 	sink out;
 	size_t mem = merge_memory(&c);

@@ -8,7 +8,10 @@
 # Needs ./gpusort, bench/gen and tests/refsort built (make check does it).
 # Prints one line per case: PASS name / FAIL name: why / SKIP name: why.
 # Exit status: 0 when no case failed, 1 otherwise.
-# CLI_QUICK=1 leaves out the larger cases (section 12).
+# Environment: CLI_QUICK=1 leaves out the signal and 64 MiB cases;
+# CLI_LAYOUTS=N random record layouts (default 30); CLI_SEED=S their seed;
+# CLI_TIMEOUT=S per gpusort run (default 300, 0 = none); GPUSORT, GEN,
+# REFSORT: other binaries.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -105,7 +108,7 @@ types="u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 u16be u32be u64be i16be i32be i64be
 dists="uniform gaussian zipf sorted reverse equal bucket staggered fewunique"
 nt=$(echo $types | wc -w)
 i=0
-while [ $i -lt 30 ]; do
+while [ $i -lt "${CLI_LAYOUTS:-30}" ]; do
 	i=$((i + 1))
 	rnd 40; rs=$((R + 1))
 	rnd 3; nk=$((R + 1))
@@ -127,11 +130,13 @@ while [ $i -lt 30 ]; do
 	rnd 9; d=$(echo $dists | cut -d' ' -f$((R + 1)))
 	rnd 5; flags=; [ $R = 0 ] && flags=-r; [ $R = 1 ] && flags=-u
 	rnd 3000; n=$R
+	rnd 4; [ $R = 0 ] && n=$((n * 10))
+	rnd 3; xa=; [ $R = 0 ] && xa="-S 64K -T t1"
 	# bench/gen may not take overlapping keys: fall back to payload only
 	sp=; [ $d = uniform ] && sp=--specials
 	"$GEN" -n $n --record-size $rs $gkeys --dist $d $sp --seed $i -o l.bin 2>/dev/null ||
 		gen -n $n --record-size $rs --seed $i -o l.bin || continue
-	sortcase "layout-$i[rs$rs$desc${flags:+,$flags},n$n,$d]" l.bin "--record-size $rs$keys $flags"
+	sortcase "layout-$i[rs$rs$desc${flags:+,$flags},n$n,$d${xa:+,S64K}]" l.bin "--record-size $rs$keys $flags" "$xa"
 done
 
 # Every distribution, two key shapes
@@ -270,6 +275,20 @@ sortcase "spill-stdin" - "--record-size 16 -k u64@8" "-S 64K -T t1" < big.bin
 sortcase "in-memory-default-S" big.bin "--record-size 16 -k u64@8" "-T t1"
 sortcase "in-memory-S1G" gs100.bin "--record-size 100 -k bytes10@0" "-S 1G -T t1"
 GPUSORT_NO_DIRECT=1 sortcase "spill-GPUSORT_NO_DIRECT" big.bin "--record-size 16 -k u64@8" "-S 64K -T t1"
+# many runs (about 256 of 16 KiB), also under a low limit on open files
+gen -n 1048576 -k u32 --seed 102 -o runs.bin &&
+	sortcase "spill-many-runs" runs.bin "-k u32" "-S 64K -T t1"
+GS_NOFILE=32
+sortcase "spill-many-runs-ulimit-n-32" runs.bin "-k u32" "-S 64K -T t1"
+GS_NOFILE=
+# records larger than the whole budget
+gen -n 50 --record-size 100000 --seed 103 -o bigrec.bin &&
+	sortcase "spill-record-larger-than-S" bigrec.bin "--record-size 100000 -k u64@50000" "-S 64K -T t1"
+# whole-record keys of odd sizes through spills
+gen -n 100000 --record-size 3 --seed 104 -o rs3.bin &&
+	sortcase "spill-whole-record-rs3" rs3.bin "--record-size 3" "-S 64K -T t1"
+gen -n 300 --record-size 1000 -k bytes7@993 --dist fewunique --seed 105 -o rs1000.bin &&
+	sortcase "spill-rs1000-last-bytes" rs1000.bin "--record-size 1000 -k bytes7@993" "-S 64K -T t1"
 isempty t1 && pass "spill-all-temp-removed" || fail "spill-all-temp-removed" "left in -T: $(ls -A t1)"
 no_stray_temps "no-temp-in-TMPDIR" && pass "no-temp-in-TMPDIR"
 
@@ -307,6 +326,76 @@ check_ok "file-then-pipe" $? got.bin expab.bin gs.err
 # a record split across two reads of a slow pipe
 { head -c 1000 a.bin; sleep 0.2; tail -c +1001 a.bin; } | gsrun $K > got.bin 2> gs.err
 check_ok "pipe-record-split-across-reads" $? got.bin expa.bin gs.err
+# named pipes as input and as -o (not a regular file: written directly)
+if mkfifo fifo.in fifo.out 2>/dev/null; then
+	cat a.bin > fifo.in &
+	gsrun $K fifo.in b.bin > got.bin 2> gs.err
+	rc=$?
+	wait
+	check_ok "fifo-input" $rc got.bin expab.bin gs.err
+	cat fifo.out > got.bin &
+	gsrun $K -o fifo.out a.bin b.bin 2> gs.err
+	rc=$?
+	wait
+	check_ok "fifo-output" $rc got.bin expab.bin gs.err
+	[ -p fifo.out ] && pass "fifo-output-still-a-fifo" || fail "fifo-output-still-a-fifo" "-o replaced the named pipe"
+	rm -f fifo.in fifo.out
+else
+	skip "fifo-input" "mkfifo failed"
+	skip "fifo-output" "mkfifo failed"
+	skip "fifo-output-still-a-fifo" "mkfifo failed"
+fi
+# reader goes away: SIGPIPE or an error, but no temp files left
+mkdir -p pipeT
+{ gsrun $K -S 64K -T pipeT big.bin 2> gs.err; echo $? > pipe.rc; } | head -c 16 > /dev/null
+rc=$(cat pipe.rc)
+if [ "$rc" = 0 ]; then
+	fail "closed-stdout" "exit status 0 after the reader went away"
+elif ! isempty pipeT; then
+	fail "closed-stdout" "temp files left: $(ls -A pipeT)"
+else
+	pass "closed-stdout"
+fi
+# full disk
+if [ -w /dev/full ]; then
+	for o in "-o /dev/full" ""; do
+		name="write-error${o:+-o}-dev-full"
+		if [ -n "$o" ]; then gsrun $K $o big.bin > got.bin 2> gs.err; rc=$?
+		else gsrun $K big.bin > /dev/full 2> gs.err; rc=$?; fi
+		if [ $rc != 2 ]; then fail "$name" "exit status $rc, want 2"
+		elif ! grep -q '^gpusort: .*[Nn]o space' gs.err; then fail "$name" "no 'gpusort: ... No space' message: $(tr '\n' '|' < gs.err)"
+		else pass "$name"; fi
+	done
+else
+	skip "write-error-dev-full" "no /dev/full"
+fi
+
+# closed standard streams: an error, not data written into some other file
+gsrun $K -S 64K -T t1 big.bin >&- 2> gs.err
+rc=$?
+if [ $rc != 2 ]; then fail "closed-stdout-fd" "exit status $rc, want 2"
+elif ! isempty t1; then fail "closed-stdout-fd" "files left in -T: $(ls -A t1)"
+else pass "closed-stdout-fd"; fi
+gsrun $K <&- > got.bin 2> gs.err
+rc=$?
+[ $rc = 2 ] && [ ! -s got.bin ] && pass "closed-stdin-fd" || fail "closed-stdin-fd" "exit status $rc, want 2"
+gsrun $K a.bin -o got.bin <&- >&- 2> gs.err
+check_ok "closed-std-fds-with-o" $? got.bin expa.bin gs.err
+# option syntax: "--" ends options, attached arguments, options after files
+cp a.bin ./-dash.bin
+gsrun $K -- -dash.bin > got.bin 2> gs.err
+check_ok "double-dash-file" $? got.bin expa.bin gs.err
+gsrun --record-size=16 -ku32@0 -S64K -Tt1 a.bin > got.bin 2> gs.err
+check_ok "attached-option-arguments" $? got.bin expa.bin gs.err
+gsrun a.bin $K > got.bin 2> gs.err
+check_ok "options-after-file" $? got.bin expa.bin gs.err
+# empty input: an empty output file is still written
+gsrun $K -o eout.bin empty.bin 2> gs.err
+rc=$?
+[ $rc = 0 ] && [ -f eout.bin ] && [ ! -s eout.bin ] && pass "empty-input-o" || fail "empty-input-o" "exit status $rc, or no empty eout.bin"
+gsrun $K < /dev/null > got.bin 2> gs.err
+check_ok "empty-stdin" $? got.bin empty.bin gs.err
+
 # inputs that are not multiples on their own but are together: per-file error
 head -c 24 a.bin > h1.bin; tail -c +25 a.bin > h2.bin
 if errcase "split-record-across-files" "$K h1.bin h2.bin"; then
@@ -510,6 +599,25 @@ cp m1.bin mio.bin
 cat mio.bin m2.bin m3.bin | "$REF" $K > mexp3.bin
 gsrun $K -m mio.bin m2.bin m3.bin -o mio.bin 2> gs.err
 check_ok "merge-output-is-input" $? mio.bin mexp3.bin gs.err
+# many inputs, sorted and merged, also under a low limit on open files
+i=0 mfiles=
+while [ $i -lt 60 ]; do
+	i=$((i + 1))
+	gen -n $((i * 10)) --record-size 8 -k u16@0 --dist fewunique --seed $((200 + i)) |
+		"$REF" --record-size 8 -k u16@0 > mm$i.bin
+	mfiles="$mfiles mm$i.bin"
+done
+cat $mfiles | "$REF" --record-size 8 -k u16@0 > mmexp.bin
+gsrun --record-size 8 -k u16@0 -m $mfiles > got.bin 2> gs.err
+check_ok "merge-60-files" $? got.bin mmexp.bin gs.err
+gsrun --record-size 8 -k u16@0 $mfiles > got.bin 2> gs.err
+check_ok "sort-60-files" $? got.bin mmexp.bin gs.err
+GS_NOFILE=24
+gsrun --record-size 8 -k u16@0 $mfiles > got.bin 2> gs.err
+check_ok "sort-60-files-ulimit-n-24" $? got.bin mmexp.bin gs.err
+gsrun --record-size 8 -k u16@0 -m $mfiles > got.bin 2> gs.err
+check_ok "merge-60-files-ulimit-n-24" $? got.bin mmexp.bin gs.err
+GS_NOFILE=
 isempty t1 && pass "merge-temp-removed" || fail "merge-temp-removed" "left in -T: $(ls -A t1)"
 
 # ---------------------------------------------------------------------------
@@ -664,7 +772,7 @@ sortcase "algorithm-cpu" ab.bin "$K" "--algorithm=cpu"
 sortcase "algorithm-auto" ab.bin "$K" "--algorithm=auto"
 sortcase "merge-cpu" big.bin "--record-size 16 -k u64@8" "--merge=cpu -S 64K -T t1"
 sortcase "merge-auto" big.bin "--record-size 16 -k u64@8" "--merge=auto -S 64K -T t1"
-for p in 1 2 3 16; do
+for p in 1 2 3 64; do
 	sortcase "parallel-$p" big.bin "--record-size 16 -k u64@8" "--parallel=$p"
 	sortcase "parallel-$p-spill" big.bin "--record-size 16 -k u64@8" "--parallel=$p -S 64K -T t1"
 done

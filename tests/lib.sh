@@ -19,12 +19,18 @@ GEN=$(abspath "${GEN:-bench/gen}")
 REF=$(abspath "${REFSORT:-tests/refsort}")
 
 # gsrun ARGS...: run gpusort, killed after $CLI_TIMEOUT s (default 300) where
-# timeout(1) exists, so that a hang fails (status 124) instead of blocking
+# timeout(1) exists, so that a hang fails (status 124) instead of blocking;
+# with GS_NOFILE set, under `ulimit -n $GS_NOFILE`.
 if command -v timeout >/dev/null 2>&1 && [ "${CLI_TIMEOUT:-300}" != 0 ]; then
-	gsrun() { timeout -k 5 "${CLI_TIMEOUT:-300}" "$GS" "$@"; }
+	gsexec() { exec timeout -k 5 "${CLI_TIMEOUT:-300}" "$GS" "$@"; }
 else
-	gsrun() { "$GS" "$@"; }
+	gsexec() { exec "$GS" "$@"; }
 fi
+GS_NOFILE=
+gsrun() { (
+	if [ -n "$GS_NOFILE" ]; then ulimit -n "$GS_NOFILE" || exit 125; fi
+	gsexec "$@"
+); }
 
 NFAIL=0
 pass() { printf 'PASS %s\n' "$1"; }
