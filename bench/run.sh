@@ -34,6 +34,8 @@ echo "|---|---|---|---|---|---|---|"
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else print a[int((NR+1)/2)]}'; }
 now() { date +%s.%N; }
+# calc EXPR: arithmetic without bc (not on every machine)
+calc() { awk "BEGIN {x = $1; printf \"%.2f\", x}"; }
 
 # timeit NAME CMD...: run RUNS times, check each output, print the median seconds
 timeit() {
@@ -52,7 +54,7 @@ timeit() {
 		if [ $_i = 0 ] && [ "$_n" != cat ] && ! tests/checksorted "$TYPE" "$DIR/in.bin" "$DIR/out.bin" > /dev/null; then
 			echo "$_n: WRONG OUTPUT" >&2; echo nan; return
 		fi
-		echo "$_e - $_s" | bc >> "$DIR/times"
+		awk -v e="$_e" -v s="$_s" 'BEGIN {printf "%.3f\n", e - s}' >> "$DIR/times"
 		_i=$((_i + 1))
 	done
 	median < "$DIR/times"
@@ -83,11 +85,11 @@ for g in $SIZES; do
 		add "CuPy sort" "$t" ""
 	fi
 	ref=$(echo "$rows" | awk -F'|' -v cpu=$CPU_ONLY '($1=="gpusort (GPU)" && !cpu) || ($1=="gpusort --cpu" && cpu) {print $2}')
-	echo "| $g | cat | $tcat | $(echo "scale=2; $g * 1.073741824 / $tcat" | bc) | 1.00 | | |"
+	echo "| $g | cat | $tcat | $(calc "$g * 1.073741824 / $tcat") | 1.00 | | |"
 	echo "$rows" | while IFS='|' read -r name t st; do
 		[ -n "$name" ] || continue
 		if [ "$t" = nan ]; then echo "| $g | $name | failed | | | | |"; continue; fi
-		echo "| $g | $name | $t | $(echo "scale=2; $g * 1.073741824 / $t" | bc) | $(echo "scale=2; $t / $tcat" | bc) | $(echo "scale=2; $t / $ref" | bc) | $st |"
+		echo "| $g | $name | $t | $(calc "$g * 1.073741824 / $t") | $(calc "$t / $tcat") | $(calc "$t / $ref") | $st |"
 	done
 	rm -f "$DIR/in.bin" "$DIR/out.bin"
 done

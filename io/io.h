@@ -3,9 +3,9 @@
  *
  * Errors are returned as negative errno values (liburing style); nothing here
  * prints or exits. Regular files are read and written through io_uring with
- * IO_QD segments of IO_SEG bytes in flight, through an O_DIRECT descriptor
- * whenever the buffer, the file offset and the length are IO_ALIGN-aligned,
- * else through a buffered one. Pipes and terminals use read(2)/write(2).
+ * IO_QD segments of IO_SEG bytes in flight. With GPUSORT_DIRECT=1 they go
+ * through an O_DIRECT descriptor whenever the buffer, the file offset and the
+ * length are IO_ALIGN-aligned (else, and by default, through a buffered one). Pipes and terminals use read(2)/write(2).
  */
 #ifndef GPUSORT_IO_H
 #define GPUSORT_IO_H
@@ -41,7 +41,7 @@ typedef struct io_file {
 	char name[4096];  /* for messages: the path, or "-" */
 } io_file;
 
-/* 1 unless GPUSORT_NO_DIRECT is set in the environment. */
+/* 1 when GPUSORT_DIRECT=1 asks for O_DIRECT (see io_file.c for why not by default). */
 int io_direct_allowed(void);
 
 /* Open an input ("-" = standard input). Returns 0 or -errno. */

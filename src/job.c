@@ -71,7 +71,14 @@ static void fail_size(struct ctx *c, const char *name, uint64_t size)
 
 /* ---- inputs ------------------------------------------------------------ */
 
-static int open_inputs(struct ctx *c)
+/*
+ * Check every input before any work (missing, unreadable, a directory, a
+ * size that is not a multiple of the record size) so a bad input fails fast
+ * and leaves the output alone. Sorting opens files one at a time as the
+ * reader reaches them (any number of inputs under a small `ulimit -n`);
+ * -m reads them side by side and -c reads in place, so they keep them open.
+ */
+static int open_inputs(struct ctx *c, int keep_open)
 {
 	const job_opts *o = c->o;
 	c->nin = o->ninputs;
@@ -81,13 +88,31 @@ static int open_inputs(struct ctx *c)
 		fail(c, "out of memory");
 		return -1;
 	}
+	for (int i = 0; i < c->nin; i++)
+		c->in[i].fd = c->in[i].dfd = -1;
 	for (int i = 0; i < c->nin; i++) {
-		int rc = io_open_input(&c->in[i], o->inputs[i]);
+		io_file *f = &c->in[i];
+		int rc;
+		if (keep_open || !strcmp(o->inputs[i], "-")) {
+			rc = io_open_input(f, o->inputs[i]);
+		} else {
+			/* opened for a moment: the checks see what reading will see.
+			 * Only regular files are closed again: closing a FIFO's read
+			 * end would cut off its writer. */
+			rc = io_open_input(f, o->inputs[i]);
+			if (!rc && f->regular) {
+				uint64_t size = f->size, pos = f->pos;
+				int regular = f->regular;
+				io_close(f);
+				f->regular = regular;
+				f->size = size;
+				f->pos = pos;
+			}
+		}
 		if (rc) {
 			fail(c, "cannot read '%s': %s", o->inputs[i], strerror(-rc));
 			return -1;
 		}
-		io_file *f = &c->in[i];
 		if (f->regular && (f->size - f->pos) % c->R) {
 			fail_size(c, f->name, f->size - f->pos);
 			return -1;
@@ -126,6 +151,13 @@ static ssize_t read_chunk(io_job *j, io_ring *ring)
 	size_t got = 0;
 	while (got < j->len && c->cur < c->nin) {
 		io_file *f = &c->in[c->cur];
+		if (f->fd < 0) {
+			int rc = io_open_input(f, c->o->inputs[c->cur]);
+			if (rc) {
+				c->bad_file = c->cur;
+				return rc;
+			}
+		}
 		ssize_t n = io_read_next(ring, f, buf + got, j->len - got, j->cap - got);
 		if (n < 0) {
 			c->bad_file = c->cur;
@@ -138,6 +170,7 @@ static ssize_t read_chunk(io_job *j, io_ring *ring)
 				c->bad_file = c->cur;
 				return -EPROTO;
 			}
+			io_close(f); /* done with it: one input open at a time */
 			c->cur++;
 		}
 	}
@@ -735,7 +768,7 @@ void job_sort(const job_opts *o, job_result *r)
 	memset(r, 0, sizeof *r);
 	if (setup(&c, o, r))
 		goto done;
-	if (open_inputs(&c))
+	if (open_inputs(&c, o->merge_only))
 		goto done;
 	if (engine_open(&c.eng, o, o->merge_only ? 0 : known_size(&c), r->notice, sizeof r->notice)) {
 		fail(&c, "%s", c.eng.errmsg);
@@ -824,7 +857,7 @@ void job_check(const job_opts *o, job_result *r)
 {
 	struct ctx c;
 	memset(r, 0, sizeof *r);
-	if (setup(&c, o, r) || open_inputs(&c))
+	if (setup(&c, o, r) || open_inputs(&c, 1))
 		goto done;
 	io_ring ring;
 	io_ring_init(&ring);

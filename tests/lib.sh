@@ -1,8 +1,9 @@
 # tests/lib.sh - helpers for tests/cli.sh (POSIX sh; sourced, not run).
 #
-# Programs under test (override for trials): GPUSORT (./gpusort), GEN
-# (bench/gen), REFSORT (tests/refsort). Paths are made absolute because the
-# tests run inside their own temporary directory $T.
+# Programs under test (override for trials): GPUSORT (gpusort), GEN
+# (bench/gen), REFSORT (tests/refsort), by default in the repository root
+# above tests/. Paths are made absolute because the tests run inside their
+# own temporary directory $T.
 #
 # Every test case prints exactly one line: PASS name / FAIL name: why /
 # SKIP name: why.
@@ -14,9 +15,11 @@ abspath() {
 	esac
 }
 
-GS=$(abspath "${GPUSORT:-./gpusort}")
-GEN=$(abspath "${GEN:-bench/gen}")
-REF=$(abspath "${REFSORT:-tests/refsort}")
+# the repository root: the directory above tests/
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+GS=$(abspath "${GPUSORT:-$ROOT/gpusort}")
+GEN=$(abspath "${GEN:-$ROOT/bench/gen}")
+REF=$(abspath "${REFSORT:-$ROOT/tests/refsort}")
 
 # gsrun ARGS...: run gpusort, killed after $CLI_TIMEOUT s (default 300) where
 # timeout(1) exists, so that a hang fails (status 124) instead of blocking;
@@ -44,7 +47,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-trap 'exit 2' INT TERM HUP
+trap 'exit 2' INT TERM HUP PIPE
 cd "$T" || exit 1
 # gpusort's own default spill directory comes from TMPDIR: keep it inside $T
 # so that a forgotten temp file shows up (see no_stray_temps).
@@ -65,10 +68,11 @@ rnd() {
 	R=$(( (SEED / 65536) % $1 ))
 }
 
-# gen ARGS... : run the data generator; on failure say so on stderr.
+# gen ARGS... : run the data generator; a failure is a FAIL line of its own
+# (the cases that needed the data are then left out).
 gen() {
 	"$GEN" "$@" 2>gen.err || {
-		echo "gen $*: $(head -n1 gen.err)" >&2
+		fail "gen[$(echo "$*" | tr ' ' ,)]" "bench/gen failed: $(head -n1 gen.err)"
 		return 1
 	}
 }

@@ -11,13 +11,14 @@
 # more FAIL line naming the program. The last line is
 #   N passed, M failed[, K skipped]
 # and the exit status is 1 if M > 0 or N == 0, else 0.
-# An argument that is an unexpanded glob (no unit tests built) is ignored.
+# Ignored arguments: an unexpanded glob (no unit tests built) and compiler
+# by-products (*.d, *.o) that a glob like tests/bin/test_* also matches.
 
 here=$(cd "$(dirname "$0")" && pwd)
 log=$(mktemp "${TMPDIR:-/tmp}/gpusort-run.XXXXXX") || exit 1
 rcf=$(mktemp "${TMPDIR:-/tmp}/gpusort-rc.XXXXXX") || { rm -f "$log"; exit 1; }
-trap 'rm -f "$log" "$rcf"' EXIT
-trap 'exit 2' INT TERM HUP
+trap 'rm -f "$log" "$log.one" "$rcf"' EXIT
+trap 'exit 2' INT TERM HUP PIPE
 
 # runone NAME CMD...: run CMD, echo its output, count its lines into $log.
 runone() {
@@ -43,7 +44,8 @@ runone() {
 
 for prog in "$@"; do
 	case $prog in
-	*'*'*) [ -e "$prog" ] || continue ;;
+	*'*'*) [ -e "$prog" ] || continue ;;   # glob that matched nothing
+	*.d | *.o) continue ;;                  # build by-products beside tests
 	esac
 	if [ ! -x "$prog" ]; then
 		echo "FAIL $prog: not an executable file" | tee -a "$log"
