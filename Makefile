@@ -37,10 +37,10 @@ LDLIBS   := $(if $(LIBURING),$(LIBURING),-l:liburing.a) -lm
 B := build/cuda-$(CUDA)
 SRC_OBJ := $(patsubst %.c,$(B)/%.o,$(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard io/*.c))
 ifeq ($(CUDA),yes)
-  KERN_OBJ := $(patsubst %.cu,$(B)/%.o,$(wildcard kernels/*.cu))
+  KERN_OBJ := $(patsubst %.cu,$(B)/%.o,$(wildcard kernels/*.cu)) $(B)/kernels/gpu_errors.o
   LDLIBS   += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
 else
-  KERN_OBJ := $(B)/kernels/gpu_stub.o
+  KERN_OBJ := $(B)/kernels/gpu_stub.o $(B)/kernels/gpu_errors.o
 endif
 LIB_OBJ  := $(SRC_OBJ) $(KERN_OBJ)
 TESTS    := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/test_*.c))

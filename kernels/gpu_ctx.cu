@@ -48,19 +48,6 @@ extern "C" int gpu_device_count(void)
 	return n;
 }
 
-extern "C" const char *gpu_strerror(int err)
-{
-	switch (err) {
-	case GPU_OK: return "success";
-	case GPU_ENODEV: return "no such CUDA device";
-	case GPU_ENOMEM: return "out of device or pinned host memory";
-	case GPU_ECUDA: return "CUDA runtime error";
-	case GPU_EINVAL: return "invalid argument";
-	case GPU_ENOTSUP: return "built without CUDA support";
-	default: return "unknown GPU error";
-	}
-}
-
 extern "C" const char *gpu_last_error(const gpu_ctx *ctx)
 {
 	return ctx ? ctx->err : gs_open_err;

@@ -11,19 +11,6 @@ int gpu_device_count(void)
 	return 0;
 }
 
-const char *gpu_strerror(int err)
-{
-	switch (err) {
-	case GPU_OK: return "success";
-	case GPU_ENODEV: return "no such CUDA device";
-	case GPU_ENOMEM: return "out of device or pinned host memory";
-	case GPU_ECUDA: return "CUDA runtime error";
-	case GPU_EINVAL: return "invalid argument";
-	case GPU_ENOTSUP: return "built without CUDA support";
-	default: return "unknown GPU error";
-	}
-}
-
 int gpu_open(gpu_ctx **out, int device, size_t budget_bytes, char *name, size_t namelen)
 {
 	(void)device;

@@ -83,6 +83,21 @@ struct mctx {
 	size_t bad_block;
 };
 
+/*
+ * Fault injection for the tests: GPUSORT_FAULT=corrupt-spill flips one byte
+ * of the first spilled window read back, as a failing disk would, so the
+ * test suite can show that the checksums turn it into an error.
+ */
+static int fault_corrupt_spill(void)
+{
+	static int v = -1;
+	if (v < 0) {
+		const char *e = getenv("GPUSORT_FAULT");
+		v = e && !strcmp(e, "corrupt-spill");
+	}
+	return v;
+}
+
 /* Runs in the I/O worker after a window read: spilled data must match its checksums. */
 static void check_hook(io_job *j)
 {
@@ -90,6 +105,8 @@ static void check_hook(io_job *j)
 	run *r = x->r;
 	if (j->res < 0 || !r->spilled)
 		return;
+	if (fault_corrupt_spill() && j->res > 0)
+		((uint8_t *)j->buf)[j->res / 2] ^= 0x20;
 	int final = j->off + (uint64_t)j->res == r->off + r->n * x->R;
 	if (run_hash_check(&r->hash, j->buf, (size_t)j->res, final, &x->bad_block)) {
 		x->bad = 1;
