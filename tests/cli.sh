@@ -925,6 +925,16 @@ if [ -s large.bin ]; then
 	rm -f large.out large.exp
 fi
 
+# --verify through a spilled merge with records that do not divide the I/O
+# block (100 bytes): the writer cuts at whole records, the carried tail is large
+gen -n 60000 --record-size 100 -k bytes10 --seed 5 -o v100.bin
+for S in 1M 3M; do
+	sortcase "verify-merge-rs100-S$S" v100.bin "--record-size 100 -k bytes10" "--verify -S $S -T t1"
+	grep -q "^gpusort: verify: 60000 records, order ok, multiset ok" gs.err && pass "verify-merge-rs100-S$S-line" ||
+		fail "verify-merge-rs100-S$S-line" "$(tr '\n' '|' < gs.err)"
+done
+rm -f v100.bin
+
 # A spilled block that comes back different (GPUSORT_FAULT=corrupt-spill flips
 # a byte of the first spilled window read back, as a bad disk would): exit 2,
 # one line naming the temp file and the checksum, the output left untouched.
