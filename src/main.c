@@ -271,7 +271,6 @@ int main(int argc, char **argv)
 	io_signals_install();
 	job_result res;
 	if (check) {
-		o.unique = o.unique; /* -c -u checks strict order */
 		job_check(&o, &res);
 		if (res.status == EXIT_DISORDER && check == JOB_CHECK_DIAGNOSE)
 			fprintf(stderr, "gpusort: %s\n", res.msg);

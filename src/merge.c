@@ -187,8 +187,6 @@ struct sample {
 	size_t pos;
 };
 
-static const keys_spec *sort_spec; /* qsort_r is not portable C11; one merge at a time */
-
 static int sample_cmp(const void *a, const void *b, void *arg)
 {
 	const struct sample *x = a, *y = b;
@@ -301,7 +299,6 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 	size_t R = s->record_size;
 	double t0 = util_now();
 	int nfile = 0, rc = 0;
-	(void)sort_spec;
 	for (int i = 0; i < k; i++)
 		nfile += runs[i]->mem == NULL;
 	m.W = merge_window_records(s, nfile ? nfile : 1, budget);
