@@ -14,6 +14,62 @@ uint64_t lt_prefix(const keys_spec *s, const uint8_t *rec)
 	return v;
 }
 
+/*
+ * The 8-byte key prefix without the generic field loop, when the first key
+ * field alone makes the prefix: a 4- or 8-byte number that is the whole key,
+ * an 8-byte number, or bytesN with N >= 8 (the rules of DESIGN.md section 3
+ * for one field). The merge computes one prefix per record, so this is its
+ * inner loop.
+ */
+struct pfx {
+	uint32_t off;
+	uint8_t width;  /* 0: use lt_prefix */
+	uint8_t kind, be, desc;
+};
+
+static struct pfx pfx_plan(const keys_spec *s)
+{
+	struct pfx p = { 0 };
+	const keys_field *f = &s->f[0];
+	if (s->n < 1)
+		return p;
+	if (f->kind == KEYS_BYTES ? f->width >= 8 : (f->width == 8 || (f->width == 4 && s->key_width == 4))) {
+		p.off = f->offset;
+		p.width = f->kind == KEYS_BYTES ? 8 : (uint8_t)f->width;
+		p.kind = f->kind;
+		p.be = f->kind == KEYS_BYTES || f->big_endian;
+		p.desc = f->descending;
+	}
+	return p;
+}
+
+static inline uint64_t pfx_get(const struct pfx *p, const keys_spec *s, const uint8_t *rec)
+{
+	if (!p->width)
+		return lt_prefix(s, rec);
+	uint64_t v, sign, mask;
+	if (p->width == 8) {
+		memcpy(&v, rec + p->off, 8);
+		if (p->be)
+			v = __builtin_bswap64(v);
+		sign = 1ull << 63;
+		mask = ~0ull;
+	} else {
+		uint32_t x;
+		memcpy(&x, rec + p->off, 4);
+		v = p->be ? __builtin_bswap32(x) : x;
+		sign = 1ull << 31;
+		mask = 0xffffffffull;
+	}
+	if (p->kind == KEYS_SINT)
+		v ^= sign;
+	else if (p->kind == KEYS_FLOAT)
+		v = (v & sign) ? ~v & mask : v ^ sign;
+	if (p->desc)
+		v = ~v & mask;
+	return p->width == 8 ? v : v << 32;
+}
+
 struct lt {
 	const keys_spec *s;
 	lt_range *r;
@@ -66,8 +122,9 @@ size_t lt_merge(const keys_spec *s, lt_range *r, int k, uint8_t *out)
 	for (int i = k; i < m; i++)
 		rr[i] = (lt_range){ NULL, 0 };
 	struct lt t = { s, rr, pre, m, s->key_width <= 8 };
+	const struct pfx pf = pfx_plan(s);
 	for (int i = 0; i < m; i++)
-		pre[i] = rr[i].n ? lt_prefix(s, rr[i].p) : 0;
+		pre[i] = rr[i].n ? pfx_get(&pf, s, rr[i].p) : 0;
 	/* build: winners bottom-up, losers stored at internal nodes */
 	int win[128], *w = m <= 64 ? win : malloc(2 * (size_t)m * sizeof *w);
 	if (!w)
@@ -88,12 +145,19 @@ size_t lt_merge(const keys_spec *s, lt_range *r, int k, uint8_t *out)
 	size_t o = 0;
 	while (o < total) {
 		lt_range *c = &rr[champ];
-		memcpy(out + o * R, c->p, R);
+		if (R == 8)
+			memcpy(out + o * 8, c->p, 8);
+		else if (R == 16)
+			memcpy(out + o * 16, c->p, 16);
+		else if (R == 4)
+			memcpy(out + o * 4, c->p, 4);
+		else
+			memcpy(out + o * R, c->p, R);
 		o++;
 		c->p += R;
 		c->n--;
 		if (c->n)
-			pre[champ] = lt_prefix(s, c->p);
+			pre[champ] = pfx_get(&pf, s, c->p);
 		/* replay the path from the champion's leaf to the root */
 		int cur = champ;
 		for (int node = (m + champ) / 2; node >= 1; node /= 2) {

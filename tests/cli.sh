@@ -147,6 +147,19 @@ while [ $i -lt "${CLI_LAYOUTS:-30}" ]; do
 	sortcase "layout-$i[rs$rs$desc${flags:+,$flags},n$n,$d${xa:+,S64K}]" l.bin "--record-size $rs$keys $flags" "$xa"
 done
 
+# The merge's fast key prefixes (losertree.c): each first-field shape that
+# takes one, through a spilled multi-run merge, against the reference.
+for t in u32 i32 f32 u32be u64 i64 f64 i64be f64be u32:r f32:r i64:r f64:r bytes8 bytes12 bytes12:r; do
+	base=${t%:r}
+	w=$(case $base in *32*) echo 4 ;; *64*) echo 8 ;; bytes8) echo 8 ;; *) echo 12 ;; esac)
+	sp=; case $base in f*) sp=--specials ;; esac
+	d=fewunique; [ -n "$sp" ] && d=uniform
+	gen -n 20000 --record-size $w -k $base --dist $d $sp --seed 31 -o pf.bin &&
+		sortcase "merge-prefix-$t" pf.bin "-k $t" "-S 64K -T t1"
+	gen -n 20000 --record-size $((w + 4)) -k $base -k u32@$w --dist uniform $sp --seed 32 -o pf2.bin &&
+		sortcase "merge-prefix-$t-then-u32" pf2.bin "--record-size $((w + 4)) -k $t -k u32@$w" "-S 64K -T t1"
+done
+
 # Every distribution, two key shapes
 for d in $dists; do
 	gen -n 5000 --record-size 16 -k u32@4 --dist $d --seed 60 -o d.bin &&
