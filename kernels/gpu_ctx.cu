@@ -63,6 +63,12 @@ static void gs_release(gpu_ctx *c)
 	for (int i = 0; i < 4; ++i)
 		if (c->ev[i])
 			cudaEventDestroy(c->ev[i]);
+	for (int i = 0; i < GPU_SLOTS; ++i) {
+		if (c->slot_start[i])
+			cudaEventDestroy(c->slot_start[i]);
+		if (c->slot_end[i])
+			cudaEventDestroy(c->slot_end[i]);
+	}
 	if (c->stream)
 		cudaStreamDestroy(c->stream);
 	if (c->h_flag)

@@ -16,6 +16,16 @@
 #define GS_MAX_FIELDS 32
 #define GS_ERRLEN 512
 
+/* The key layout as kernels take it (by value). */
+struct gs_field {
+	uint32_t off, width;
+	uint8_t kind, be, desc, pad_;
+};
+struct gs_layout {
+	uint32_t rs, kw, nf;
+	gs_field f[GS_MAX_FIELDS];
+};
+
 struct gpu_ctx {
 	int device;
 	cudaStream_t stream;
@@ -25,6 +35,17 @@ struct gpu_ctx {
 	size_t slack_bytes;   /* headroom kept at the end of the arena */
 	int *h_flag;          /* pinned, 1 int: tie flag read back */
 	char err[GS_ERRLEN];
+	/* the device-resident chunk (gpu_resident_*): per-slot copy events */
+	cudaEvent_t slot_start[GPU_SLOTS], slot_end[GPU_SLOTS];
+	struct {
+		int state;            /* 0 idle, 1 receiving (after begin), 2 sorted */
+		size_t n;             /* records */
+		unsigned char *d_res; /* sorted records on the device (state 2) */
+		double h2d, d2h;      /* seconds of finished copies */
+		uint64_t passes;
+		int busy[GPU_SLOTS];  /* 0 free, 1 H2D in flight, 2 D2H in flight */
+		gs_layout L;
+	} res;
 };
 
 /* Record `e` (a failed CUDA call) in ctx->err (or the open-error buffer when
@@ -38,16 +59,6 @@ int gs_fail_msg(gpu_ctx *ctx, int code, const char *msg);
 		if (gs_e_ != cudaSuccess)                                       \
 			return gs_fail((ctx), gs_e_, #call, __FILE__, __LINE__); \
 	} while (0)
-
-/* The key layout as kernels take it (by value). */
-struct gs_field {
-	uint32_t off, width;
-	uint8_t kind, be, desc, pad_;
-};
-struct gs_layout {
-	uint32_t rs, kw, nf;
-	gs_field f[GS_MAX_FIELDS];
-};
 
 /* keys_extract.cu launchers (asynchronous on `st`; return the launch error) */
 cudaError_t gs_keys_normalize(void *d, size_t n, const gs_layout &L, cudaStream_t st, bool back);

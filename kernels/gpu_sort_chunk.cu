@@ -142,6 +142,71 @@ int sort_general(gpu_ctx *c, const gs_layout &L, size_t n, unsigned char *d_in, 
 	return 0;
 }
 
+/*
+ * Where a chunk of n records lives in the arena: the records as they come
+ * from the host (d_in), and the (key, index) elements and gathered records
+ * of the general path.
+ */
+struct chunk_area {
+	unsigned char *d_in, *d_out;
+	void *d_pairs;
+};
+
+chunk_area area_of(gpu_ctx *c, const gs_layout &L, size_t n)
+{
+	unsigned char *p = c->arena + ALIGN;
+	chunk_area a;
+	if (key_only(L)) {
+		a.d_in = p;
+		a.d_out = NULL;
+		a.d_pairs = NULL;
+	} else {
+		a.d_pairs = p;
+		a.d_in = p + al(n * pair_bytes(L));
+		a.d_out = a.d_in + al(n * (size_t)L.rs);
+	}
+	return a;
+}
+
+/* The device part of a chunk sort: records at a.d_in -> sorted records at
+ * *d_res (a.d_in for key-only, a.d_out otherwise). Asynchronous on
+ * c->stream except for the tie-refinement flag read-back. */
+int sort_on_device(gpu_ctx *c, const gs_layout &L, size_t n, const chunk_area &a, unsigned char **d_res,
+		   uint64_t *passes)
+{
+	cudaStream_t st = c->stream;
+	if (key_only(L)) {
+		unsigned char *d = a.d_in;
+		GS_CK(c, gs_keys_normalize(d, n, L, st, false));
+		++*passes;
+		if (L.rs == 4)
+			GS_CK(c, bitonic_sort<uint32_t>((uint32_t *)d, n, st, passes));
+		else
+			GS_CK(c, bitonic_sort<uint64_t>((uint64_t *)d, n, st, passes));
+		GS_CK(c, gs_keys_normalize(d, n, L, st, true));
+		++*passes;
+		*d_res = d;
+		return 0;
+	}
+	int r = sort_general(c, L, n, a.d_in, a.d_out, a.d_pairs, (int *)c->arena, passes);
+	if (r < 0) {
+		cudaStreamSynchronize(c->stream);
+		return r;
+	}
+	*d_res = a.d_out;
+	return 0;
+}
+
+int check_n(gpu_ctx *ctx, const gs_layout &L, size_t n, const char *who)
+{
+	if (n > capacity(ctx, L)) {
+		char m[128];
+		snprintf(m, sizeof m, "%s: n = %zu exceeds the capacity %zu", who, n, capacity(ctx, L));
+		return gs_fail_msg(ctx, GPU_EINVAL, m);
+	}
+	return 0;
+}
+
 } // namespace
 
 extern "C" size_t gpu_chunk_capacity(const gpu_ctx *ctx, const gpu_key_layout *layout)
@@ -167,46 +232,20 @@ extern "C" int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout, const 
 		return 0;
 	if (!in || !out)
 		return gs_fail_msg(ctx, GPU_EINVAL, "gpu_sort_chunk: NULL buffer");
-	if (n > capacity(ctx, L)) {
-		char m[128];
-		snprintf(m, sizeof m, "gpu_sort_chunk: n = %zu exceeds the capacity %zu", n, capacity(ctx, L));
-		return gs_fail_msg(ctx, GPU_EINVAL, m);
-	}
+	if ((r = check_n(ctx, L, n, "gpu_sort_chunk")) < 0)
+		return r;
 	GS_CK(ctx, cudaSetDevice(ctx->device));
 	cudaStream_t st = ctx->stream;
 	const size_t bytes = n * (size_t)L.rs;
-	int *d_flag = (int *)ctx->arena;
-	unsigned char *p = ctx->arena + ALIGN;
 	uint64_t passes = 0;
 	unsigned char *d_res;
+	chunk_area a = area_of(ctx, L, n);
 
 	GS_CK(ctx, cudaEventRecord(ctx->ev[0], st));
-	if (key_only(L)) {
-		unsigned char *d = p;
-		GS_CK(ctx, cudaMemcpyAsync(d, in, bytes, cudaMemcpyHostToDevice, st));
-		GS_CK(ctx, cudaEventRecord(ctx->ev[1], st));
-		GS_CK(ctx, gs_keys_normalize(d, n, L, st, false));
-		++passes;
-		if (L.rs == 4)
-			GS_CK(ctx, bitonic_sort<uint32_t>((uint32_t *)d, n, st, &passes));
-		else
-			GS_CK(ctx, bitonic_sort<uint64_t>((uint64_t *)d, n, st, &passes));
-		GS_CK(ctx, gs_keys_normalize(d, n, L, st, true));
-		++passes;
-		d_res = d;
-	} else {
-		void *d_pairs = p;
-		unsigned char *d_in = p + al(n * pair_bytes(L));
-		unsigned char *d_out = d_in + al(bytes);
-		GS_CK(ctx, cudaMemcpyAsync(d_in, in, bytes, cudaMemcpyHostToDevice, st));
-		GS_CK(ctx, cudaEventRecord(ctx->ev[1], st));
-		r = sort_general(ctx, L, n, d_in, d_out, d_pairs, d_flag, &passes);
-		if (r < 0) {
-			cudaStreamSynchronize(st);
-			return r;
-		}
-		d_res = d_out;
-	}
+	GS_CK(ctx, cudaMemcpyAsync(a.d_in, in, bytes, cudaMemcpyHostToDevice, st));
+	GS_CK(ctx, cudaEventRecord(ctx->ev[1], st));
+	if ((r = sort_on_device(ctx, L, n, a, &d_res, &passes)) < 0)
+		return r;
 	GS_CK(ctx, cudaEventRecord(ctx->ev[2], st));
 	GS_CK(ctx, cudaMemcpyAsync(out, d_res, bytes, cudaMemcpyDeviceToHost, st));
 	GS_CK(ctx, cudaEventRecord(ctx->ev[3], st));
@@ -222,4 +261,152 @@ extern "C" int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout, const 
 			return err;
 	}
 	return 0;
+}
+
+/* ---- the device-resident chunk (gpusort_kernels.h) ---------------------- */
+
+namespace {
+
+int res_check(gpu_ctx *c, int state, size_t first, size_t count, int slot, const void *host, const char *who)
+{
+	char m[160];
+	if (c->res.state != state) {
+		snprintf(m, sizeof m, "%s: called out of order (begin, put..., sort, get..., end)", who);
+		return gs_fail_msg(c, GPU_EINVAL, m);
+	}
+	if (slot < 0 || slot >= GPU_SLOTS || !host || first > c->res.n || count > c->res.n - first) {
+		snprintf(m, sizeof m, "%s: bad slot %d or records [%zu, +%zu) of %zu", who, slot, first, count,
+			 c->res.n);
+		return gs_fail_msg(c, GPU_EINVAL, m);
+	}
+	return 0;
+}
+
+/* Wait for the slot's copy and add its time to the h2d or d2h sum. */
+int slot_finish(gpu_ctx *c, int s)
+{
+	if (!c->res.busy[s])
+		return 0;
+	GS_CK(c, cudaEventSynchronize(c->slot_end[s]));
+	float ms = 0;
+	GS_CK(c, cudaEventElapsedTime(&ms, c->slot_start[s], c->slot_end[s]));
+	if (c->res.busy[s] == 1)
+		c->res.h2d += ms / 1e3;
+	else
+		c->res.d2h += ms / 1e3;
+	c->res.busy[s] = 0;
+	return 0;
+}
+
+int slot_copy(gpu_ctx *c, int s, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+	int r = slot_finish(c, s);
+	if (r < 0)
+		return r;
+	GS_CK(c, cudaEventRecord(c->slot_start[s], c->stream));
+	GS_CK(c, cudaMemcpyAsync(dst, src, bytes, kind, c->stream));
+	GS_CK(c, cudaEventRecord(c->slot_end[s], c->stream));
+	c->res.busy[s] = kind == cudaMemcpyHostToDevice ? 1 : 2;
+	return 0;
+}
+
+} // namespace
+
+extern "C" int gpu_resident_begin(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n)
+{
+	if (!ctx)
+		return GPU_EINVAL;
+	gs_layout L;
+	int r = to_layout(ctx, layout, &L);
+	if (r < 0)
+		return r;
+	if (n == 0)
+		return gs_fail_msg(ctx, GPU_EINVAL, "gpu_resident_begin: no records");
+	if ((r = check_n(ctx, L, n, "gpu_resident_begin")) < 0)
+		return r;
+	GS_CK(ctx, cudaSetDevice(ctx->device));
+	if (!ctx->slot_start[0])
+		for (int i = 0; i < GPU_SLOTS; ++i) {
+			GS_CK(ctx, cudaEventCreate(&ctx->slot_start[i]));
+			GS_CK(ctx, cudaEventCreate(&ctx->slot_end[i]));
+		}
+	memset(&ctx->res, 0, sizeof ctx->res);
+	ctx->res.L = L;
+	ctx->res.n = n;
+	ctx->res.state = 1;
+	return 0;
+}
+
+extern "C" int gpu_resident_put(gpu_ctx *ctx, const void *host, size_t first, size_t count, int slot)
+{
+	if (!ctx)
+		return GPU_EINVAL;
+	int r = res_check(ctx, 1, first, count, slot, host, "gpu_resident_put");
+	if (r < 0 || count == 0)
+		return r;
+	const size_t rs = ctx->res.L.rs;
+	chunk_area a = area_of(ctx, ctx->res.L, ctx->res.n);
+	return slot_copy(ctx, slot, a.d_in + first * rs, host, count * rs, cudaMemcpyHostToDevice);
+}
+
+extern "C" int gpu_resident_sort(gpu_ctx *ctx)
+{
+	if (!ctx || ctx->res.state != 1)
+		return ctx ? gs_fail_msg(ctx, GPU_EINVAL, "gpu_resident_sort: no chunk begun") : GPU_EINVAL;
+	cudaStream_t st = ctx->stream;
+	uint64_t passes = 0;
+	unsigned char *d_res = NULL;
+	GS_CK(ctx, cudaEventRecord(ctx->ev[1], st));
+	int r = sort_on_device(ctx, ctx->res.L, ctx->res.n, area_of(ctx, ctx->res.L, ctx->res.n), &d_res, &passes);
+	if (r < 0)
+		return r;
+	GS_CK(ctx, cudaEventRecord(ctx->ev[2], st));
+	GS_CK(ctx, cudaGetLastError());
+	ctx->res.d_res = d_res;
+	ctx->res.passes = passes;
+	ctx->res.state = 2;
+	return 0;
+}
+
+extern "C" int gpu_resident_get(gpu_ctx *ctx, void *host, size_t first, size_t count, int slot)
+{
+	if (!ctx)
+		return GPU_EINVAL;
+	int r = res_check(ctx, 2, first, count, slot, host, "gpu_resident_get");
+	if (r < 0 || count == 0)
+		return r;
+	const size_t rs = ctx->res.L.rs;
+	return slot_copy(ctx, slot, host, ctx->res.d_res + first * rs, count * rs, cudaMemcpyDeviceToHost);
+}
+
+extern "C" int gpu_slot_wait(gpu_ctx *ctx, int slot)
+{
+	if (!ctx || slot < 0 || slot >= GPU_SLOTS)
+		return ctx ? gs_fail_msg(ctx, GPU_EINVAL, "gpu_slot_wait: bad slot") : GPU_EINVAL;
+	return slot_finish(ctx, slot);
+}
+
+extern "C" int gpu_resident_end(gpu_ctx *ctx, gpu_stage_times *t)
+{
+	if (!ctx)
+		return GPU_EINVAL;
+	if (t)
+		memset(t, 0, sizeof *t);
+	int r = 0;
+	for (int s = 0; s < GPU_SLOTS && r == 0; ++s)
+		r = slot_finish(ctx, s);
+	if (r == 0 && ctx->res.state == 2 && t) {
+		GS_CK(ctx, cudaEventSynchronize(ctx->ev[2]));
+		t->h2d = ctx->res.h2d;
+		t->d2h = ctx->res.d2h;
+		t->sort = ms_between(ctx, 1, 2, &r);
+		t->passes = ctx->res.passes;
+	}
+	if (r < 0) {
+		cudaStreamSynchronize(ctx->stream);
+		(void)cudaGetLastError();
+		memset(ctx->res.busy, 0, sizeof ctx->res.busy);
+	}
+	ctx->res.state = 0;
+	return r;
 }

@@ -6,6 +6,8 @@
 
 #include "gpusort_kernels.h"
 
+#include <string.h>
+
 int gpu_device_count(void)
 {
 	return 0;
@@ -52,6 +54,50 @@ int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout, const void *in, v
 		t->h2d = t->sort = t->d2h = 0;
 		t->passes = 0;
 	}
+	return GPU_ENOTSUP;
+}
+
+int gpu_resident_begin(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n)
+{
+	(void)ctx;
+	(void)layout;
+	(void)n;
+	return GPU_ENOTSUP;
+}
+
+int gpu_resident_put(gpu_ctx *ctx, const void *host, size_t first, size_t count, int slot)
+{
+	(void)ctx;
+	(void)host;
+	(void)first;
+	(void)count;
+	(void)slot;
+	return GPU_ENOTSUP;
+}
+
+int gpu_resident_sort(gpu_ctx *ctx)
+{
+	(void)ctx;
+	return GPU_ENOTSUP;
+}
+
+int gpu_resident_get(gpu_ctx *ctx, void *host, size_t first, size_t count, int slot)
+{
+	return gpu_resident_put(ctx, host, first, count, slot);
+}
+
+int gpu_slot_wait(gpu_ctx *ctx, int slot)
+{
+	(void)ctx;
+	(void)slot;
+	return GPU_ENOTSUP;
+}
+
+int gpu_resident_end(gpu_ctx *ctx, gpu_stage_times *t)
+{
+	(void)ctx;
+	if (t)
+		memset(t, 0, sizeof *t);
 	return GPU_ENOTSUP;
 }
 

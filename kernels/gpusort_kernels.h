@@ -102,6 +102,37 @@ size_t gpu_chunk_capacity(const gpu_ctx *ctx, const gpu_key_layout *layout);
 int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout,
 		   const void *in, void *out, size_t n, gpu_stage_times *t);
 
+/*
+ * The device-resident chunk: a chunk that fits the device is streamed in
+ * piece by piece from small pinned staging buffers (the host never holds it
+ * whole, so nothing of the chunk's size is pinned), sorted once on the
+ * device exactly as gpu_sort_chunk does (same order, stable), and streamed
+ * back out piece by piece. Copies are asynchronous on the ctx's stream; a
+ * slot (0..GPU_SLOTS-1) names a staging buffer's latest copy so the caller
+ * can fill or drain one buffer while another is in flight:
+ *
+ *   gpu_resident_begin(ctx, layout, n)             n records, 1 <= n <= gpu_chunk_capacity
+ *   gpu_resident_put(ctx, buf, first, count, s)    records [first, first+count) from buf (H2D)
+ *   gpu_resident_sort(ctx)                         after every record is put (stream order)
+ *   gpu_resident_get(ctx, buf, first, count, s)    sorted records [first, first+count) into buf (D2H)
+ *   gpu_slot_wait(ctx, s)                          slot s's copy is done: buf may be reused / read
+ *   gpu_resident_end(ctx, t)                       waits for every slot; t gets the summed copy times
+ *
+ * Host buffers should be pinned (gpu_host_alloc) and stay untouched until
+ * their slot is waited for; a put or get on a busy slot waits for it first.
+ * Record counts and offsets are in records; every call returns 0 or a
+ * negative code (GPU_EINVAL when called out of order or out of range,
+ * GPU_ENOMEM from begin or sort: the caller may fall back to smaller
+ * chunks). After any failure call gpu_resident_end before reusing the ctx.
+ */
+#define GPU_SLOTS 8
+int gpu_resident_begin(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n);
+int gpu_resident_put(gpu_ctx *ctx, const void *host, size_t first, size_t count, int slot);
+int gpu_resident_sort(gpu_ctx *ctx);
+int gpu_resident_get(gpu_ctx *ctx, void *host, size_t first, size_t count, int slot);
+int gpu_slot_wait(gpu_ctx *ctx, int slot);
+int gpu_resident_end(gpu_ctx *ctx, gpu_stage_times *t);
+
 /* Pinned host memory (cudaHostAlloc); NULL on failure or without CUDA. */
 void *gpu_host_alloc(size_t bytes);
 void gpu_host_free(void *p);

@@ -20,8 +20,9 @@ typedef struct engine {
 	const keys_spec *s;
 	int threads;
 	void *gpu;                   /* gpu_ctx when on the GPU */
-	void *layout;                /* gpu_key_layout + fields */
+	void *layout;                /* a gpu_key_layout (first member) + its fields */
 	uint64_t gpu_fallbacks;      /* chunks the GPU refused (ENOMEM) and the CPU sorted */
+	uint64_t gpu_retries;        /* device-resident chunks the GPU refused, retried in halves */
 	double h2d_s, dsort_s, d2h_s; /* GPU stage times, summed over chunks */
 	uint64_t passes;             /* passes over device memory, summed */
 	char errmsg[512];

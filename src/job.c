@@ -8,6 +8,8 @@
 #include "cpusort.h"
 #include "engine.h"
 #include "merge.h"
+#include "resident.h"
+#include "tpool.h"
 #include "run.h"
 #include "sink.h"
 #include "util.h"
@@ -349,7 +351,9 @@ static struct plan make_plan(struct ctx *c, int64_t total)
 		}
 		if ((uint64_t)total < S) {
 			uint64_t C = (S - (uint64_t)total) / (3 * R + E);
-			if (C && C <= cap && (n + C - 1) / C <= MAX_KEEP_RUNS) {
+			if (C > cap)
+				C = cap; /* the engine's largest chunk: still all kept */
+			if (C && (n + C - 1) / C <= MAX_KEEP_RUNS) {
 				size_t u = align_unit(R);
 				p.chunk = C >= u ? C / u * u : C;
 				p.maxbufs = 8;
@@ -529,6 +533,197 @@ out:
 	return ret;
 }
 
+/* ---- the device-resident path ----------------------------------------------- */
+
+struct keep_copy {
+	uint8_t *dst;
+	const uint8_t *src;
+	size_t bytes;
+};
+
+static void copy_part(void *arg, int t, int nt)
+{
+	struct keep_copy *k = arg;
+	size_t lo, hi;
+	util_split(k->bytes, t, nt, &lo, &hi);
+	memcpy(k->dst + lo, k->src + lo, hi - lo);
+}
+
+/* Where the sorted pieces of a resident chunk go. */
+struct chunk_dst {
+	struct ctx *c;
+	sink *out;        /* the whole input was one chunk: straight to the output */
+	run *r;           /* else this run: kept (r->mem) or spilled (r->file at r->off) */
+	uint64_t done;    /* records received */
+	tpool *tp;
+	io_ring *ring;
+	int err;          /* -errno of a failed spill write */
+};
+
+static int consume_piece(void *arg, uint8_t *recs, size_t n)
+{
+	struct chunk_dst *d = arg;
+	size_t R = d->c->R;
+	if (d->out)
+		return sink_put(d->out, recs, n); /* the caller reports the sink's error */
+	run *r = d->r;
+	if (r->mem) {
+		struct keep_copy k = { r->mem + d->done * R, recs, n * R };
+		tpool_run(d->tp, copy_part, &k);
+	} else {
+		int rc = run_hash_add(&r->hash, recs, n * R);
+		if (rc || (rc = io_write_next(d->ring, r->file, recs, n * R))) {
+			d->err = rc;
+			return rc;
+		}
+	}
+	d->done += n;
+	return 0;
+}
+
+/*
+ * Sort on the GPU with device-resident chunks (resident.h) when it can:
+ * regular inputs only (they are read in parallel at known offsets, and read
+ * again when the device refuses a chunk), at most 64 of them, and staging
+ * that fits -S. One chunk when the input fits the device (straight to the
+ * output, *single = 1); else chunks as large as the device takes, kept in
+ * memory when the input fits -S and spilled otherwise, then merged by the
+ * caller. A chunk the device refuses (out of memory) is retried in halves.
+ * GPUSORT_RESIDENT=0 turns this off, to measure the chunked path against it.
+ * Returns 0, 1 (not taken: sort another way; nothing read or written) or -1.
+ */
+static int form_runs_resident(struct ctx *c, sink *out, int *single)
+{
+	const char *env = getenv("GPUSORT_RESIDENT");
+	int64_t total = known_size(c);
+	*single = 0;
+	if (!c->eng.gpu || total <= 0 || c->nin > 64 || (env && !strcmp(env, "0")))
+		return 1;
+	size_t piece = c->o->mem / (2 * RESIDENT_SLOTS);
+	if (piece > RESIDENT_PIECE)
+		piece = RESIDENT_PIECE;
+	if (piece < RESIDENT_MIN_PIECE)
+		return 1; /* -S too small for the staging buffers */
+	for (int i = 0; i < c->nin; i++) {
+		io_file *f = &c->in[i];
+		if (f->fd < 0) {
+			int rc = io_open_input(f, c->o->inputs[i]);
+			if (rc) {
+				fail(c, "cannot read '%s': %s", c->o->inputs[i], strerror(-rc));
+				return -1;
+			}
+		}
+		if (f->regular && (f->size - f->pos) % c->R) {
+			fail_size(c, f->name, f->size - f->pos);
+			return -1;
+		}
+	}
+	if (known_size(c) != total)
+		return 1; /* an input changed since it was checked: read it as a stream */
+	tpool *tp = NULL;
+	resident *rs = NULL;
+	io_ring ring;
+	int ring_ok = 0, ret = -1;
+	int rc = tpool_start(&tp, c->o->threads);
+	if (rc) {
+		fail(c, "cannot start threads: %s", strerror(-rc));
+		return -1;
+	}
+	rc = resident_open(&rs, &c->eng, c->s, c->in, c->nin, piece, tp);
+	if (rc) {
+		tpool_stop(tp);
+		if (rc < 0)
+			fail(c, "out of memory");
+		return rc < 0 ? -1 : 1;
+	}
+	uint64_t n = (uint64_t)total / c->R, chunk = c->eng.max_records, first = 0, retries = 0;
+	/* kept runs and the staging fit -S: no spill files */
+	int keep = (uint64_t)total + RESIDENT_SLOTS * (uint64_t)piece <= c->o->mem;
+	char msg[1024];
+	while (first < n) {
+		uint64_t cnt = n - first < chunk ? n - first : chunk;
+		struct chunk_dst d = { .c = c, .tp = tp, .ring = &ring };
+		run *r = NULL;
+		if (first == 0 && cnt == n) {
+			d.out = out;
+		} else {
+			if (!(r = new_run(c))) {
+				fail(c, "out of memory");
+				goto out;
+			}
+			r->n = cnt;
+			if (keep) {
+				r->mem = malloc(cnt * c->R);
+				if (!r->mem) {
+					fail(c, "out of memory (a run of %" PRIu64 " bytes; try a smaller -S)", cnt * c->R);
+					goto out;
+				}
+			} else {
+				int dir;
+				if (!ring_ok && (rc = io_ring_init(&ring))) {
+					fail(c, "cannot start I/O: %s", strerror(-rc));
+					goto out;
+				}
+				ring_ok = 1;
+				if (!(r->file = spill_file(c, &dir)))
+					goto out;
+				r->spilled = 1;
+				r->off = c->spill_end[dir];
+				r->file->pos = r->off;
+				c->spill_end[dir] = (r->off + cnt * c->R + IO_ALIGN - 1) / IO_ALIGN * IO_ALIGN;
+			}
+			d.r = r;
+		}
+		resident_chunk ch = { .first = first, .n = cnt, .consume = consume_piece, .arg = &d,
+				      .vin = c->o->verify ? &c->vin : NULL };
+		rc = resident_sort_chunk(rs, &ch, msg, sizeof msg);
+		if (rc == 1 && cnt > 1 && chunk > 1) {
+			/* the device ran out of memory: retry this chunk in halves */
+			if (r) {
+				c->nruns--;
+				free_run(c, r);
+			}
+			chunk = (cnt + 1) / 2;
+			retries++;
+			continue;
+		}
+		if (rc == 0 && r && r->spilled)
+			rc = run_hash_end(&r->hash) ? -1 : 0;
+		if (rc) {
+			if (d.err)
+				fail(c, "cannot write a temporary file: %s", strerror(-d.err));
+			else if (msg[0])
+				fail(c, "%s", msg);
+			else if (rc == 1)
+				fail(c, "GPU out of memory for a chunk of %" PRIu64 " records", cnt);
+			else if (!d.out)
+				fail(c, "out of memory");
+			goto out; /* a failed sink_put: the caller reports the sink's error */
+		}
+		c->st.read_s += ch.read_s;
+		c->st.sort_s += ch.sort_s;
+		if (r) {
+			c->st.runs++;
+			c->st.spilled += r->spilled;
+		} else {
+			*single = 1;
+		}
+		first += cnt;
+		progress(c, "sorted", first * c->R, total);
+	}
+	c->st.records = n;
+	c->st.chunk = chunk < n ? chunk : n;
+	c->st.engine = "gpu:bitonic (device-resident)";
+	c->eng.gpu_retries += retries;
+	ret = 0;
+out:
+	if (ring_ok)
+		io_ring_exit(&ring);
+	resident_close(rs);
+	tpool_stop(tp);
+	return ret;
+}
+
 /* ---- merge phase ------------------------------------------------------------ */
 
 static void merge_error(struct ctx *c, int rc, run **runs, int bad, size_t block)
@@ -662,10 +857,10 @@ static void print_stats(struct ctx *c, double wall)
 			",\"spilled_runs\":%" PRIu64 ",\"merge_passes\":%" PRIu64 ",\"merge_rounds\":%" PRIu64
 			",\"read_s\":%.6f,\"sort_s\":%.6f,\"spill_s\":%.6f,\"merge_read_s\":%.6f"
 			",\"merge_s\":%.6f,\"write_s\":%.6f,\"gpu_h2d_s\":%.6f,\"gpu_sort_s\":%.6f,\"gpu_d2h_s\":%.6f"
-			",\"gpu_passes\":%" PRIu64 ",\"wall_s\":%.6f,\"gb_per_s\":%.3f,\"notice\":\"",
+			",\"gpu_passes\":%" PRIu64 ",\"gpu_retries\":%" PRIu64 ",\"wall_s\":%.6f,\"gb_per_s\":%.3f,\"notice\":\"",
 			s->engine, s->records, c->R, s->records * (uint64_t)c->R, s->records_out, s->chunk,
 			s->runs, s->spilled, s->passes, s->rounds, s->read_s, s->sort_s, s->spill_s, s->mread_s,
-			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, wall,
+			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, wall,
 			wall > 0 ? gb / wall : 0.0);
 		json_str(stderr, c->r->notice);
 		fputs("\"}\n", stderr);
@@ -683,8 +878,9 @@ static void print_stats(struct ctx *c, double wall)
 		s->read_s, s->sort_s, s->spill_s, s->mread_s, s->merge_s, s->write_s);
 	if (c->eng.gpu)
 		fprintf(stderr, "gpusort: stats: gpu: h2d %.3f s, sort %.3f s (%" PRIu64 " passes over device memory), "
-			"d2h %.3f s, %" PRIu64 " chunks sorted on the CPU after device out-of-memory\n",
-			c->eng.h2d_s, c->eng.dsort_s, c->eng.passes, c->eng.d2h_s, c->eng.gpu_fallbacks);
+			"d2h %.3f s, %" PRIu64 " chunks sorted on the CPU after device out-of-memory, %" PRIu64
+			" retries with smaller chunks\n",
+			c->eng.h2d_s, c->eng.dsort_s, c->eng.passes, c->eng.d2h_s, c->eng.gpu_fallbacks, c->eng.gpu_retries);
 	fprintf(stderr, "gpusort: stats: wall %.3f s, %.3f GB/s (stage sum > wall = overlap)\n", wall,
 		wall > 0 ? gb / wall : 0.0);
 }
@@ -791,7 +987,8 @@ void job_sort(const job_opts *o, job_result *r)
 		/* --verify under -m checks order only: the inputs are not read twice */
 		if (!inputs_as_runs(&c))
 			merge_all(&c, &out);
-	} else if (form_runs(&c, &out, &single) == 0 && !single) {
+	} else if (((rc = form_runs_resident(&c, &out, &single)) == 0 ||
+		    (rc == 1 && form_runs(&c, &out, &single) == 0)) && !single) {
 		/* the sink was sized for a single chunk; the merge wants big buffers */
 		if (sink_close(&out) == 0) {
 			size_t m2 = merge_memory(&c);

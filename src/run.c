@@ -117,6 +117,14 @@ void verify_add(verify_sum *v, const uint8_t *recs, size_t n, size_t R)
 	v->n += n;
 }
 
+void verify_merge(verify_sum *a, const verify_sum *b)
+{
+	uint64_t t = a->lo + b->lo;
+	a->hi += b->hi + (t < a->lo);
+	a->lo = t;
+	a->n += b->n;
+}
+
 void verify_order_add(verify_order *v, const keys_spec *s, const uint8_t *recs, size_t n, int strict)
 {
 	size_t R = s->record_size;

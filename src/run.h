@@ -49,6 +49,8 @@ typedef struct verify_sum {
 	uint64_t lo, hi, n;
 } verify_sum;
 void verify_add(verify_sum *v, const uint8_t *recs, size_t n, size_t record_size);
+/* a += b: sums of parts hashed on different threads combine in any order. */
+void verify_merge(verify_sum *a, const verify_sum *b);
 
 /* --verify: order of a record stream across buffers. */
 typedef struct verify_order {

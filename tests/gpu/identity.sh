@@ -13,12 +13,12 @@ if ! $G -k u32 --algorithm=bitonic "$d/empty" > /dev/null 2> "$d/probe"; then
 	exit 0
 fi
 fails=0
-one() { # NAME GENARGS SORTARGS DEVARGS
+one() { # NAME GENARGS SORTARGS DEVARGS [VAR=VALUE for the GPU run]
 	$GEN $2 -o "$d/in" 2> /dev/null || { echo "FAIL $1: gen $2"; fails=1; return; }
 	if ! $G $3 --cpu "$d/in" > "$d/cpu" 2> "$d/cpu.err"; then
 		echo "FAIL $1: cpu engine: $(head -n 1 "$d/cpu.err")"; fails=1; return
 	fi
-	if ! $G $3 --algorithm=bitonic $4 "$d/in" > "$d/gpu" 2> "$d/gpu.err"; then
+	if ! env ${5:-GPUSORT_RESIDENT=1} $G $3 --algorithm=bitonic $4 "$d/in" > "$d/gpu" 2> "$d/gpu.err"; then
 		echo "FAIL $1: gpu engine: $(head -n 1 "$d/gpu.err")"; fails=1; return
 	fi
 	if cmp -s "$d/cpu" "$d/gpu"; then echo "PASS $1"; else echo "FAIL $1: GPU output differs from CPU"; fails=1; fi
@@ -44,4 +44,36 @@ one "gpu-id-floats-specials" "-n 100000 -k f64 --specials" "-k f64" ""
 one "gpu-id-2chunks" "-n 8M -k u64 --dist uniform" "-k u64" "--gpu-memory 40M"
 one "gpu-id-many-chunks" "-n 8M -k u64 --dist fewunique" "-k u64" "--gpu-memory 8M"
 one "gpu-id-many-chunks-rec100" "-n 1M --record-size 100 -k bytes10" "--record-size 100 -k bytes10" "--gpu-memory 16M"
+# the device-resident path (the default when the input fits the device):
+# several 64 MiB pieces, and the chunked path it replaces, forced off
+one "gpu-id-resident-3pieces-u64" "-n 20M -k u64 --dist zipf" "-k u64" ""
+one "gpu-id-resident-3pieces-rec100" "-n 1500000 --record-size 100 -k bytes10" "--record-size 100 -k bytes10" ""
+one "gpu-id-resident-3pieces-rec16" "-n 10M --record-size 16 -k u64@8 -k i32@0 --dist fewunique" "--record-size 16 -k u64@8 -k i32@0:r" ""
+one "gpu-id-chunked-u64" "-n 3M -k u64" "-k u64" "" GPUSORT_RESIDENT=0
+one "gpu-id-chunked-rec100" "-n 300001 --record-size 100 -k bytes10" "--record-size 100 -k bytes10" "" GPUSORT_RESIDENT=0
+# chunks larger than the device budget, spilled (-S too small to keep them)
+one "gpu-id-resident-spilled-runs" "-n 8M -k u64 --dist zipf" "-k u64" "--gpu-memory 40M -S 80M"
+# a device that refuses large chunks: retried in halves, kept or spilled, merged
+one "gpu-id-oom-retry-kept" "-n 1M -k u64" "-k u64" "" GPUSORT_FAULT=gpu-oom
+one "gpu-id-oom-retry-spilled" "-n 300001 --record-size 100 -k bytes10 --dist fewunique" "--record-size 100 -k bytes10" "-S 40M" GPUSORT_FAULT=gpu-oom
+$GEN -n 1M -k u64 -o "$d/in" 2> /dev/null
+if GPUSORT_FAULT=gpu-oom $G -k u64 --stats "$d/in" -o "$d/gpu" 2>&1 | grep -q " [1-9][0-9]* retries with smaller chunks"; then
+	echo "PASS gpu-oom-retry-reported"
+else
+	echo "FAIL gpu-oom-retry-reported: --stats shows no retries"; fails=1
+fi
+# several inputs: pieces cross file boundaries; -u; --verify
+$GEN -n 9M --record-size 12 -k u32@4 --dist fewunique -o "$d/a" 2> /dev/null
+$GEN -n 1 --record-size 12 -k u32@4 --seed 3 -o "$d/b" 2> /dev/null
+$GEN -n 7000001 --record-size 12 -k u32@4 --seed 5 --dist zipf -o "$d/c" 2> /dev/null
+for args in "" "-u"; do
+	nm="gpu-id-resident-3inputs${args:+-u}"
+	if ! $G --record-size 12 -k u32@4 $args --cpu "$d/a" "$d/b" "$d/empty" "$d/c" > "$d/cpu" 2> "$d/cpu.err"; then
+		echo "FAIL $nm: cpu engine: $(head -n 1 "$d/cpu.err")"; fails=1
+	elif ! $G --record-size 12 -k u32@4 $args --algorithm=bitonic --verify "$d/a" "$d/b" "$d/empty" "$d/c" > "$d/gpu" 2> "$d/gpu.err"; then
+		echo "FAIL $nm: gpu engine: $(head -n 1 "$d/gpu.err")"; fails=1
+	elif ! grep -q "verify: .* order ok" "$d/gpu.err"; then
+		echo "FAIL $nm: no verify line: $(head -n 1 "$d/gpu.err")"; fails=1
+	elif cmp -s "$d/cpu" "$d/gpu"; then echo "PASS $nm"; else echo "FAIL $nm: GPU output differs from CPU"; fails=1; fi
+done
 exit $fails

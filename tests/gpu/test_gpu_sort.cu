@@ -303,6 +303,82 @@ void run_case(gpu_ctx *ctx, const Kind &k, size_t n, Dist d, bool inplace)
 	result(nm, "");
 }
 
+/*
+ * The device-resident chunk: records go in through 3 pinned staging
+ * buffers of `piece` records (slots reused many times), are sorted, and
+ * come back the same way; the output must equal the reference order.
+ */
+void resident_case(gpu_ctx *ctx, const Kind &k, size_t n, Dist d, size_t piece)
+{
+	char nm[256];
+	snprintf(nm, sizeof nm, "resident/%s/rs%u/%s/n=%zu/piece=%zu", k.name.c_str(), k.rs, dist_name[d], n, piece);
+	std::vector<unsigned char> in = make_data(k, n, d);
+	std::vector<size_t> o = ref_order(in, n, k);
+	std::vector<gpu_key_field> st;
+	gpu_key_layout L = layout_of(k, st);
+	std::vector<unsigned char> out(n * k.rs + 1, 0xA5);
+	unsigned char *stage[3];
+	for (int s = 0; s < 3; ++s)
+		stage[s] = (unsigned char *)gpu_host_alloc(piece * k.rs);
+	std::string why;
+	int r = gpu_resident_begin(ctx, &L, n);
+	for (size_t i = 0, p = 0; r == 0 && p < n; ++i, p += piece) {
+		int s = (int)(i % 3);
+		size_t c = n - p < piece ? n - p : piece;
+		if ((r = gpu_slot_wait(ctx, s)) == 0) {
+			memcpy(stage[s], in.data() + p * k.rs, c * k.rs);
+			r = gpu_resident_put(ctx, stage[s], p, c, s);
+		}
+	}
+	if (r == 0)
+		r = gpu_resident_sort(ctx);
+	for (size_t i = 0, p = 0; r == 0 && p < n; ++i, p += piece) {
+		int s = (int)(i % 3);
+		size_t c = n - p < piece ? n - p : piece;
+		if ((r = gpu_resident_get(ctx, stage[s], p, c, s)) == 0 && (r = gpu_slot_wait(ctx, s)) == 0)
+			memcpy(out.data() + p * k.rs, stage[s], c * k.rs);
+	}
+	gpu_stage_times t;
+	int e = gpu_resident_end(ctx, &t);
+	if (r < 0 || e < 0)
+		why = std::string("resident: ") + gpu_strerror(r < 0 ? r : e) + ": " + gpu_last_error(ctx);
+	else
+		for (size_t i = 0; i < n; ++i)
+			if (memcmp(out.data() + i * k.rs, in.data() + o[i] * k.rs, k.rs)) {
+				why = "record " + std::to_string(i) + " of " + std::to_string(n) + " differs";
+				break;
+			}
+	if (why.empty() && n >= 2 && (t.passes == 0 || t.h2d <= 0 || t.d2h <= 0))
+		why = "stage times not reported";
+	result(nm, why);
+	for (int s = 0; s < 3; ++s)
+		gpu_host_free(stage[s]);
+}
+
+void resident_api_checks(gpu_ctx *ctx)
+{
+	std::vector<gpu_key_field> st;
+	Kind k = {"u64@8", 16, {{8, 8, GPU_KEY_UINT, 0, 0}}, false};
+	gpu_key_layout L = layout_of(k, st);
+	unsigned char buf[64] = {0};
+	result("resident-api/put-before-begin",
+	       gpu_resident_put(ctx, buf, 0, 1, 0) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	result("resident-api/begin-n=0", gpu_resident_begin(ctx, &L, 0) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	size_t cap = gpu_chunk_capacity(ctx, &L);
+	result("resident-api/begin-over-capacity",
+	       gpu_resident_begin(ctx, &L, cap + 1) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	int r = gpu_resident_begin(ctx, &L, 4);
+	result("resident-api/begin", r == 0 ? "" : gpu_last_error(ctx));
+	result("resident-api/put-past-end",
+	       gpu_resident_put(ctx, buf, 3, 2, 0) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	result("resident-api/bad-slot",
+	       gpu_resident_put(ctx, buf, 0, 1, GPU_SLOTS) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	result("resident-api/get-before-sort",
+	       gpu_resident_get(ctx, buf, 0, 1, 0) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	result("resident-api/end", gpu_resident_end(ctx, NULL) == 0 ? "" : gpu_last_error(ctx));
+	result("resident-api/sort-after-end", gpu_resident_sort(ctx) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+}
+
 std::vector<Kind> kinds()
 {
 	const int U = GPU_KEY_UINT, S = GPU_KEY_SINT, F = GPU_KEY_FLOAT, B = GPU_KEY_BYTES;
@@ -464,6 +540,7 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "device: %s\n", name);
 	api_checks(ctx, ndev);
+	resident_api_checks(ctx);
 
 	std::vector<Kind> K = kinds();
 	const size_t nsmall[] = {0, 1, 2, 3, 5, 17, 31, 33, 255, 1023, 1024, 1025};
@@ -479,7 +556,16 @@ int main(int argc, char **argv)
 				run_case(ctx, k, n, n % 2 ? UNIFORM : FEWUNIQ, false);
 			}
 		budget_case(K[0], 1 << 20);
+		for (const Kind &k : K)
+			if (k.large)
+				resident_case(ctx, k, 10007, UNIFORM, 1000);
 	} else {
+		for (const Kind &k : K)
+			for (size_t n : {(size_t)1, (size_t)999, (size_t)1000, (size_t)100003})
+				resident_case(ctx, k, n, n % 2 ? UNIFORM : FEWUNIQ, 1000);
+		for (const Kind &k : K)
+			if (k.large)
+				resident_case(ctx, k, (1u << 22) + 3, UNIFORM, 300007);
 		for (const Kind &k : K)
 			for (int d = 0; d < NDIST; ++d)
 				for (size_t n : nsmall)

@@ -1,0 +1,61 @@
+/*
+ * resident.h - chunks sorted device-resident (DESIGN.md section 6).
+ *
+ * When every input is a regular file, a chunk (all of the input when it
+ * fits the device's memory budget) never sits whole in host memory on its
+ * way to the GPU: it is read from the page cache by all cores into a few
+ * pinned staging buffers, copied to the device while the next piece is
+ * read, sorted there once, and copied back piece by piece while the caller
+ * consumes the previous piece (writes it to the output, copies it into a
+ * kept run, or spills it). Measured on the H200 machine (bench/NOTES.md):
+ * page-cache reads scale from 8 GB/s on one thread to 65 GB/s on 16, and
+ * page-locking chunk-sized host buffers (cudaHostRegister) cost more than
+ * the device sort itself, so this path avoids both the single reader and
+ * the big pinned buffers.
+ */
+#ifndef GPUSORT_RESIDENT_H
+#define GPUSORT_RESIDENT_H
+#include <stdint.h>
+#include "engine.h"
+#include "run.h"
+#include "tpool.h"
+
+/* Staging: RESIDENT_SLOTS pinned buffers of at most RESIDENT_PIECE bytes each. */
+#define RESIDENT_PIECE (64u << 20)
+#define RESIDENT_SLOTS 4
+#define RESIDENT_MIN_PIECE (1u << 20) /* below this (-S tiny) the path is not worth it */
+
+typedef struct resident resident;
+
+typedef struct resident_chunk {
+	uint64_t first;       /* the chunk: records [first, first + n) of the inputs' concatenation */
+	uint64_t n;           /* >= 1, <= the device's capacity */
+	/* the sorted records, in order, piece by piece: 0 or -errno (stops the sort) */
+	int (*consume)(void *arg, uint8_t *recs, size_t n);
+	void *arg;
+	verify_sum *vin;      /* --verify: the chunk's records are added here; or NULL */
+	double read_s, sort_s; /* out: seconds reading (and hashing) pieces; from the last put to the first piece back */
+} resident_chunk;
+
+/*
+ * Prepare to sort chunks of the inputs in[0..nin) (open regular files;
+ * bytes [pos, size) of each are read, at most 64 inputs) on the GPU engine
+ * e, with staging pieces of piece_bytes (rounded down to whole records,
+ * RESIDENT_MIN_PIECE..RESIDENT_PIECE), reading with the threads of tp.
+ * Returns 0 and *out; 1 when pinned staging memory is refused (sort another
+ * way); -ENOMEM.
+ */
+int resident_open(resident **out, engine *e, const keys_spec *s, io_file *in, int nin, size_t piece_bytes,
+		  tpool *tp);
+void resident_close(resident *r);
+
+/*
+ * Sort chunk c on the device and hand it to c->consume. Returns 0; 1 when
+ * the device refused the chunk (out of memory) before anything was
+ * consumed (c->vin untouched; the inputs can be read again); -1 on an
+ * error with msg set (a read error names the input), or with msg empty
+ * when c->consume failed (the caller knows why).
+ */
+int resident_sort_chunk(resident *r, resident_chunk *c, char *msg, size_t mlen);
+
+#endif
