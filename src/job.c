@@ -7,6 +7,7 @@
 #include "job.h"
 #include "cpusort.h"
 #include "engine.h"
+#include "gpumerge.h"
 #include "merge.h"
 #include "resident.h"
 #include "tpool.h"
@@ -28,7 +29,7 @@
 
 struct stats {
 	double t0, read_s, sort_s, spill_s, merge_s, write_s, mread_s;
-	uint64_t records, bytes_in, records_out, runs, spilled, chunk, rounds, passes;
+	uint64_t records, bytes_in, records_out, runs, spilled, chunk, rounds, passes, gpu_groups;
 	const char *engine;
 };
 
@@ -800,8 +801,52 @@ static int merge_group(struct ctx *c, int lo, int hi, size_t mem)
 	return 0;
 }
 
+/*
+ * The GPU merge (gpumerge.h) of runs held in memory. Returns 0, 1 (it
+ * cannot: merge on the CPU) or -1 (c->r filled, or the sink's error).
+ */
+static int merge_on_gpu(struct ctx *c, sink *out)
+{
+	tpool *tp = NULL;
+	size_t piece = c->o->mem / (2 * RESIDENT_SLOTS);
+	if (piece > RESIDENT_PIECE)
+		piece = RESIDENT_PIECE;
+	int rc = tpool_start(&tp, c->o->threads);
+	if (rc) {
+		fail(c, "cannot start threads: %s", strerror(-rc));
+		return -1;
+	}
+	gpumerge_stats gs;
+	char msg[1024];
+	double t0 = util_now();
+	rc = gpumerge_runs(&c->eng, c->s, c->runs, c->nruns, out, tp, piece, &gs, msg, sizeof msg);
+	tpool_stop(tp);
+	c->st.merge_s += util_now() - t0;
+	c->st.gpu_groups += gs.groups;
+	if (rc < 0 && msg[0])
+		fail(c, "%s", msg);
+	if (rc == 0)
+		c->st.passes++;
+	return rc;
+}
+
 static int merge_all(struct ctx *c, sink *out)
 {
+	if (c->o->merge_where != JOB_WHERE_CPU && c->eng.gpu && !c->o->merge_only) {
+		int rc = merge_on_gpu(c, out);
+		if (rc <= 0)
+			return rc;
+		if (c->o->merge_where == JOB_WHERE_GPU) {
+			fail(c, "--merge=gpu: the GPU merge takes runs held in memory, and these were spilled "
+			     "(a larger -S keeps them)");
+			return -1;
+		}
+	}
+	if (c->o->merge_where == JOB_WHERE_GPU) {
+		fail(c, "--merge=gpu: %s", c->o->merge_only ? "-m merges files; the GPU merge takes runs held in memory"
+							     : "no GPU engine (see --cpu, --device)");
+		return -1;
+	}
 	size_t mem = merge_memory(c);
 	int fanin = merge_max_fanin(c->s, mem / 2);
 	while (c->nruns > fanin) {
@@ -857,10 +902,10 @@ static void print_stats(struct ctx *c, double wall)
 			",\"spilled_runs\":%" PRIu64 ",\"merge_passes\":%" PRIu64 ",\"merge_rounds\":%" PRIu64
 			",\"read_s\":%.6f,\"sort_s\":%.6f,\"spill_s\":%.6f,\"merge_read_s\":%.6f"
 			",\"merge_s\":%.6f,\"write_s\":%.6f,\"gpu_h2d_s\":%.6f,\"gpu_sort_s\":%.6f,\"gpu_d2h_s\":%.6f"
-			",\"gpu_passes\":%" PRIu64 ",\"gpu_retries\":%" PRIu64 ",\"wall_s\":%.6f,\"gb_per_s\":%.3f,\"notice\":\"",
+			",\"gpu_passes\":%" PRIu64 ",\"gpu_retries\":%" PRIu64 ",\"gpu_merge_groups\":%" PRIu64 ",\"wall_s\":%.6f,\"gb_per_s\":%.3f,\"notice\":\"",
 			s->engine, s->records, c->R, s->records * (uint64_t)c->R, s->records_out, s->chunk,
 			s->runs, s->spilled, s->passes, s->rounds, s->read_s, s->sort_s, s->spill_s, s->mread_s,
-			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, wall,
+			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, s->gpu_groups, wall,
 			wall > 0 ? gb / wall : 0.0);
 		json_str(stderr, c->r->notice);
 		fputs("\"}\n", stderr);
@@ -871,8 +916,8 @@ static void print_stats(struct ctx *c, double wall)
 		s->records, c->R, util_fmt_bytes(s->records * (uint64_t)c->R, b, sizeof b), s->engine,
 		c->o->threads);
 	fprintf(stderr, "gpusort: stats: chunk %" PRIu64 " records, %" PRIu64 " runs (%" PRIu64
-		" spilled), %" PRIu64 " merge passes, %" PRIu64 " rounds\n",
-		s->chunk, s->runs, s->spilled, s->passes, s->rounds);
+		" spilled), %" PRIu64 " merge passes, %" PRIu64 " rounds, %" PRIu64 " groups merged on the GPU\n",
+		s->chunk, s->runs, s->spilled, s->passes, s->rounds, s->gpu_groups);
 	fprintf(stderr, "gpusort: stats: read %.3f s, sort %.3f s, spill %.3f s, merge-read %.3f s, "
 		"merge %.3f s, write %.3f s\n",
 		s->read_s, s->sort_s, s->spill_s, s->mread_s, s->merge_s, s->write_s);
@@ -969,6 +1014,11 @@ void job_sort(const job_opts *o, job_result *r)
 		goto done;
 	}
 	c.st.engine = c.eng.name;
+	if (o->merge_where == JOB_WHERE_GPU && !c.eng.gpu) {
+		fail(&c, "--merge=gpu: no GPU to merge on (%s)", !o->use_gpu ? "--cpu was given"
+			 : r->notice[0] ? r->notice : "this gpusort was built without CUDA");
+		goto done;
+	}
 	if (open_output(&c))
 		goto done;
 	sink out;

@@ -80,8 +80,9 @@ static void help(void)
 "      --device=N              use CUDA device N; failing to is an error\n"
 "      --gpu-memory=SIZE       device memory budget (default: 90% of free)\n"
 "      --algorithm=NAME        chunk sort: auto, cpu, bitonic (GPU)\n"
-"      --merge=WHERE           merge engine: auto, cpu (gpu: not yet; auto is\n"
-"                              the CPU merge); sort(1)'s --merge is -m here\n"
+"      --merge=WHERE           merge engine: auto (the GPU when the runs are in\n"
+"                              memory, else the CPU), gpu, cpu; sort(1)'s\n"
+"                              --merge is -m here\n"
 "\n"
 "Reporting:\n"
 "      --progress              report progress on standard error\n"
@@ -240,10 +241,6 @@ int main(int argc, char **argv)
 	o.use_gpu = !cpu && o.algorithm != 1;
 	if (o.algorithm == 2)
 		o.algorithm = JOB_WHERE_GPU;
-	/* the GPU merge (DESIGN.md section 5) is not built yet: say so rather
-	 * than merge on the CPU behind the user's back */
-	if (o.merge_where == JOB_WHERE_GPU)
-		die("--merge=gpu: the GPU merge is not implemented yet; use --merge=auto or --merge=cpu");
 	if (keys_finish(&o.keys, record_size, reverse, msg, sizeof msg))
 		usage_error("%s", msg);
 

@@ -282,6 +282,34 @@ static int plan_slices(struct round *rd)
 	return 0;
 }
 
+int merge_plan_groups(const keys_spec *s, run **runs, int k, int groups, int samples, uint64_t *cuts)
+{
+	size_t R = s->record_size, ns = 0;
+	struct sample *sm = malloc((size_t)k * (size_t)samples * sizeof *sm + 1);
+	if (!sm)
+		return -ENOMEM;
+	for (int i = 0; i < k; i++) {
+		cuts[i] = 0;
+		cuts[(size_t)groups * k + i] = runs[i]->n;
+		for (int q = 1; q <= samples && runs[i]->n; q++) {
+			size_t at = (size_t)(runs[i]->n * (uint64_t)q / (uint64_t)(samples + 1));
+			sm[ns++] = (struct sample){ runs[i]->mem + at * R, i, at };
+		}
+	}
+	qsort_r(sm, ns, sizeof *sm, sample_cmp, (void *)s);
+	for (int g = 1; g < groups; g++) {
+		struct sample *sp = ns ? &sm[ns * (size_t)g / (size_t)groups] : NULL;
+		for (int i = 0; i < k; i++) {
+			uint64_t c = runs[i]->n, prev = cuts[(size_t)(g - 1) * k + i];
+			if (sp)
+				c = merge_cut(s, runs[i]->mem, 0, (size_t)runs[i]->n, i, sp->rec, sp->run, sp->pos, 0);
+			cuts[(size_t)g * k + i] = c < prev ? prev : c;
+		}
+	}
+	free(sm);
+	return 0;
+}
+
 static int fail(struct mctx *m, int i, int rc)
 {
 	if (!m->err) {

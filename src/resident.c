@@ -154,7 +154,15 @@ int resident_sort_chunk(resident *r, resident_chunk *c, char *msg, size_t mlen)
 		r->hash = c->vin != NULL;
 		memset(r->err, 0, sizeof r->err);
 		memset(r->vs, 0, sizeof r->vs);
-		tpool_run(r->tp, read_part, r);
+		if (c->produce) {
+			if ((rc = c->produce(c->parg, r->tp, r->buf, i * per, (size_t)r->count))) {
+				snprintf(msg, mlen, "cannot fill the staging buffer: %s", strerror(-rc));
+				ret = -1;
+				goto out;
+			}
+		} else {
+			tpool_run(r->tp, read_part, r);
+		}
 		for (int t = 0; t < tpool_size(r->tp); t++) {
 			if (r->err[t]) {
 				const io_file *f = &r->in[r->bad[t]];

@@ -33,12 +33,18 @@ typedef struct resident_chunk {
 	/* the sorted records, in order, piece by piece: 0 or -errno (stops the sort) */
 	int (*consume)(void *arg, uint8_t *recs, size_t n);
 	void *arg;
+	/* where the records come from: NULL reads the inputs; else fills buf
+	 * with the chunk's records [first, first + n) (chunk-relative) using
+	 * the pool's threads; 0 or -errno */
+	int (*produce)(void *arg, tpool *tp, uint8_t *buf, uint64_t first, size_t n);
+	void *parg;
 	verify_sum *vin;      /* --verify: the chunk's records are added here; or NULL */
 	double read_s, sort_s; /* out: seconds reading (and hashing) pieces; from the last put to the first piece back */
 } resident_chunk;
 
 /*
- * Prepare to sort chunks of the inputs in[0..nin) (open regular files;
+ * Prepare to sort chunks of the inputs in[0..nin) (nin may be 0 when every
+ * chunk has a producer) (open regular files;
  * bytes [pos, size) of each are read, at most 64 inputs) on the GPU engine
  * e, with staging pieces of piece_bytes (rounded down to whole records,
  * RESIDENT_MIN_PIECE..RESIDENT_PIECE), reading with the threads of tp.

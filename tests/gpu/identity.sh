@@ -62,6 +62,23 @@ if GPUSORT_FAULT=gpu-oom $G -k u64 --stats "$d/in" -o "$d/gpu" 2>&1 | grep -q " 
 else
 	echo "FAIL gpu-oom-retry-reported: --stats shows no retries"; fails=1
 fi
+# the GPU merge: device-sized runs kept in memory, cut into groups that fit
+# the device, each ordered there; against the CPU engine and the CPU merge
+one "gpu-id-gpumerge-u64" "-n 8M -k u64 --dist zipf" "-k u64" "--gpu-memory 8M --merge=gpu"
+one "gpu-id-gpumerge-rec16-ties" "-n 3M --record-size 16 -k u64@8 -k i32@0 --dist fewunique" "--record-size 16 -k u64@8 -k i32@0:r" "--gpu-memory 16M --merge=gpu"
+one "gpu-id-gpumerge-rec100" "-n 1M --record-size 100 -k bytes10 --dist equal" "--record-size 100 -k bytes10" "--gpu-memory 32M --merge=gpu"
+one "gpu-id-gpumerge-unique" "-n 4M --record-size 12 -k u32@4 --dist fewunique" "--record-size 12 -k u32@4 -u" "--gpu-memory 8M --merge=gpu"
+one "gpu-id-gpumerge-bytes20" "-n 2M --record-size 32 -k bytes20@4 --dist fewunique" "--record-size 32 -k bytes20@4" "--gpu-memory 16M --merge=gpu"
+one "gpu-id-cpumerge-u64" "-n 8M -k u64 --dist zipf" "-k u64" "--gpu-memory 8M --merge=cpu"
+if $G -k u64 --gpu-memory 8M --merge=gpu --stats "$d/in" -o "$d/gpu" 2>&1 | grep -q " [1-9][0-9]* groups merged on the GPU"; then
+	echo "PASS gpu-merge-reported"
+else
+	echo "FAIL gpu-merge-reported: --stats shows no GPU merge groups"; fails=1
+fi
+if $G -k u64 --gpu-memory 8M -S 70M --merge=gpu "$d/in" -o "$d/gpu" 2> "$d/gpu.err"; then
+	echo "FAIL gpu-merge-spilled-error: --merge=gpu on spilled runs succeeded"; fails=1
+elif grep -q "spilled" "$d/gpu.err"; then echo "PASS gpu-merge-spilled-error"
+else echo "FAIL gpu-merge-spilled-error: $(head -n 1 "$d/gpu.err")"; fails=1; fi
 # several inputs: pieces cross file boundaries; -u; --verify
 $GEN -n 9M --record-size 12 -k u32@4 --dist fewunique -o "$d/a" 2> /dev/null
 $GEN -n 1 --record-size 12 -k u32@4 --seed 3 -o "$d/b" 2> /dev/null

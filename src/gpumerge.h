@@ -1,0 +1,33 @@
+/*
+ * gpumerge.h - the GPU merge (DESIGN.md section 5, --merge=gpu).
+ *
+ * Sorted runs held in host memory are cut at global splitters (regular
+ * sampling, merge_plan_groups) into groups that each fit the device; each
+ * group is streamed to the device through the resident path's pinned
+ * staging (resident.h), ordered there, and streamed to the output while the
+ * next pieces come back, one group after another.
+ */
+#ifndef GPUSORT_GPUMERGE_H
+#define GPUSORT_GPUMERGE_H
+#include "engine.h"
+#include "run.h"
+#include "sink.h"
+#include "tpool.h"
+
+typedef struct gpumerge_stats {
+	uint64_t groups;     /* groups merged on the device */
+	double fill_s;       /* seconds copying run slices into staging */
+} gpumerge_stats;
+
+/*
+ * Merge runs[0..k) (all in memory: runs[i]->mem, runs[i]->n records, in
+ * input order) into out on the GPU engine e, with staging pieces of
+ * piece_bytes and the threads of tp. Stable: ties keep run order.
+ * Returns 0; 1 when it cannot (a run is not in memory, pinned staging was
+ * refused, or the device refused the first group) and nothing was written;
+ * -1 on an error with msg set (msg empty: the sink failed, out->err says why).
+ */
+int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, tpool *tp, size_t piece_bytes,
+		  gpumerge_stats *st, char *msg, size_t mlen);
+
+#endif
