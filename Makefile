@@ -115,11 +115,18 @@ check-gpu: all tests/refsort tests/checksorted tests/gpu/test_gpu_sort
 	@if [ "$(CUDA)" != yes ]; then echo "gpusort: check-gpu needs a CUDA build (nvcc)"; exit 2; fi
 	@sh tests/run.sh tests/gpu/test_gpu_sort tests/gpu/sanitize.sh tests/gpu/identity.sh
 
-bench: all
+# bench/run.sh: gpusort next to cat, GNU sort, NumPy, CuPy (options at its top).
+# bench/checkrec checks every tool's output, independently of gpusort's code.
+bench/checkrec: bench/checkrec.c
+	$(say) CC $@
+	$(Q)$(CC) -std=c11 $(WARN) -O2 -pthread -o $@ $<
+
+bench: all bench/checkrec
 	@sh bench/run.sh
 
-bench-cpu: all
-	@sh bench/run.sh --cpu
+# the issue's CPU target: 1 GiB of 100-byte records, gpusort --cpu vs GNU sort
+bench-cpu: all bench/checkrec
+	@sh bench/run.sh --cpu --workloads rec100 --sizes 1
 
 man: man/gpusort.1
 	@MANWIDTH=80 man -l man/gpusort.1
