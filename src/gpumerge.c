@@ -60,9 +60,44 @@ static int produce(void *arg, tpool *tp, uint8_t *buf, uint64_t first, size_t n)
 	return 0;
 }
 
+/* A piece copied into the sink's buffer (all cores), written in the background. */
+struct handoff {
+	uint8_t *dst;
+	const uint8_t *src;
+	size_t bytes;
+};
+
+static void copy_part(void *arg, int t, int nt)
+{
+	struct handoff *h = arg;
+	size_t lo, hi;
+	util_split(h->bytes, t, nt, &lo, &hi);
+	memcpy(h->dst + lo, h->src + lo, hi - lo);
+}
+
+struct out_ctx {
+	sink *out;
+	tpool *tp;
+};
+
+/*
+ * Hand a merged piece to the sink's writer without waiting for the write:
+ * the writer works while the next group goes to the device and is ordered,
+ * so writing (the slowest stage: one thread per file) never waits for
+ * the GPU. sink_put would write synchronously and serialize the two.
+ */
 static int consume(void *arg, uint8_t *recs, size_t n)
 {
-	return sink_put(arg, recs, n);
+	struct out_ctx *o = arg;
+	if (n > sink_max_records(o->out))
+		return sink_put(o->out, recs, n);
+	uint8_t *dst = sink_reserve(o->out, n);
+	if (!dst)
+		return o->out->err ? o->out->err : -ENOMEM;
+	struct handoff h = { dst, recs, n * o->out->s->record_size };
+	tpool_run(o->tp, copy_part, &h);
+	sink_commit(o->out, dst, n);
+	return 0;
 }
 
 /* The largest group of a plan, in records. */
@@ -121,6 +156,7 @@ int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, t
 	if (!len || resident_open(&rs, e, s, NULL, 0, piece_bytes, tp) != 0)
 		goto out;
 	struct group g = { .runs = runs, .k = k, .R = s->record_size, .len = len, .at = len + k };
+	struct out_ctx oc = { out, tp };
 	for (int gi = 0; gi < groups; gi++) {
 		uint64_t m = 0;
 		g.lo = cuts + (size_t)gi * k;
@@ -135,7 +171,7 @@ int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, t
 		 * the group is its runs' slices in run order, so the stable order
 		 * is exactly the merge's (key, run, position) order. */
 		resident_chunk ch = { .first = 0, .n = m, .produce = produce, .parg = &g, .consume = consume,
-				      .arg = out };
+				      .arg = &oc };
 		int rc = resident_sort_chunk(rs, &ch, msg, mlen);
 		if (rc == 1 && st->groups == 0)
 			goto out; /* nothing written: the caller merges on the CPU */
