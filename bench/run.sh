@@ -25,6 +25,8 @@
 #   --dir        scratch space (default $TMPDIR or /tmp); a subdirectory is
 #                made and removed at the end, also on errors and ^C
 #   --csv        append one line per row: workload,gib,tool,median_s,...
+#   BENCH_TREE   the commit to print when this tree's .git is not the one
+#                built (a copy sent to another machine)
 #
 # Markdown on stdout (one table per workload, rows written as each size
 # ends), progress on stderr; workloads, tools and checks are in
@@ -132,7 +134,7 @@ echo "Machine: $(grep -m 1 'model name' /proc/cpuinfo | sed 's/.*: //'), $NPROC 
 	"$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo) RAM, GPU: ${GPU:-none};" \
 	"scratch $(df -PT "$W" | awk 'NR == 2 {print $2}') ($DIR); $(uname -sr); $(sort --version | head -n 1)."
 echo "Command: \`sh bench/run.sh $ARGS\`; dist $DIST, seed $SEED, -S $MEM for GNU sort and gpusort;" \
-	"$(./gpusort --version | head -n 1), tree $(git describe --always --dirty 2> /dev/null || echo unknown)."
+	"$(./gpusort --version | head -n 1), tree ${BENCH_TREE:-$(git describe --always --dirty 2> /dev/null || echo unknown)}."
 echo "Medians of $RUNS runs (min-max beside), input in the page cache, outputs to the same" \
 	"file system; each tool's first output checked by bench/checkrec (order by the keys," \
 	"same records as the input) before its times count. GB/s = binary bytes / median.${NOTES}"
