@@ -285,14 +285,25 @@ static int plan_slices(struct round *rd)
 int merge_plan_groups(const keys_spec *s, run **runs, int k, int groups, int samples, uint64_t *cuts)
 {
 	size_t R = s->record_size, ns = 0;
-	struct sample *sm = malloc((size_t)k * (size_t)samples * sizeof *sm + 1);
+	uint64_t total = 0, budget = (uint64_t)k * (uint64_t)samples;
+	for (int i = 0; i < k; i++)
+		total += runs[i]->n;
+	struct sample *sm = malloc(((size_t)budget + (size_t)k) * sizeof *sm + 1);
 	if (!sm)
 		return -ENOMEM;
 	for (int i = 0; i < k; i++) {
 		cuts[i] = 0;
 		cuts[(size_t)groups * k + i] = runs[i]->n;
-		for (int q = 1; q <= samples && runs[i]->n; q++) {
-			size_t at = (size_t)(runs[i]->n * (uint64_t)q / (uint64_t)(samples + 1));
+		/* samples in proportion to the run's length, so every sample stands
+		 * for about the same number of records: with equal counts, a short
+		 * run's samples would pull the splitters and unbalance the groups */
+		uint64_t n = runs[i]->n, si = total ? n * budget / total : 0;
+		if (si < 1 && n)
+			si = 1;
+		if (si > n)
+			si = n;
+		for (uint64_t q = 1; q <= si; q++) {
+			size_t at = (size_t)(n * q / (si + 1));
 			sm[ns++] = (struct sample){ runs[i]->mem + at * R, i, at };
 		}
 	}

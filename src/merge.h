@@ -57,9 +57,11 @@ size_t merge_cut(const keys_spec *s, const uint8_t *base, size_t lo, size_t hi, 
  * Cut k sorted in-memory runs (runs[i]->mem, runs[i]->n records) into
  * `groups` consecutive groups for a merge that takes one group at a time
  * (the GPU merge, DESIGN.md section 5): deterministic regular sampling
- * (Dehne & Zaboli, GPU Bucket Sort, section 4: `samples` regular samples of
- * each run, sorted by (key, run, position), every samples*k/groups-th taken
- * as a global splitter, each run cut at it by binary search). Group g is
+ * (Dehne & Zaboli, GPU Bucket Sort, section 4: about samples * k regular
+ * samples in all, each run's share in proportion to its length, sorted by
+ * (key, run, position), every (samples*k/groups)-th taken as a global
+ * splitter, each run cut at it by binary search). With s = samples * k, a
+ * group holds at most about total/groups + 2 * total/s records. Group g is
  * records [cuts[g*k + i], cuts[(g+1)*k + i]) of each run i; every record of
  * group g orders before every record of group g+1 in (key, run, position)
  * order, so merging the groups one after another is the whole stable merge.

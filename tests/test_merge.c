@@ -76,6 +76,67 @@ int main(void)
 		}
 	} TEST_END();
 
+	TEST_BEGIN("merge/plan-groups") {
+		/* groups cut at sampled splitters: merging each group's slices on its
+		 * own and concatenating must give the stable merge of everything,
+		 * and no group may be much larger than total / groups */
+		for (int trial = 0; trial < 60; trial++) {
+			int k = 1 + (int)(unit_rand(&seed) % 9), G = 1 + (int)(unit_rand(&seed) % 12);
+			uint32_t mod = trial % 3 == 0 ? 3 : trial % 3 == 1 ? 1000 : 4000000000u, serial = 0;
+			run rs[9], *rp[9];
+			size_t total = 0;
+			for (int i = 0; i < k; i++) {
+				size_t n = trial % 5 == 0 && i == 1 ? 0 : unit_rand(&seed) % 3000;
+				uint32_t *v = malloc(n * 8 + 8);
+				for (size_t j = 0; j < n; j++) {
+					v[2 * j] = (uint32_t)(unit_rand(&seed) % mod);
+					v[2 * j + 1] = serial++;
+				}
+				qsort(v, n, 8, rec_cmp);
+				memset(&rs[i], 0, sizeof rs[i]);
+				rs[i].mem = (uint8_t *)v;
+				rs[i].n = n;
+				rp[i] = &rs[i];
+				total += n;
+			}
+			uint64_t *cuts = malloc((size_t)(G + 1) * k * sizeof *cuts);
+			CHECK(merge_plan_groups(&s, rp, k, G, 8 * G, cuts) == 0, "plan failed");
+			uint32_t *ref = malloc(total * 8 + 8), *got = malloc(total * 8 + 8);
+			size_t o = 0, big = 0;
+			for (int i = 0; i < k; i++) {
+				memcpy(ref + 2 * o, rs[i].mem, rs[i].n * 8);
+				o += rs[i].n;
+			}
+			qsort(ref, total, 8, rec_cmp);
+			o = 0;
+			for (int g = 0; g < G; g++) {
+				size_t g0 = o;
+				for (int i = 0; i < k; i++) {
+					uint64_t a = cuts[(size_t)g * k + i], b = cuts[(size_t)(g + 1) * k + i];
+					CHECK(a <= b && b <= rs[i].n, "trial %d group %d run %d: cut [%llu, %llu) of %llu", trial, g,
+					      i, (unsigned long long)a, (unsigned long long)b, (unsigned long long)rs[i].n);
+					if (a <= b && b <= rs[i].n) {
+						memcpy(got + 2 * o, rs[i].mem + a * 8, (b - a) * 8);
+						o += b - a;
+					}
+				}
+				qsort(got + 2 * g0, o - g0, 8, rec_cmp); /* the group's own stable merge */
+				if (o - g0 > big)
+					big = o - g0;
+			}
+			CHECK(o == total, "trial %d: groups hold %zu records of %zu", trial, o, total);
+			CHECK(o != total || !memcmp(got, ref, total * 8), "trial %d (k %d, %d groups): concatenated groups "
+			      "differ from the stable merge", trial, k, G);
+			CHECK(total < 1000 || big <= total * 3 / (2 * (size_t)G) + (size_t)k,
+			      "trial %d: largest group %zu of %zu records in %d groups", trial, big, total, G);
+			for (int i = 0; i < k; i++)
+				free(rs[i].mem);
+			free(cuts);
+			free(ref);
+			free(got);
+		}
+	} TEST_END();
+
 	TEST_BEGIN("merge/cut-splits-consistently") {
 		/* cutting every run at one splitter: the left parts hold exactly the
 		 * records that order before it in (key, run, position) order */

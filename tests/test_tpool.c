@@ -1,0 +1,58 @@
+/* test_tpool.c - the thread pool: every part of every step runs once, part 0 on the caller. */
+#include "tpool.h"
+#include "unit.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+struct step {
+	int runs[64];          /* times each part ran in this step */
+	int nparts[64];        /* the part count each part was told */
+	pthread_t caller, part0;
+	uint64_t sum[64];      /* each part's share of 0..N-1 */
+};
+
+static void work(void *arg, int t, int n)
+{
+	struct step *s = arg;
+	s->runs[t]++;
+	s->nparts[t] = n;
+	if (t == 0)
+		s->part0 = pthread_self();
+	/* a little uneven work, so parts finish out of order */
+	uint64_t lo = 100000ull * (uint64_t)t, hi = lo + 100000ull + 5000ull * (uint64_t)(t % 3), acc = 0;
+	for (uint64_t i = lo; i < hi; i++)
+		acc += i;
+	s->sum[t] = acc;
+}
+
+int main(void)
+{
+	TEST_BEGIN("tpool/every-part-once-per-step") {
+		for (int n = 1; n <= 17; n += (n < 4 ? 1 : 6)) {
+			tpool *p = NULL;
+			CHECK(tpool_start(&p, n) == 0 && p, "tpool_start(%d) failed", n);
+			if (!p)
+				break;
+			CHECK(tpool_size(p) == n, "size %d, want %d", tpool_size(p), n);
+			for (int step = 0; step < 200; step++) {
+				struct step s;
+				memset(&s, 0, sizeof s);
+				s.caller = pthread_self();
+				tpool_run(p, work, &s);
+				for (int t = 0; t < n; t++) {
+					uint64_t lo = 100000ull * (uint64_t)t, hi = lo + 100000ull + 5000ull * (uint64_t)(t % 3);
+					CHECK(s.runs[t] == 1, "n %d step %d: part %d ran %d times", n, step, t, s.runs[t]);
+					CHECK(s.nparts[t] == n, "n %d: part %d was told %d parts", n, t, s.nparts[t]);
+					CHECK(s.sum[t] == (hi * (hi - 1) - lo * (lo - 1)) / 2, "n %d: part %d's result is wrong", n, t);
+				}
+				CHECK(s.runs[n] == 0, "n %d: a part beyond the pool ran", n);
+				CHECK(pthread_equal(s.caller, s.part0), "n %d: part 0 did not run on the caller", n);
+			}
+			tpool_stop(p);
+		}
+		tpool_stop(NULL);
+	} TEST_END();
+	return UNIT_EXIT();
+}
