@@ -87,20 +87,24 @@ check_out() {
 }
 
 # stats_summary LOG: gpusort's --stats text in one table cell: engine, runs,
-# the stages that took time, the device stages, wall
+# the stages that took time, the device stages, start-up, wall
 stats_summary() {
 	sed -n 's/^gpusort: stats: //p' "$1" | awk -F', ' '
 	function keep(s,   f) { split(s, f, " "); return f[2] + 0 >= 0.0005 ? f[1] " " f[2] : "" }
-	/engine/ { e = $0; sub(/.*engine /, "", e); sub(/,.*/, "", e); out = "engine " e }
+	/^[0-9]+ records of/ { e = $0; sub(/.*engine /, "", e); sub(/,.*/, "", e); out = "engine " e }
 	/^chunk/ { split($2, f, " ")
 		out = out (f[1] > 0 ? "; " f[1] " runs (" substr(f[3], 2) " spilled)" : "; 1 chunk") }
 	/^read / { s = ""; for (i = 1; i <= NF; i++) if ((k = keep($i)) != "") s = s (s ? ", " : "") k
 		out = out "; " s }
 	/^gpu: / { sub(/^gpu: /, ""); s = ""
 		for (i = 1; i <= NF; i++) if ($i ~ /^(h2d|sort|d2h) /) s = s (s ? ", " : "") keep($i)
-		if ($NF + 0 > 0) s = s ", " ($NF + 0) " chunks on the CPU (device out of memory)"
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /sorted on the CPU/ && $i + 0 > 0) s = s ", " ($i + 0) " chunks on the CPU (device out of memory)"
+			if ($i ~ /retries/ && $i + 0 > 0) s = s ", " ($i + 0) " retries in smaller chunks"
+		}
 		out = out "; gpu " s }
-	/^wall / { split($1, w, " "); out = out "; wall " w[2] }
+	/^start-up / { split($1, u, " "); out = out "; start-up " u[2] }
+	/wall / { for (i = 1; i <= NF; i++) if ($i ~ /^wall /) { split($i, w, " "); out = out "; wall " w[2] } }
 	END { print out }'
 }
 

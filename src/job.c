@@ -31,6 +31,7 @@
 
 struct stats {
 	double t0, read_s, sort_s, spill_s, merge_s, write_s, mread_s;
+	double start_s;   /* engine start (CUDA context, device arena) and pinned staging */
 	uint64_t records, bytes_in, records_out, runs, spilled, chunk, rounds, passes, gpu_groups;
 	const char *engine;
 };
@@ -643,12 +644,14 @@ static int form_runs_resident(struct ctx *c, sink *out, int *single)
 	resident *rs = NULL;
 	io_ring ring;
 	int ring_ok = 0, ret = -1;
+	double s0 = util_now();
 	int rc = tpool_start(&tp, c->o->threads);
 	if (rc) {
 		fail(c, "cannot start threads: %s", strerror(-rc));
 		return -1;
 	}
 	rc = resident_open(&rs, &c->eng, c->s, c->in, c->nin, piece, tp);
+	c->st.start_s += util_now() - s0;
 	if (rc) {
 		tpool_stop(tp);
 		if (rc < 0)
@@ -920,10 +923,10 @@ static void print_stats(struct ctx *c, double wall)
 			",\"spilled_runs\":%" PRIu64 ",\"merge_passes\":%" PRIu64 ",\"merge_rounds\":%" PRIu64
 			",\"read_s\":%.6f,\"sort_s\":%.6f,\"spill_s\":%.6f,\"merge_read_s\":%.6f"
 			",\"merge_s\":%.6f,\"write_s\":%.6f,\"gpu_h2d_s\":%.6f,\"gpu_sort_s\":%.6f,\"gpu_d2h_s\":%.6f"
-			",\"gpu_passes\":%" PRIu64 ",\"gpu_retries\":%" PRIu64 ",\"gpu_merge_groups\":%" PRIu64 ",\"wall_s\":%.6f,\"gb_per_s\":%.3f,\"notice\":\"",
+			",\"gpu_passes\":%" PRIu64 ",\"gpu_retries\":%" PRIu64 ",\"gpu_merge_groups\":%" PRIu64 ",\"start_s\":%.6f,\"wall_s\":%.6f,\"gb_per_s\":%.3f,\"notice\":\"",
 			s->engine, s->records, c->R, s->records * (uint64_t)c->R, s->records_out, s->chunk,
 			s->runs, s->spilled, s->passes, s->rounds, s->read_s, s->sort_s, s->spill_s, s->mread_s,
-			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, s->gpu_groups, wall,
+			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, s->gpu_groups, s->start_s, wall,
 			wall > 0 ? gb / wall : 0.0);
 		json_str(stderr, c->r->notice);
 		fputs("\"}\n", stderr);
@@ -944,8 +947,8 @@ static void print_stats(struct ctx *c, double wall)
 			"d2h %.3f s, %" PRIu64 " chunks sorted on the CPU after device out-of-memory, %" PRIu64
 			" retries with smaller chunks\n",
 			c->eng.h2d_s, c->eng.dsort_s, c->eng.passes, c->eng.d2h_s, c->eng.gpu_fallbacks, c->eng.gpu_retries);
-	fprintf(stderr, "gpusort: stats: wall %.3f s, %.3f GB/s (stage sum > wall = overlap)\n", wall,
-		wall > 0 ? gb / wall : 0.0);
+	fprintf(stderr, "gpusort: stats: start-up %.3f s (engine, staging), wall %.3f s, %.3f GB/s "
+		"(stage sum > wall = overlap)\n", s->start_s, wall, wall > 0 ? gb / wall : 0.0);
 }
 
 /* ---- the job ---------------------------------------------------------------------- */
@@ -1027,7 +1030,10 @@ void job_sort(const job_opts *o, job_result *r)
 		goto done;
 	if (open_inputs(&c, o->merge_only))
 		goto done;
-	if (engine_open(&c.eng, o, o->merge_only ? 0 : known_size(&c), r->notice, sizeof r->notice)) {
+	double e0 = util_now();
+	int erc = engine_open(&c.eng, o, o->merge_only ? 0 : known_size(&c), r->notice, sizeof r->notice);
+	c.st.start_s += util_now() - e0;
+	if (erc) {
 		fail(&c, "%s", c.eng.errmsg);
 		goto done;
 	}
