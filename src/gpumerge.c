@@ -60,21 +60,6 @@ static int produce(void *arg, tpool *tp, uint8_t *buf, uint64_t first, size_t n)
 	return 0;
 }
 
-/* A piece copied into the sink's buffer (all cores), written in the background. */
-struct handoff {
-	uint8_t *dst;
-	const uint8_t *src;
-	size_t bytes;
-};
-
-static void copy_part(void *arg, int t, int nt)
-{
-	struct handoff *h = arg;
-	size_t lo, hi;
-	util_split(h->bytes, t, nt, &lo, &hi);
-	memcpy(h->dst + lo, h->src + lo, hi - lo);
-}
-
 struct out_ctx {
 	sink *out;
 	tpool *tp;
@@ -94,8 +79,7 @@ static int consume(void *arg, uint8_t *recs, size_t n)
 	uint8_t *dst = sink_reserve(o->out, n);
 	if (!dst)
 		return o->out->err ? o->out->err : -ENOMEM;
-	struct handoff h = { dst, recs, n * o->out->s->record_size };
-	tpool_run(o->tp, copy_part, &h);
+	tpool_memcpy(o->tp, dst, recs, n * o->out->s->record_size);
 	sink_commit(o->out, dst, n);
 	return 0;
 }

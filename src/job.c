@@ -539,20 +539,6 @@ out:
 
 /* ---- the device-resident path ----------------------------------------------- */
 
-struct keep_copy {
-	uint8_t *dst;
-	const uint8_t *src;
-	size_t bytes;
-};
-
-static void copy_part(void *arg, int t, int nt)
-{
-	struct keep_copy *k = arg;
-	size_t lo, hi;
-	util_split(k->bytes, t, nt, &lo, &hi);
-	memcpy(k->dst + lo, k->src + lo, hi - lo);
-}
-
 /*
  * Memory for a kept run: 2 MiB aligned and, where transparent huge pages
  * are offered on request, backed by them, so the first touch (the copy in)
@@ -588,8 +574,7 @@ static int consume_piece(void *arg, uint8_t *recs, size_t n)
 		return sink_put(d->out, recs, n); /* the caller reports the sink's error */
 	run *r = d->r;
 	if (r->mem) {
-		struct keep_copy k = { r->mem + d->done * R, recs, n * R };
-		tpool_run(d->tp, copy_part, &k);
+		tpool_memcpy(d->tp, r->mem + d->done * R, recs, n * R);
 	} else {
 		int rc = run_hash_add(&r->hash, recs, n * R);
 		if (rc || (rc = io_write_next(d->ring, r->file, recs, n * R))) {

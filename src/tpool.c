@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct tpool {
 	pthread_mutex_t mu;
@@ -98,6 +99,29 @@ void tpool_run(tpool *p, void (*fn)(void *, int, int), void *arg)
 	while (p->running > 0)
 		pthread_cond_wait(&p->done, &p->mu);
 	pthread_mutex_unlock(&p->mu);
+}
+
+struct copy {
+	unsigned char *dst;
+	const unsigned char *src;
+	size_t bytes;
+};
+
+static void copy_part(void *arg, int t, int n)
+{
+	struct copy *c = arg;
+	size_t per = c->bytes / (size_t)n, lo = per * (size_t)t;
+	size_t hi = t == n - 1 ? c->bytes : lo + per;
+	memcpy(c->dst + lo, c->src + lo, hi - lo);
+}
+
+void tpool_memcpy(tpool *p, void *dst, const void *src, size_t bytes)
+{
+	struct copy c = { dst, src, bytes };
+	if (bytes < ((size_t)1 << 20) || p->n == 1)
+		memcpy(dst, src, bytes); /* waking the pool costs more than it saves */
+	else
+		tpool_run(p, copy_part, &c);
 }
 
 void tpool_stop(tpool *p)

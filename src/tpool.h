@@ -6,6 +6,7 @@
  */
 #ifndef GPUSORT_TPOOL_H
 #define GPUSORT_TPOOL_H
+#include <stddef.h>
 
 typedef struct tpool tpool;
 
@@ -24,6 +25,13 @@ int tpool_size(const tpool *p);
  * one step at a time per pool.
  */
 void tpool_run(tpool *p, void (*fn)(void *arg, int t, int n), void *arg);
+
+/*
+ * memcpy(dst, src, bytes) split into tpool_size(p) parts run at once: one
+ * thread copies at about 10 GB/s, far below the memory's bandwidth, and the
+ * device-resident path copies every byte it keeps or merges.
+ */
+void tpool_memcpy(tpool *p, void *dst, const void *src, size_t bytes);
 
 /* Stop and join the workers; p may be NULL. */
 void tpool_stop(tpool *p);

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct step {
@@ -53,6 +54,30 @@ int main(void)
 			tpool_stop(p);
 		}
 		tpool_stop(NULL);
+	} TEST_END();
+	TEST_BEGIN("tpool/memcpy-exact") {
+		/* sizes below and above the pool's 1 MiB threshold, odd lengths and
+		 * offsets, 1 to 5 parts: the copy must be byte-exact and stay in bounds */
+		size_t sizes[] = { 0, 1, 4095, (1u << 20) - 1, 1u << 20, (3u << 20) + 7, (9u << 20) + 13 };
+		unsigned long long seed = 5;
+		for (int n = 1; n <= 5; n += 2) {
+			tpool *p = NULL;
+			CHECK(tpool_start(&p, n) == 0, "tpool_start(%d)", n);
+			for (size_t i = 0; p && i < sizeof sizes / sizeof *sizes; i++) {
+				size_t len = sizes[i];
+				unsigned char *src = malloc(len + 3), *dst = malloc(len + 5);
+				for (size_t j = 0; j < len + 3; j++)
+					src[j] = (unsigned char)unit_rand(&seed);
+				memset(dst, 0xEE, len + 5);
+				tpool_memcpy(p, dst + 2, src + 3, len);
+				CHECK(!memcmp(dst + 2, src + 3, len), "n %d: %zu bytes differ", n, len);
+				CHECK(dst[0] == 0xEE && dst[1] == 0xEE && dst[len + 2] == 0xEE, "n %d: %zu bytes: wrote out of bounds",
+				      n, len);
+				free(src);
+				free(dst);
+			}
+			tpool_stop(p);
+		}
 	} TEST_END();
 	return UNIT_EXIT();
 }
