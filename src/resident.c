@@ -129,7 +129,7 @@ static int fault_gpu_oom(uint64_t n)
 
 int resident_sort_chunk(resident *r, resident_chunk *c, char *msg, size_t mlen)
 {
-	const size_t R = r->s->record_size, per = r->per;
+	const size_t per = r->per;
 	const uint64_t np = (c->n + per - 1) / per;
 	gpu_ctx *g = r->e->gpu;
 	verify_sum vin = { 0 };
@@ -220,7 +220,6 @@ int resident_sort_chunk(resident *r, resident_chunk *c, char *msg, size_t mlen)
 	r->e->passes += t.passes;
 	if (c->vin)
 		verify_merge(c->vin, &vin);
-	(void)R;
 	return 0;
 out:
 	gpu_resident_end(g, NULL);
