@@ -6,18 +6,29 @@
  * Median of RUNS timed runs after one warm-up, cudaEvents around the sort.
  * Prints a Markdown table on stdout.
  *
+ * `profile LG` instead times, at n = 2^LG, every kernel configuration listed
+ * in profile_all() (tile bits, register bits, blocks per SM, shared-memory or
+ * register-only passes for the steps above the tile) and each pass of its
+ * plan on its own (events between launches), so that the choice of
+ * Tr<T>::Def in kernels/bitonic.cu rests on a measurement.
+ *
+ * bitonic.cu is included, not linked, so that its internal configurations
+ * can be instantiated here.
+ *
  * Build: nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Ikernels \
- *            bench/gpu_bench.cu kernels/*.cu -o bench/gpu_bench
+ *            bench/gpu_bench.cu -o bench/gpu_bench
  * Usage: bench/gpu_bench [min_log2 [max_log2 [runs]]]   (default 24 30 5)
+ *        bench/gpu_bench profile LG [runs]
  */
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include <cub/device/device_radix_sort.cuh>
 
-#include "bitonic.cuh"
+#include "bitonic.cu"
 
 #define CK(x)                                                                                    \
 	do {                                                                                     \
@@ -147,8 +158,194 @@ static void bench(int lg, int runs, const char *tname)
 	CK(cudaEventDestroy(e1));
 }
 
+/* Per-pass profile of configuration C: median total of `runs` sorts, and one
+ * sort with an event after every pass, summed by pass kind. */
+template <class T, class C>
+static void profile(const char *tname, const char *cname, int lg, int runs, T *d, T *ref, unsigned long long *d_bad,
+		    float cub_ms)
+{
+	const uint64_t n = 1ull << lg;
+	cudaEvent_t ev[128];
+	for (int i = 0; i < 128; ++i)
+		CK(cudaEventCreate(&ev[i]));
+	std::vector<float> tot;
+	uint64_t passes = 0;
+	unsigned long long bad = 0;
+	for (int r = 0; r <= runs; ++r) {
+		k_gen<T><<<4096, 256>>>(d, n, 77 + lg);
+		CK(cudaGetLastError());
+		CK(cudaDeviceSynchronize());
+		uint64_t p = 0;
+		CK(cudaEventRecord(ev[0]));
+		CK((bitonic_sort_cfg<T, C>(d, n, 0, &p, [](int, int, int, int) {})));
+		CK(cudaEventRecord(ev[1]));
+		CK(cudaEventSynchronize(ev[1]));
+		float ms;
+		CK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+		if (r)
+			tot.push_back(ms);
+		passes = p;
+		CK(cudaMemset(d_bad, 0, sizeof *d_bad));
+		k_check<T><<<4096, 256>>>(d, ref, n, d_bad);
+		CK(cudaGetLastError());
+		unsigned long long b = 0;
+		CK(cudaMemcpy(&b, d_bad, sizeof b, cudaMemcpyDeviceToHost));
+		bad += b;
+	}
+	/* the profiled run */
+	k_gen<T><<<4096, 256>>>(d, n, 77 + lg);
+	CK(cudaDeviceSynchronize());
+	struct P { int kind, s, hi, lo; };
+	std::vector<P> pl;
+	CK(cudaEventRecord(ev[0]));
+	CK((bitonic_sort_cfg<T, C>(d, n, 0, nullptr, [&](int kind, int s, int hi, int lo) {
+		pl.push_back(P{ kind, s, hi, lo });
+		if (pl.size() < 127)
+			CK(cudaEventRecord(ev[pl.size()]));
+	})));
+	CK(cudaDeviceSynchronize());
+	double sum[3] = { 0, 0, 0 }, low = 0;
+	int cnt[3] = { 0, 0, 0 }, nlow = 0;
+	fprintf(stderr, "%s %s 2^%d:", tname, cname, lg);
+	for (size_t i = 0; i < pl.size() && i < 126; ++i) {
+		float ms;
+		CK(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]));
+		const P &q = pl[i];
+		fprintf(stderr, " %c%d=%.3f", "LSR"[q.kind], q.hi - q.lo + 1, ms);
+		if (q.kind == 1 && q.lo == 0) {
+			low += ms;
+			++nlow;
+		} else {
+			sum[q.kind] += ms;
+			++cnt[q.kind];
+		}
+	}
+	fprintf(stderr, "\n");
+	const float m = median(tot);
+	printf("| %s | %s | %.2f | %.2f G | %.3f | %llu | %.2f | %.3f (%d) | %.3f (%d) | %.3f (%d) | %s |\n", tname, cname,
+	       m, n / (m * 1e-3) / 1e9, cub_ms / m, (unsigned long long)passes, sum[0], nlow ? low / nlow : 0.0, nlow,
+	       cnt[1] ? sum[1] / cnt[1] : 0.0, cnt[1], cnt[2] ? sum[2] / cnt[2] : 0.0, cnt[2], bad ? "MISMATCH" : "ok");
+	fflush(stdout);
+	for (int i = 0; i < 128; ++i)
+		CK(cudaEventDestroy(ev[i]));
+}
+
+/* CUB's time and reference output for the profile's data. */
+template <class T>
+static float cub_ref(int lg, T *ref, T *tmp)
+{
+	const uint64_t n = 1ull << lg;
+	size_t tb = 0;
+	cub::DoubleBuffer<T> db(ref, tmp);
+	CK(cub::DeviceRadixSort::SortKeys(nullptr, tb, db, (int64_t)n));
+	void *temp;
+	CK(cudaMalloc(&temp, tb));
+	std::vector<float> t;
+	cudaEvent_t e0, e1;
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	for (int r = 0; r < 4; ++r) {
+		k_gen<T><<<4096, 256>>>(ref, n, 77 + lg);
+		CK(cudaDeviceSynchronize());
+		cub::DoubleBuffer<T> k(ref, tmp);
+		CK(cudaEventRecord(e0));
+		CK(cub::DeviceRadixSort::SortKeys(temp, tb, k, (int64_t)n));
+		CK(cudaEventRecord(e1));
+		CK(cudaEventSynchronize(e1));
+		float ms;
+		CK(cudaEventElapsedTime(&ms, e0, e1));
+		if (r)
+			t.push_back(ms);
+		if (k.Current() != ref)
+			CK(cudaMemcpy(ref, k.Current(), n * sizeof(T), cudaMemcpyDeviceToDevice));
+	}
+	CK(cudaFree(temp));
+	return median(t);
+}
+
+#define PROF(T, TB, RB, MINB, GREG)                                                                      \
+	profile<T, BCfg<TB, RB, MINB, GREG>>(#T, "TB" #TB " RB" #RB " MINB" #MINB " GREG" #GREG, lg, runs, d, ref, \
+					     d_bad, cms)
+
+template <class T>
+static void profile_type(int lg, int runs);
+
+template <>
+void profile_type<uint32_t>(int lg, int runs)
+{
+	typedef uint32_t T;
+	const uint64_t n = 1ull << lg;
+	T *d, *ref, *tmp;
+	unsigned long long *d_bad;
+	CK(cudaMalloc(&d, n * sizeof(T)));
+	CK(cudaMalloc(&ref, n * sizeof(T)));
+	CK(cudaMalloc(&tmp, n * sizeof(T)));
+	CK(cudaMalloc(&d_bad, sizeof *d_bad));
+	const float cms = cub_ref<T>(lg, ref, tmp);
+	printf("| u32 | CUB radix | %.2f | %.2f G | 1.000 | | | | | | |\n", cms, n / (cms * 1e-3) / 1e9);
+	PROF(uint32_t, 13, 4, 2, 0);
+	PROF(uint32_t, 13, 4, 2, 4);
+	PROF(uint32_t, 13, 4, 2, 5);
+	PROF(uint32_t, 13, 5, 2, 0);
+	PROF(uint32_t, 13, 5, 2, 5);
+	PROF(uint32_t, 12, 4, 4, 0);
+	PROF(uint32_t, 12, 4, 4, 4);
+	PROF(uint32_t, 14, 5, 1, 0);
+	PROF(uint32_t, 14, 5, 1, 5);
+	PROF(uint32_t, 14, 4, 1, 0);
+	PROF(uint32_t, 14, 4, 1, 5);
+	PROF(uint32_t, 15, 5, 1, 5);
+	CK(cudaFree(d));
+	CK(cudaFree(ref));
+	CK(cudaFree(tmp));
+	CK(cudaFree(d_bad));
+}
+
+template <>
+void profile_type<uint64_t>(int lg, int runs)
+{
+	typedef uint64_t T;
+	const uint64_t n = 1ull << lg;
+	T *d, *ref, *tmp;
+	unsigned long long *d_bad;
+	CK(cudaMalloc(&d, n * sizeof(T)));
+	CK(cudaMalloc(&ref, n * sizeof(T)));
+	CK(cudaMalloc(&tmp, n * sizeof(T)));
+	CK(cudaMalloc(&d_bad, sizeof *d_bad));
+	const float cms = cub_ref<T>(lg, ref, tmp);
+	printf("| u64 | CUB radix | %.2f | %.2f G | 1.000 | | | | | | |\n", cms, n / (cms * 1e-3) / 1e9);
+	PROF(uint64_t, 13, 4, 2, 0);
+	PROF(uint64_t, 13, 4, 2, 4);
+	PROF(uint64_t, 12, 4, 4, 0);
+	PROF(uint64_t, 12, 4, 4, 4);
+	PROF(uint64_t, 12, 3, 4, 0);
+	PROF(uint64_t, 14, 4, 1, 0);
+	PROF(uint64_t, 14, 4, 1, 4);
+	CK(cudaFree(d));
+	CK(cudaFree(ref));
+	CK(cudaFree(tmp));
+	CK(cudaFree(d_bad));
+}
+
+static void profile_all(int lg, int runs)
+{
+	printf("Per-configuration profile at n = 2^%d (median of %d runs; pass columns: average ms of one pass, "
+	       "(count), from one run with an event after every pass). local = the tile sort; low = a stage's "
+	       "pass on the tile's bits; high = shared-memory pass on bits above the tile; reg = register-only "
+	       "pass.\n\n",
+	       lg, runs);
+	printf("| type | config | ms | keys/s | x CUB | passes | local ms | low ms | high ms | reg ms | check |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+	profile_type<uint32_t>(lg, runs);
+	profile_type<uint64_t>(lg, runs);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 2 && !strcmp(argv[1], "profile")) {
+		profile_all(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 3);
+		return 0;
+	}
 	int lo = argc > 1 ? atoi(argv[1]) : 24, hi = argc > 2 ? atoi(argv[2]) : 30;
 	int runs = argc > 3 ? atoi(argv[3]) : 5;
 	if (runs < 3)

@@ -8,7 +8,7 @@ NVCC=${NVCC:-nvcc}
 command -v "$NVCC" >/dev/null 2>&1 || NVCC=/usr/local/cuda/bin/nvcc
 ARCH=${GPU_ARCH:--gencode arch=compute_90,code=sm_90}
 # shellcheck disable=SC2086
-"$NVCC" -O3 -std=c++17 $ARCH -Ikernels bench/gpu_bench.cu kernels/*.cu -o bench/gpu_bench
+"$NVCC" -O3 -std=c++17 $ARCH -Ikernels bench/gpu_bench.cu -o bench/gpu_bench
 dev=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1 || true)
 drv=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n1 || true)
 [ -n "$dev" ] || dev=unknown

@@ -45,13 +45,32 @@
 
 namespace {
 
-constexpr int NT_BITS = 9; /* 512 threads per block */
+/*
+ * A kernel configuration: TB tile bits (the paper's k = 2^TB elements per
+ * block, in shared memory), RB register bits (2^RB elements per thread, so
+ * a block has 2^(TB - RB) threads), MINB blocks per SM asked of the
+ * compiler (__launch_bounds__), GREG: 0 = the steps of a stage on bits >= TB
+ * go through shared-memory passes of up to TB - WB bits; g > 0 = through
+ * register-only passes of up to g bits (k_bitonic_reg: no shared memory, no
+ * barrier, every thread streams 2^g elements), which trade more passes for
+ * passes that run at streaming speed.
+ */
+template <int TB_, int RB_, int MINB_, int GREG_>
+struct BCfg {
+	enum { TB = TB_, RB = RB_, NTB = TB_ - RB_, MINB = MINB_, GREG = GREG_ };
+	static_assert(RB_ >= 2 && RB_ <= 5 && TB_ - RB_ >= 5 && TB_ - RB_ <= 10, "bad bitonic config");
+	static_assert(GREG_ >= 0 && GREG_ <= 5, "bad register pass width");
+};
 
 template <class T> struct Tr;
-/* TB: tile bits (64 KiB tile); RB: register bits (2^RB elements per thread,
- * TB - RB == NT_BITS); WB: log2 of elements per 128-byte line. */
+/* WB: log2 of elements per 128-byte line; Def: the configuration bitonic_sort uses. */
+/* Def: measured on the H200 at 2^28 (bench/gpu_bench profile 28; results in
+ * bench/results/gpu-bitonic-profile-h200-2026-11-22.md): u32 42.1 ms with
+ * register-only high passes against 49.5 ms for <13, 4, 2, 0>; u64 70.0 ms
+ * with 2^12 tiles and 4 blocks per SM against 73.8 ms. */
 template <> struct Tr<uint32_t> {
-	enum { TB = 13, RB = 4, WB = 5 };
+	enum { WB = 5 };
+	typedef BCfg<13, 5, 2, 5> Def;
 	static __device__ __forceinline__ uint32_t inf() { return 0xffffffffu; }
 	static __device__ __forceinline__ void cx(uint32_t &a, uint32_t &b)
 	{
@@ -62,7 +81,8 @@ template <> struct Tr<uint32_t> {
 	static __device__ __forceinline__ void flip(uint32_t &a) { a = ~a; }
 };
 template <> struct Tr<uint64_t> {
-	enum { TB = 13, RB = 4, WB = 4 };
+	enum { WB = 4 };
+	typedef BCfg<12, 4, 4, 0> Def;
 	static __device__ __forceinline__ uint64_t inf() { return ~0ull; }
 	static __device__ __forceinline__ void cx(uint64_t &a, uint64_t &b)
 	{
@@ -74,7 +94,8 @@ template <> struct Tr<uint64_t> {
 	static __device__ __forceinline__ void flip(uint64_t &a) { a = ~a; }
 };
 template <> struct Tr<gs_u128> {
-	enum { TB = 12, RB = 3, WB = 3 };
+	enum { WB = 3 };
+	typedef BCfg<12, 3, 2, 0> Def;
 	static __device__ __forceinline__ gs_u128 inf()
 	{
 		gs_u128 v;
@@ -124,11 +145,11 @@ __device__ __forceinline__ uint32_t slot_pattern(int k)
  * e, xor dblock, is set (dpos 31: never; e < 2^15); a step on bit dpos itself
  * (the first step of a merge stage, tile bit `top`) is ascending.
  */
-template <class T>
-__device__ __forceinline__ void reg_steps(T (&v)[1 << Tr<T>::RB], uint32_t eb, int g, int top, int lbhi, int lblo,
+template <class T, int RB>
+__device__ __forceinline__ void reg_steps(T (&v)[1 << RB], uint32_t eb, int g, int top, int lbhi, int lblo,
 					  int dpos, uint32_t dblock)
 {
-	constexpr int RB = Tr<T>::RB, R = 1 << RB;
+	constexpr int R = 1 << RB;
 	constexpr uint32_t RMASK = R == 32 ? 0xffffffffu : ((1u << R) - 1);
 	int lb = lbhi;
 	if (top == dpos) {
@@ -199,10 +220,10 @@ struct Group {
  * among the threads through shared memory between groups.
  * Starts and ends with a barrier-separated tile in shared memory.
  */
-template <class T>
+template <class T, int RB>
 __device__ __forceinline__ void tile_steps(T *tile, int dpos, uint32_t dblock, int bh, int bl)
 {
-	constexpr int RB = Tr<T>::RB, WB = Tr<T>::WB, R = 1 << RB;
+	constexpr int WB = Tr<T>::WB, R = 1 << RB;
 	const int ng = (bh - bl + RB) / RB;
 	for (int gi = 0; gi < ng; ++gi) {
 		const Group<RB> G(bh, bl, gi);
@@ -211,7 +232,7 @@ __device__ __forceinline__ void tile_steps(T *tile, int dpos, uint32_t dblock, i
 #pragma unroll
 		for (int m = 0; m < R; ++m)
 			v[m] = tile[swz<RB, WB>(G.eb | ((uint32_t)m << G.g))];
-		reg_steps<T>(v, G.eb, G.g, G.top, G.lbhi, G.lblo, dpos, dblock);
+		reg_steps<T, RB>(v, G.eb, G.g, G.top, G.lbhi, G.lblo, dpos, dblock);
 #pragma unroll
 		for (int m = 0; m < R; ++m)
 			tile[swz<RB, WB>(G.eb | ((uint32_t)m << G.g))] = v[m];
@@ -224,11 +245,11 @@ __device__ __forceinline__ void tile_steps(T *tile, int dpos, uint32_t dblock, i
  * block with Γ = {0..TB-1} (Definition 2 with the lowest bits: coalesced).
  * Elements >= n are +infinity, not loaded, not stored.
  */
-template <class T>
-__global__ void __launch_bounds__(1 << NT_BITS, 1) k_bitonic_local(T *__restrict__ d, uint64_t n)
+template <class T, class C>
+__global__ void __launch_bounds__(1 << C::NTB, 1) k_bitonic_local(T *__restrict__ d, uint64_t n)
 {
-	constexpr int TB = Tr<T>::TB, RB = Tr<T>::RB, WB = Tr<T>::WB, R = 1 << RB;
-	constexpr uint32_t NT = 1u << NT_BITS;
+	constexpr int TB = C::TB, RB = C::RB, WB = Tr<T>::WB, R = 1 << RB;
+	constexpr uint32_t NT = 1u << C::NTB;
 	extern __shared__ __align__(16) unsigned char gs_smem[];
 	T *tile = reinterpret_cast<T *>(gs_smem);
 	const uint32_t tid = threadIdx.x;
@@ -270,7 +291,7 @@ __global__ void __launch_bounds__(1 << NT_BITS, 1) k_bitonic_local(T *__restrict
 			tile[swz<RB, WB>(eb | m)] = v[m];
 	}
 	for (int s = RB + 1; s <= TB; ++s)
-		tile_steps<T>(tile, s, 0, s - 1, 0);
+		tile_steps<T, RB>(tile, s, 0, s - 1, 0);
 	__syncthreads();
 #pragma unroll 8
 	for (int q = 0; q < R; ++q) {
@@ -289,12 +310,12 @@ __global__ void __launch_bounds__(1 << NT_BITS, 1) k_bitonic_local(T *__restrict
  * the block number fills the x bits outside Γ. Address = phi_s(x) (see the
  * file comment). Blocks whose partition lies wholly at >= n return at once.
  */
-template <class T, class IX>
-__global__ void __launch_bounds__(1 << NT_BITS, 2)
+template <class T, class C, class IX>
+__global__ void __launch_bounds__(1 << C::NTB, C::MINB)
 	k_bitonic_pass(T *__restrict__ d, IX n, int s, int hi, int lo)
 {
-	constexpr int TB = Tr<T>::TB, RB = Tr<T>::RB, WB = Tr<T>::WB, R = 1 << RB;
-	constexpr uint32_t NT = 1u << NT_BITS;
+	constexpr int TB = C::TB, RB = C::RB, WB = Tr<T>::WB, R = 1 << RB;
+	constexpr uint32_t NT = 1u << C::NTB;
 	extern __shared__ __align__(16) unsigned char gs_smem[];
 	T *tile = reinterpret_cast<T *>(gs_smem);
 	const int c = TB - (hi - lo + 1), mid = lo - c;
@@ -340,7 +361,7 @@ __global__ void __launch_bounds__(1 << NT_BITS, 2)
 			for (int m = 0; m < R; ++m)
 				v[m] = tile[swz<RB, WB>(G.eb | ((uint32_t)m << G.g))];
 		}
-		reg_steps<T>(v, G.eb, G.g, G.top, G.lbhi, G.lblo, dpos, dblock);
+		reg_steps<T, RB>(v, G.eb, G.g, G.top, G.lbhi, G.lblo, dpos, dblock);
 		if (gi == ng - 1 && G.g >= WB) {
 #pragma unroll
 			for (int m = 0; m < R; ++m) {
@@ -368,6 +389,48 @@ __global__ void __launch_bounds__(1 << NT_BITS, 2)
 	}
 }
 
+
+/*
+ * A register-only pass of stage s: the G = hi - lo + 1 steps on index bits
+ * hi..lo >= TB (all above the tile, so no thread shares an element with
+ * another). Γ = {lo..hi} (Definition 2) with the Γ-partitions assigned one
+ * per thread: thread t holds x = xb | (m << lo), m < 2^G, in registers, where
+ * xb spreads t over the bits outside Γ, its low bits first, so a warp's 32
+ * lanes read 32 consecutive elements for every m (section 5's k-coalesced
+ * condition with the warp as the unit). No shared memory and no barrier: the
+ * pass streams at the speed of device memory, at the price of G <= 5 steps
+ * per pass instead of TB - WB.
+ */
+template <class T, int G, class IX>
+__global__ void __launch_bounds__(256) k_bitonic_reg(T *__restrict__ d, IX n, int s, int hi, int lo)
+{
+	const IX t = (IX)blockIdx.x * 256u + threadIdx.x;
+	const IX xb = (t & (((IX)1 << lo) - 1)) | ((t >> lo) << (hi + 1));
+	const int sb = s - 1;
+	if (((xb >> sb) << sb) >= n)
+		return; /* every element of this partition is virtual */
+	const IX hmask = ((IX)1 << sb) - 1;
+	T v[1 << G];
+	IX a[1 << G];
+#pragma unroll
+	for (int m = 0; m < (1 << G); ++m) {
+		const IX x = xb | ((IX)m << lo);
+		a[m] = ((x >> sb) & 1) ? x ^ hmask : x;
+		v[m] = a[m] < n ? d[a[m]] : Tr<T>::inf();
+	}
+	/* in register coordinates the thread's elements are m << 0: the top
+	 * step (bit hi == s - 1) is the ascending first step of the merge, the
+	 * others are descending where bit s - 1 of x is set */
+	if (hi == sb)
+		reg_steps<T, G>(v, 0, 0, G - 1, G - 1, 0, G - 1, 0);
+	else
+		reg_steps<T, G>(v, 0, 0, G - 1, G - 1, 0, 31, (uint32_t)((xb >> sb) & 1));
+#pragma unroll
+	for (int m = 0; m < (1 << G); ++m)
+		if (a[m] < n)
+			d[a[m]] = v[m];
+}
+
 int ceil_log2(uint64_t n)
 {
 	int l = 0;
@@ -376,25 +439,123 @@ int ceil_log2(uint64_t n)
 	return l;
 }
 
-/* The plan: calls f(kind, s, hi, lo) for each pass; kind 0 = local sort. */
-template <class T, class F>
+/* One pass of a plan: kind 0 sorts every tile (stages 1..TB), kind 1 is a
+ * shared-memory pass on bits hi..lo of stage s, kind 2 a register pass. */
+enum { PASS_LOCAL = 0, PASS_SMEM = 1, PASS_REG = 2 };
+
+/* Split the H bits hi0 .. hi0 - H + 1 into ceil(H / w) nearly equal passes. */
+template <class F>
+void split_bits(int s, int hi0, int H, int w, int kind, F f)
+{
+	const int ng = (H + w - 1) / w;
+	int hi = hi0;
+	for (int i = 0; i < ng; ++i) {
+		const int sz = H / ng + (i < H % ng ? 1 : 0);
+		f(kind, s, hi, hi - sz + 1);
+		hi -= sz;
+	}
+}
+
+/* The plan: calls f(kind, s, hi, lo) for each pass. Stage s > TB: its H =
+ * s - TB steps on bits >= TB in ceil(H / width) passes, then one pass on
+ * the TB bits of the tile. */
+template <class T, class C, class F>
 void plan(size_t n, F f)
 {
-	constexpr int TB = Tr<T>::TB, WB = Tr<T>::WB, GMAX = TB - WB;
+	constexpr int TB = C::TB, WB = Tr<T>::WB, GMAX = TB - WB;
 	if (n < 2)
 		return;
 	const int L = ceil_log2(n);
-	f(0, 0, 0, 0);
+	f(PASS_LOCAL, 0, 0, 0);
 	for (int s = TB + 1; s <= L; ++s) {
-		const int H = s - TB, ng = (H + GMAX - 1) / GMAX;
-		int hi = s - 1;
-		for (int i = 0; i < ng; ++i) {
-			const int sz = H / ng + (i < H % ng ? 1 : 0);
-			f(1, s, hi, hi - sz + 1);
-			hi -= sz;
-		}
-		f(1, s, TB - 1, 0);
+		const int H = s - TB;
+		if (C::GREG)
+			split_bits(s, s - 1, H, C::GREG, PASS_REG, f);
+		else
+			split_bits(s, s - 1, H, GMAX, PASS_SMEM, f);
+		f(PASS_SMEM, s, TB - 1, 0);
 	}
+}
+
+template <class T, int G, class IX>
+void launch_reg(T *d, IX n, int L, int s, int hi, int lo, cudaStream_t st)
+{
+	const uint64_t threads = 1ull << (L - G);
+	const unsigned blocks = (unsigned)((threads + 255) / 256);
+	k_bitonic_reg<T, G, IX><<<blocks, 256, 0, st>>>(d, n, s, hi, lo);
+}
+
+/* Launch one pass (asynchronous; returns the launch error). */
+template <class T, class C, class IX>
+cudaError_t launch_pass(T *d, IX n, int L, int kind, int s, int hi, int lo, cudaStream_t st)
+{
+	constexpr int TB = C::TB;
+	const size_t smem = sizeof(T) << TB;
+	if (kind == PASS_LOCAL) {
+		const uint64_t nblk = ((uint64_t)n + (1ull << TB) - 1) >> TB;
+		k_bitonic_local<T, C><<<(unsigned)nblk, 1 << C::NTB, smem, st>>>(d, (uint64_t)n);
+	} else if (kind == PASS_SMEM) {
+		const uint64_t nblk = L > TB ? (1ull << (L - TB)) : 1;
+		k_bitonic_pass<T, C, IX><<<(unsigned)nblk, 1 << C::NTB, smem, st>>>(d, n, s, hi, lo);
+	} else {
+		switch (hi - lo + 1) {
+		case 1: launch_reg<T, 1, IX>(d, n, L, s, hi, lo, st); break;
+		case 2: launch_reg<T, 2, IX>(d, n, L, s, hi, lo, st); break;
+		case 3: launch_reg<T, 3, IX>(d, n, L, s, hi, lo, st); break;
+		case 4: launch_reg<T, 4, IX>(d, n, L, s, hi, lo, st); break;
+		default: launch_reg<T, 5, IX>(d, n, L, s, hi, lo, st); break;
+		}
+	}
+	return cudaGetLastError();
+}
+
+/* Shared memory above 48 KiB must be asked for, per kernel. */
+template <class T, class C>
+cudaError_t set_smem(bool narrow)
+{
+	const int smem = (int)(sizeof(T) << C::TB);
+	cudaError_t err = cudaFuncSetAttribute(k_bitonic_local<T, C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+	if (err == cudaSuccess && narrow)
+		err = cudaFuncSetAttribute(k_bitonic_pass<T, C, uint32_t>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+					   smem);
+	if (err == cudaSuccess && !narrow)
+		err = cudaFuncSetAttribute(k_bitonic_pass<T, C, uint64_t>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+					   smem);
+	return err;
+}
+
+/*
+ * The sort with configuration C; `each`, if not NULL, is called after every
+ * launch with (kind, s, hi, lo) (the benchmark's per-pass profile).
+ */
+template <class T, class C, class Each>
+cudaError_t bitonic_sort_cfg(T *d, size_t n, cudaStream_t stream, uint64_t *passes, Each each)
+{
+	if (n < 2)
+		return cudaSuccess;
+	/* 32-bit index math while x < 2^31; GPUSORT_WIDE_INDEX=1 (tests) forces
+	 * the 64-bit kernels so that they are exercised on small inputs too */
+	static const bool force_wide = getenv("GPUSORT_WIDE_INDEX") != NULL;
+	const bool narrow = n <= (1ull << 31) && !force_wide;
+	cudaError_t err = set_smem<T, C>(narrow);
+	if (err != cudaSuccess)
+		return err;
+	const int L = ceil_log2(n);
+	if (L > C::TB && (1ull << (L - C::TB)) > 0x7fffffffull)
+		return cudaErrorInvalidValue;
+	plan<T, C>(n, [&](int kind, int s, int hi, int lo) {
+		if (err != cudaSuccess)
+			return;
+		if (narrow)
+			err = launch_pass<T, C, uint32_t>(d, (uint32_t)n, L, kind, s, hi, lo, stream);
+		else
+			err = launch_pass<T, C, uint64_t>(d, (uint64_t)n, L, kind, s, hi, lo, stream);
+		if (err == cudaSuccess && passes)
+			++*passes;
+		if (err == cudaSuccess)
+			each(kind, s, hi, lo);
+	});
+	return err;
 }
 
 } // namespace
@@ -403,59 +564,20 @@ template <class T>
 uint64_t bitonic_pass_count(size_t n)
 {
 	uint64_t c = 0;
-	plan<T>(n, [&](int, int, int, int) { ++c; });
+	plan<T, typename Tr<T>::Def>(n, [&](int, int, int, int) { ++c; });
 	return c;
 }
 
 template <class T>
 int bitonic_tile_bits(void)
 {
-	return Tr<T>::TB;
+	return Tr<T>::Def::TB;
 }
 
 template <class T>
 cudaError_t bitonic_sort(T *d, size_t n, cudaStream_t stream, uint64_t *passes)
 {
-	constexpr int TB = Tr<T>::TB;
-	const size_t smem = sizeof(T) << TB;
-	if (n < 2)
-		return cudaSuccess;
-	cudaError_t err = cudaFuncSetAttribute(k_bitonic_local<T>,
-					       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-	if (err != cudaSuccess)
-		return err;
-	/* 32-bit index math while x < 2^31; GPUSORT_WIDE_INDEX=1 (tests) forces
-	 * the 64-bit kernels so that they are exercised on small inputs too */
-	static const bool force_wide = getenv("GPUSORT_WIDE_INDEX") != NULL;
-	const bool narrow = n <= (1ull << 31) && !force_wide;
-	if (narrow)
-		err = cudaFuncSetAttribute(k_bitonic_pass<T, uint32_t>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-					   (int)smem);
-	else
-		err = cudaFuncSetAttribute(k_bitonic_pass<T, uint64_t>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-					   (int)smem);
-	if (err != cudaSuccess)
-		return err;
-	const int L = ceil_log2(n);
-	const uint64_t nblk_all = L > TB ? (1ull << (L - TB)) : 1;
-	const uint64_t nblk_local = (n + (1ull << TB) - 1) >> TB;
-	if (nblk_all > 0x7fffffffull)
-		return cudaErrorInvalidValue;
-	plan<T>(n, [&](int kind, int s, int hi, int lo) {
-		if (err != cudaSuccess)
-			return;
-		if (kind == 0)
-			k_bitonic_local<T><<<(unsigned)nblk_local, 1 << NT_BITS, smem, stream>>>(d, n);
-		else if (narrow)
-			k_bitonic_pass<T, uint32_t>
-				<<<(unsigned)nblk_all, 1 << NT_BITS, smem, stream>>>(d, (uint32_t)n, s, hi, lo);
-		else
-			k_bitonic_pass<T, uint64_t><<<(unsigned)nblk_all, 1 << NT_BITS, smem, stream>>>(d, n, s, hi, lo);
-		err = cudaGetLastError();
-		if (err == cudaSuccess && passes)
-			++*passes;
-	});
-	return err;
+	return bitonic_sort_cfg<T, typename Tr<T>::Def>(d, n, stream, passes, [](int, int, int, int) {});
 }
 
 template cudaError_t bitonic_sort<uint32_t>(uint32_t *, size_t, cudaStream_t, uint64_t *);
