@@ -294,12 +294,13 @@ int merge_words(gpu_ctx *c, void *d, void *alt, size_t *seg, int m, uint64_t *pa
  * non-empty sorted segments [seg[i], seg[i+1]) (seg[m] == n; seg is
  * consumed) -> the records in the order sort_on_device gives, at *d_res.
  * Key-only: the records are normalized, merged as words, de-normalized.
- * General: the (key, index) elements are merged (each segment's elements
- * are ascending as whole words: keys ascending and, the segment being
- * stable, indices ascending among equal keys; and every index of segment
- * 2i is below every index of 2i+1), so the merged elements are exactly
- * the sorted ones; keys longer than 12 bytes are then refined as the sort
- * refines them, and the records gathered.
+ * General: the (key, index) elements are merged. The index is the
+ * record's position, so along a sorted segment the key areas do not
+ * decrease and the indices increase: the elements ascend as whole words
+ * and are all distinct, so the merge yields exactly what the sort yields
+ * (keys over 12 bytes: ordered by the 12-byte area, then index); keys
+ * longer than 12 bytes are then refined as the sort refines them, and the
+ * records gathered.
  */
 int merge_on_device(gpu_ctx *c, const gs_layout &L, size_t n, const chunk_area &a, size_t *seg, int m,
 		    unsigned char **d_res, uint64_t *passes)
