@@ -12,12 +12,16 @@
  * plan on its own (events between launches), so that the choice of
  * Tr<T>::Def in kernels/bitonic.cu rests on a measurement.
  *
- * bitonic.cu is included, not linked, so that its internal configurations
- * can be instantiated here.
+ * A second table: merging k = 8 sorted segments of 2^M keys in total
+ * (kernels/merge_path.cu, merge_path_rounds: what the GPU merge does to a
+ * group) next to bitonic_sort of the same data (what it did before).
+ *
+ * bitonic.cu and merge_path.cu are included, not linked, so that the
+ * internal bitonic configurations can be instantiated here.
  *
  * Build: nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Ikernels \
  *            bench/gpu_bench.cu -o bench/gpu_bench
- * Usage: bench/gpu_bench [min_log2 [max_log2 [runs]]]   (default 24 30 5)
+ * Usage: bench/gpu_bench [min_log2 [max_log2 [runs [M]]]]   (default 24 30 5 27; M = 0: no merge table)
  *        bench/gpu_bench profile LG [runs]
  */
 #include <algorithm>
@@ -29,6 +33,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "bitonic.cu"
+#include "merge_path.cu"
 
 #define CK(x)                                                                                    \
 	do {                                                                                     \
@@ -153,6 +158,96 @@ static void bench(int lg, int runs, const char *tname)
 	CK(cudaFree(d_a));
 	CK(cudaFree(d_b));
 	CK(cudaFree(d_temp));
+	CK(cudaFree(d_bad));
+	CK(cudaEventDestroy(e0));
+	CK(cudaEventDestroy(e1));
+}
+
+/*
+ * k equal sorted segments of 2^lg keys (each segment sorted by bitonic_sort
+ * from uniform random keys): merge_path_rounds into the second buffer vs
+ * bitonic_sort of the same segmented data in place; timed separately, each
+ * on freshly prepared data; the two results must be equal and sorted.
+ */
+template <class T>
+static void bench_merge(int lg, int k, int runs, const char *tname)
+{
+	const uint64_t n = 1ull << lg;
+	const size_t bytes = n * sizeof(T);
+	const size_t scratch = merge_scratch_entries(n, merge_tile<T>()) * sizeof(uint64_t);
+	size_t fr, tot;
+	CK(cudaMemGetInfo(&fr, &tot));
+	const size_t need = 3 * bytes + scratch + (256u << 20);
+	if (need > fr) {
+		printf("| 2^%d | %s | %d | skipped: needs %.1f GiB, %.1f GiB free | | | | | | | |\n", lg, tname, k,
+		       need / 1073741824.0, fr / 1073741824.0);
+		return;
+	}
+	T *d_a, *d_alt, *d_bit;
+	uint64_t *d_part;
+	unsigned long long *d_bad;
+	CK(cudaMalloc(&d_a, bytes));
+	CK(cudaMalloc(&d_alt, bytes));
+	CK(cudaMalloc(&d_bit, bytes));
+	CK(cudaMalloc(&d_part, scratch));
+	CK(cudaMalloc(&d_bad, sizeof *d_bad));
+	cudaEvent_t e0, e1;
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	std::vector<float> tm, tb;
+	uint64_t mpasses = 0, bpasses = 0;
+	unsigned long long bad = 0;
+	std::vector<size_t> seg(k + 1);
+	for (int r = 0; r <= runs; ++r) { /* r == 0: warm-up */
+		const uint64_t seed = 7000003ull * (r + 1) + lg;
+		k_gen<T><<<4096, 256>>>(d_a, n, seed);
+		CK(cudaGetLastError());
+		for (int i = 0; i <= k; ++i)
+			seg[i] = (size_t)(n * (uint64_t)i / (uint64_t)k);
+		for (int i = 0; i < k; ++i)
+			CK(bitonic_sort<T>(d_a + seg[i], seg[i + 1] - seg[i], 0, NULL));
+		CK(cudaMemcpy(d_bit, d_a, bytes, cudaMemcpyDeviceToDevice));
+		CK(cudaDeviceSynchronize());
+		uint64_t p = 0;
+		T *res = NULL;
+		CK(cudaEventRecord(e0));
+		CK(merge_path_rounds<T>(d_a, d_alt, seg.data(), k, d_part, 0, &res, &p));
+		CK(cudaEventRecord(e1));
+		CK(cudaEventSynchronize(e1));
+		float ms;
+		CK(cudaEventElapsedTime(&ms, e0, e1));
+		if (r)
+			tm.push_back(ms);
+		mpasses = p;
+		p = 0;
+		CK(cudaEventRecord(e0));
+		CK(bitonic_sort<T>(d_bit, n, 0, &p));
+		CK(cudaEventRecord(e1));
+		CK(cudaEventSynchronize(e1));
+		CK(cudaEventElapsedTime(&ms, e0, e1));
+		if (r)
+			tb.push_back(ms);
+		bpasses = p;
+		CK(cudaMemset(d_bad, 0, sizeof *d_bad));
+		k_check<T><<<4096, 256>>>(res, d_bit, n, d_bad);
+		CK(cudaGetLastError());
+		unsigned long long b = 0;
+		CK(cudaMemcpy(&b, d_bad, sizeof b, cudaMemcpyDeviceToHost));
+		bad += b;
+	}
+	const float mm = median(tm), mb = median(tb);
+	const double km = n / (mm * 1e-3), kb = n / (mb * 1e-3);
+	char mmem[32], bmem[32];
+	fmt_bytes(mmem, sizeof mmem, 2.0 * bytes + scratch);
+	fmt_bytes(bmem, sizeof bmem, (double)bytes);
+	printf("| 2^%d | %s | %d | %.2f | %.2f G | %.2f | %.2f G | %.2f | %llu | %llu | %s | %s | %s |\n", lg, tname, k,
+	       mm, km / 1e9, mb, kb / 1e9, km / kb, (unsigned long long)mpasses, (unsigned long long)bpasses, mmem,
+	       bmem, bad ? "MISMATCH" : "ok");
+	fflush(stdout);
+	CK(cudaFree(d_a));
+	CK(cudaFree(d_alt));
+	CK(cudaFree(d_bit));
+	CK(cudaFree(d_part));
 	CK(cudaFree(d_bad));
 	CK(cudaEventDestroy(e0));
 	CK(cudaEventDestroy(e1));
@@ -348,6 +443,7 @@ int main(int argc, char **argv)
 	}
 	int lo = argc > 1 ? atoi(argv[1]) : 24, hi = argc > 2 ? atoi(argv[2]) : 30;
 	int runs = argc > 3 ? atoi(argv[3]) : 5;
+	const int mlg = argc > 4 ? atoi(argv[4]) : 27;
 	if (runs < 3)
 		runs = 3;
 	cudaDeviceProp p;
@@ -366,5 +462,16 @@ int main(int argc, char **argv)
 		bench<uint32_t>(lg, runs, "u32");
 	for (int lg = lo; lg <= hi; ++lg)
 		bench<uint64_t>(lg, runs, "u64");
+	if (mlg > 0) {
+		printf("\nMerge: k sorted segments of equal length (each sorted by bitonic_sort), merged by merge path "
+		       "(kernels/merge_path.cu: ceil(log2 k) rounds, tile %d (u32) / %d (u64) elements per block, into a "
+		       "second buffer) vs bitonic_sort of the same data in place. Passes: merge rounds / bitonic passes.\n\n",
+		       merge_tile<uint32_t>(), merge_tile<uint64_t>());
+		printf("| n | type | k | merge ms | merge keys/s | bitonic ms | bitonic keys/s | merge/bitonic throughput | "
+		       "merge passes | bitonic passes | merge device memory | bitonic device memory | check |\n");
+		printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+		bench_merge<uint32_t>(mlg, 8, runs, "u32");
+		bench_merge<uint64_t>(mlg, 8, runs, "u64");
+	}
 	return 0;
 }

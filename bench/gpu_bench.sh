@@ -1,7 +1,7 @@
 #!/bin/sh
 # gpu_bench.sh - build bench/gpu_bench and write its table to
 # bench/results/gpu-bitonic-<device>-<date>.md (and to $OUT when set).
-# Usage: bench/gpu_bench.sh [min_log2 [max_log2 [runs]]]
+# Usage: bench/gpu_bench.sh [min_log2 [max_log2 [runs [merge_log2]]]]  (merge table: k = 8, 2^27 keys by default)
 set -eu
 cd "$(dirname "$0")/.."
 NVCC=${NVCC:-nvcc}
@@ -17,7 +17,7 @@ day=${BENCH_DATE:-$(date +%Y-%m-%d)}
 res=bench/results/gpu-bitonic-$slug-$day.md
 mkdir -p bench/results
 {
-	echo "# gpusort bitonic vs CUB radix sort, in-device ($day)"
+	echo "# gpusort bitonic vs CUB radix sort, and merge path vs bitonic, in-device ($day)"
 	echo
 	echo "GPU: $dev, driver $drv"
 	echo

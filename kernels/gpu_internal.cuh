@@ -1,7 +1,8 @@
 /*
  * gpu_internal.cuh - what the kernels/ files share: the ctx, error
  * recording, the device form of a key layout, and the launchers of
- * keys_extract.cu. Not seen by src/.
+ * keys_extract.cu (bitonic.cuh and merge_path.cuh declare the sort and the
+ * merge). Not seen by src/.
  */
 #ifndef GPUSORT_GPU_INTERNAL_CUH
 #define GPUSORT_GPU_INTERNAL_CUH
@@ -39,6 +40,7 @@ struct gpu_ctx {
 	cudaEvent_t slot_start[GPU_SLOTS], slot_end[GPU_SLOTS];
 	struct {
 		int state;            /* 0 idle, 1 receiving (after begin), 2 sorted */
+		int merge;            /* begun by gpu_resident_begin_merge: the merge's arena layout */
 		size_t n;             /* records */
 		unsigned char *d_res; /* sorted records on the device (state 2) */
 		double h2d, d2h;      /* seconds of finished copies */

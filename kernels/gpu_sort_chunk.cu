@@ -11,11 +11,19 @@
  *     round (keys_extract.cu). The index makes every element distinct, so
  *     the (unstable) network yields the stable order. Records are then
  *     gathered by index. Device memory: 2 * record_size + 8 or 16 per record.
+ *
+ * A merged chunk (gpu_resident_begin_merge / gpu_resident_merge): the
+ * chunk is k sorted segments; the same elements are merged pairwise by
+ * merge path (merge_path.cu) instead of sorted, which needs a second
+ * element buffer (key-only: 2 * record_size per record; general:
+ * 2 * record_size + 2 * (8 or 16)) and a small table of block splits.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu_internal.cuh"
+#include "merge_path.cuh"
 
 namespace {
 
@@ -89,6 +97,49 @@ size_t capacity(const gpu_ctx *c, const gs_layout &L)
 	return cap < lim ? cap : lim;
 }
 
+/* Elements per merge tile for the layout's element type. */
+int merge_tile_of(const gs_layout &L)
+{
+	if (key_only(L))
+		return L.rs == 4 ? merge_tile<uint32_t>() : merge_tile<uint64_t>();
+	return L.kw <= 4 ? merge_tile<uint64_t>() : merge_tile<gs_u128>();
+}
+
+/* Bytes of the merge's split table for n records (area_of: d_part). */
+size_t merge_scratch_bytes(const gs_layout &L, size_t n)
+{
+	return al(merge_scratch_entries(n, merge_tile_of(L)) * sizeof(uint64_t));
+}
+
+/*
+ * Records a merged chunk can take: the sort's areas plus a second element
+ * buffer (key-only: a second copy of the records; general: a second pair
+ * array) and the split table, which is sized here for the largest n the
+ * rest could take, so that it fits for every smaller n too. The slack after
+ * d_out (tie refinement's scan) stays; the split table may share it, as
+ * the table is dead before the refinement starts.
+ */
+size_t merge_capacity(const gpu_ctx *c, const gs_layout &L)
+{
+	const size_t fixed = 8 * ALIGN + c->slack_bytes;
+	if (c->arena_bytes <= fixed)
+		return 0;
+	const size_t avail = c->arena_bytes - fixed;
+	size_t per, lim;
+	if (key_only(L)) {
+		per = 2 * (size_t)L.rs;
+		lim = (size_t)1 << 36;
+	} else {
+		per = 2 * (size_t)L.rs + 2 * pair_bytes(L);
+		lim = 0xfffffffeu; /* u32 index */
+	}
+	const size_t sb = merge_scratch_bytes(L, avail / per);
+	if (avail <= sb)
+		return 0;
+	size_t cap = (avail - sb) / per;
+	return cap < lim ? cap : lim;
+}
+
 double ms_between(gpu_ctx *c, int a, int b, int *err)
 {
 	float ms = 0;
@@ -96,6 +147,42 @@ double ms_between(gpu_ctx *c, int a, int b, int *err)
 	if (e != cudaSuccess)
 		*err = gs_fail(c, e, "cudaEventElapsedTime", __FILE__, __LINE__);
 	return ms / 1e3;
+}
+
+/*
+ * Tie refinement for keys longer than 12 bytes (keys_extract.cu): pr[0..n)
+ * are (12 key bytes, index) elements in ascending order; while some
+ * neighbours share their key area, rebuild the elements as (run start,
+ * next 8 key bytes, index) and sort again. The out-record area d_out
+ * (unused until the gather) holds the run starts and the scan's temporary
+ * storage, which may run on into the slack after it.
+ */
+int refine_ties(gpu_ctx *c, const gs_layout &L, size_t n, gs_u128 *pr, const unsigned char *d_in,
+		unsigned char *d_out, int *d_flag, uint64_t *passes)
+{
+	cudaStream_t st = c->stream;
+	for (uint32_t kb0 = 12; kb0 < L.kw && n > 1; kb0 += 8) {
+		uint32_t *seg = (uint32_t *)d_out;
+		GS_CK(c, cudaMemsetAsync(d_flag, 0, sizeof(int), st));
+		GS_CK(c, gs_tie_flags(pr, seg, n, d_flag, st));
+		++*passes;
+		GS_CK(c, cudaMemcpyAsync(c->h_flag, d_flag, sizeof(int), cudaMemcpyDeviceToHost, st));
+		GS_CK(c, cudaStreamSynchronize(st));
+		if (!*c->h_flag)
+			break; /* every key area is distinct: order final */
+		size_t tb = 0;
+		GS_CK(c, gs_seg_scan(NULL, tb, seg, n, st));
+		unsigned char *temp = d_out + al(n * sizeof(uint32_t));
+		const size_t room = al(n * (size_t)L.rs) + c->slack_bytes;
+		if (al(n * sizeof(uint32_t)) + tb > room)
+			return gs_fail_msg(c, GPU_ENOMEM, "scan temporary storage does not fit the budget");
+		GS_CK(c, gs_seg_scan(temp, tb, seg, n, st));
+		++*passes;
+		GS_CK(c, gs_keys_refine(pr, seg, d_in, n, L, kb0, st));
+		++*passes;
+		GS_CK(c, bitonic_sort<gs_u128>(pr, n, st, passes));
+	}
+	return 0;
 }
 
 int sort_general(gpu_ctx *c, const gs_layout &L, size_t n, unsigned char *d_in, unsigned char *d_out,
@@ -112,30 +199,9 @@ int sort_general(gpu_ctx *c, const gs_layout &L, size_t n, unsigned char *d_in, 
 		GS_CK(c, gs_keys_extract_u128(pr, d_in, n, L, st));
 		++*passes;
 		GS_CK(c, bitonic_sort<gs_u128>(pr, n, st, passes));
-		/* keys longer than 12 bytes: refine ties 8 bytes at a time; the
-		 * out-record area (unused until the gather) holds the run starts
-		 * and the scan's temporary storage */
-		for (uint32_t kb0 = 12; kb0 < L.kw && n > 1; kb0 += 8) {
-			uint32_t *seg = (uint32_t *)d_out;
-			GS_CK(c, cudaMemsetAsync(d_flag, 0, sizeof(int), st));
-			GS_CK(c, gs_tie_flags(pr, seg, n, d_flag, st));
-			++*passes;
-			GS_CK(c, cudaMemcpyAsync(c->h_flag, d_flag, sizeof(int), cudaMemcpyDeviceToHost, st));
-			GS_CK(c, cudaStreamSynchronize(st));
-			if (!*c->h_flag)
-				break; /* every 12-byte prefix is distinct: order final */
-			size_t tb = 0;
-			GS_CK(c, gs_seg_scan(NULL, tb, seg, n, st));
-			unsigned char *temp = d_out + al(n * sizeof(uint32_t));
-			const size_t room = al(n * (size_t)L.rs) + c->slack_bytes;
-			if (al(n * sizeof(uint32_t)) + tb > room)
-				return gs_fail_msg(c, GPU_ENOMEM, "scan temporary storage does not fit the budget");
-			GS_CK(c, gs_seg_scan(temp, tb, seg, n, st));
-			++*passes;
-			GS_CK(c, gs_keys_refine(pr, seg, d_in, n, L, kb0, st));
-			++*passes;
-			GS_CK(c, bitonic_sort<gs_u128>(pr, n, st, passes));
-		}
+		int r = refine_ties(c, L, n, pr, d_in, d_out, d_flag, passes);
+		if (r < 0)
+			return r;
 	}
 	GS_CK(c, gs_gather(d_out, d_in, d_pairs, (int)pair_bytes(L), n, L.rs, st));
 	++*passes;
@@ -145,25 +211,41 @@ int sort_general(gpu_ctx *c, const gs_layout &L, size_t n, unsigned char *d_in, 
 /*
  * Where a chunk of n records lives in the arena: the records as they come
  * from the host (d_in), and the (key, index) elements and gathered records
- * of the general path.
+ * of the general path. A merged chunk (merge) also has d_alt, the merge's
+ * second buffer (key-only: records; general: elements), and d_part, its
+ * split table (merge_scratch_bytes), last, so that d_out stays followed by
+ * the slack the tie refinement counts on.
  */
 struct chunk_area {
 	unsigned char *d_in, *d_out;
-	void *d_pairs;
+	void *d_pairs, *d_alt;
+	uint64_t *d_part;
 };
 
-chunk_area area_of(gpu_ctx *c, const gs_layout &L, size_t n)
+chunk_area area_of(gpu_ctx *c, const gs_layout &L, size_t n, bool merge)
 {
 	unsigned char *p = c->arena + ALIGN;
 	chunk_area a;
+	a.d_alt = NULL;
+	a.d_part = NULL;
 	if (key_only(L)) {
 		a.d_in = p;
 		a.d_out = NULL;
 		a.d_pairs = NULL;
+		if (merge) {
+			a.d_alt = a.d_in + al(n * (size_t)L.rs);
+			a.d_part = (uint64_t *)((unsigned char *)a.d_alt + al(n * (size_t)L.rs));
+		}
 	} else {
 		a.d_pairs = p;
+		if (merge) {
+			a.d_alt = p + al(n * pair_bytes(L));
+			p = (unsigned char *)a.d_alt;
+		}
 		a.d_in = p + al(n * pair_bytes(L));
 		a.d_out = a.d_in + al(n * (size_t)L.rs);
+		if (merge)
+			a.d_part = (uint64_t *)(a.d_out + al(n * (size_t)L.rs));
 	}
 	return a;
 }
@@ -197,11 +279,78 @@ int sort_on_device(gpu_ctx *c, const gs_layout &L, size_t n, const chunk_area &a
 	return 0;
 }
 
-int check_n(gpu_ctx *ctx, const gs_layout &L, size_t n, const char *who)
+/* merge_path_rounds on the element type W, d <-> alt; *res gets the result. */
+template <class W>
+int merge_words(gpu_ctx *c, void *d, void *alt, size_t *seg, int m, uint64_t *part, void **res, uint64_t *passes)
 {
-	if (n > capacity(ctx, L)) {
+	W *r = NULL;
+	GS_CK(c, merge_path_rounds<W>((W *)d, (W *)alt, seg, m, part, c->stream, &r, passes));
+	*res = r;
+	return 0;
+}
+
+/*
+ * The device part of a merged chunk: the records at a.d_in are the m >= 1
+ * non-empty sorted segments [seg[i], seg[i+1]) (seg[m] == n; seg is
+ * consumed) -> the records in the order sort_on_device gives, at *d_res.
+ * Key-only: the records are normalized, merged as words, de-normalized.
+ * General: the (key, index) elements are merged. The index is the
+ * record's position, so along a sorted segment the key areas do not
+ * decrease and the indices increase: the elements ascend as whole words
+ * and are all distinct, so the merge yields exactly what the sort yields
+ * (keys over 12 bytes: ordered by the 12-byte area, then index); keys
+ * longer than 12 bytes are then refined as the sort refines them, and the
+ * records gathered.
+ */
+int merge_on_device(gpu_ctx *c, const gs_layout &L, size_t n, const chunk_area &a, size_t *seg, int m,
+		    unsigned char **d_res, uint64_t *passes)
+{
+	cudaStream_t st = c->stream;
+	if (m == 1) {
+		*d_res = a.d_in; /* one segment: already in order */
+		return 0;
+	}
+	void *res = NULL;
+	int r;
+	if (key_only(L)) {
+		GS_CK(c, gs_keys_normalize(a.d_in, n, L, st, false));
+		++*passes;
+		if (L.rs == 4)
+			r = merge_words<uint32_t>(c, a.d_in, a.d_alt, seg, m, a.d_part, &res, passes);
+		else
+			r = merge_words<uint64_t>(c, a.d_in, a.d_alt, seg, m, a.d_part, &res, passes);
+		if (r < 0)
+			return r;
+		GS_CK(c, gs_keys_normalize(res, n, L, st, true));
+		++*passes;
+		*d_res = (unsigned char *)res;
+		return 0;
+	}
+	if (L.kw <= 4) {
+		GS_CK(c, gs_keys_extract_u64((uint64_t *)a.d_pairs, a.d_in, n, L, st));
+		++*passes;
+		r = merge_words<uint64_t>(c, a.d_pairs, a.d_alt, seg, m, a.d_part, &res, passes);
+	} else {
+		GS_CK(c, gs_keys_extract_u128((gs_u128 *)a.d_pairs, a.d_in, n, L, st));
+		++*passes;
+		r = merge_words<gs_u128>(c, a.d_pairs, a.d_alt, seg, m, a.d_part, &res, passes);
+		if (r == 0)
+			r = refine_ties(c, L, n, (gs_u128 *)res, a.d_in, a.d_out, (int *)c->arena, passes);
+	}
+	if (r < 0)
+		return r;
+	GS_CK(c, gs_gather(a.d_out, a.d_in, res, (int)pair_bytes(L), n, L.rs, st));
+	++*passes;
+	*d_res = a.d_out;
+	return 0;
+}
+
+int check_n(gpu_ctx *ctx, const gs_layout &L, size_t n, const char *who, bool merge = false)
+{
+	const size_t cap = merge ? merge_capacity(ctx, L) : capacity(ctx, L);
+	if (n > cap) {
 		char m[128];
-		snprintf(m, sizeof m, "%s: n = %zu exceeds the capacity %zu", who, n, capacity(ctx, L));
+		snprintf(m, sizeof m, "%s: n = %zu exceeds the %scapacity %zu", who, n, merge ? "merge " : "", cap);
 		return gs_fail_msg(ctx, GPU_EINVAL, m);
 	}
 	return 0;
@@ -215,6 +364,14 @@ extern "C" size_t gpu_chunk_capacity(const gpu_ctx *ctx, const gpu_key_layout *l
 	if (!ctx || to_layout(NULL, layout, &L) < 0)
 		return 0;
 	return capacity(ctx, L);
+}
+
+extern "C" size_t gpu_merge_capacity(const gpu_ctx *ctx, const gpu_key_layout *layout)
+{
+	gs_layout L;
+	if (!ctx || to_layout(NULL, layout, &L) < 0)
+		return 0;
+	return merge_capacity(ctx, L);
 }
 
 extern "C" int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout, const void *in, void *out, size_t n,
@@ -239,7 +396,7 @@ extern "C" int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout, const 
 	const size_t bytes = n * (size_t)L.rs;
 	uint64_t passes = 0;
 	unsigned char *d_res;
-	chunk_area a = area_of(ctx, L, n);
+	chunk_area a = area_of(ctx, L, n, false);
 
 	GS_CK(ctx, cudaEventRecord(ctx->ev[0], st));
 	GS_CK(ctx, cudaMemcpyAsync(a.d_in, in, bytes, cudaMemcpyHostToDevice, st));
@@ -312,7 +469,9 @@ int slot_copy(gpu_ctx *c, int s, void *dst, const void *src, size_t bytes, cudaM
 
 } // namespace
 
-extern "C" int gpu_resident_begin(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n)
+namespace {
+
+int resident_begin(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n, bool merge, const char *who)
 {
 	if (!ctx)
 		return GPU_EINVAL;
@@ -320,9 +479,12 @@ extern "C" int gpu_resident_begin(gpu_ctx *ctx, const gpu_key_layout *layout, si
 	int r = to_layout(ctx, layout, &L);
 	if (r < 0)
 		return r;
-	if (n == 0)
-		return gs_fail_msg(ctx, GPU_EINVAL, "gpu_resident_begin: no records");
-	if ((r = check_n(ctx, L, n, "gpu_resident_begin")) < 0)
+	if (n == 0) {
+		char m[96];
+		snprintf(m, sizeof m, "%s: no records", who);
+		return gs_fail_msg(ctx, GPU_EINVAL, m);
+	}
+	if ((r = check_n(ctx, L, n, who, merge)) < 0)
 		return r;
 	GS_CK(ctx, cudaSetDevice(ctx->device));
 	if (!ctx->slot_start[0])
@@ -333,8 +495,21 @@ extern "C" int gpu_resident_begin(gpu_ctx *ctx, const gpu_key_layout *layout, si
 	memset(&ctx->res, 0, sizeof ctx->res);
 	ctx->res.L = L;
 	ctx->res.n = n;
+	ctx->res.merge = merge;
 	ctx->res.state = 1;
 	return 0;
+}
+
+} // namespace
+
+extern "C" int gpu_resident_begin(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n)
+{
+	return resident_begin(ctx, layout, n, false, "gpu_resident_begin");
+}
+
+extern "C" int gpu_resident_begin_merge(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n)
+{
+	return resident_begin(ctx, layout, n, true, "gpu_resident_begin_merge");
 }
 
 extern "C" int gpu_resident_put(gpu_ctx *ctx, const void *host, size_t first, size_t count, int slot)
@@ -345,7 +520,7 @@ extern "C" int gpu_resident_put(gpu_ctx *ctx, const void *host, size_t first, si
 	if (r < 0 || count == 0)
 		return r;
 	const size_t rs = ctx->res.L.rs;
-	chunk_area a = area_of(ctx, ctx->res.L, ctx->res.n);
+	chunk_area a = area_of(ctx, ctx->res.L, ctx->res.n, ctx->res.merge);
 	return slot_copy(ctx, slot, a.d_in + first * rs, host, count * rs, cudaMemcpyHostToDevice);
 }
 
@@ -357,7 +532,8 @@ extern "C" int gpu_resident_sort(gpu_ctx *ctx)
 	uint64_t passes = 0;
 	unsigned char *d_res = NULL;
 	GS_CK(ctx, cudaEventRecord(ctx->ev[1], st));
-	int r = sort_on_device(ctx, ctx->res.L, ctx->res.n, area_of(ctx, ctx->res.L, ctx->res.n), &d_res, &passes);
+	int r = sort_on_device(ctx, ctx->res.L, ctx->res.n, area_of(ctx, ctx->res.L, ctx->res.n, ctx->res.merge),
+			       &d_res, &passes);
 	if (r < 0)
 		return r;
 	GS_CK(ctx, cudaEventRecord(ctx->ev[2], st));
@@ -366,6 +542,71 @@ extern "C" int gpu_resident_sort(gpu_ctx *ctx)
 	ctx->res.passes = passes;
 	ctx->res.state = 2;
 	return 0;
+}
+
+namespace {
+
+/* seg_start[0..k) -> s: the starts of the non-empty segments, then n;
+ * returns their number m >= 1, or GPU_EINVAL with ctx->err set. */
+int merge_segments(gpu_ctx *ctx, const size_t *seg_start, int k, size_t n, size_t *s)
+{
+	char msg[160];
+	if (seg_start[0] != 0)
+		return gs_fail_msg(ctx, GPU_EINVAL, "gpu_resident_merge: seg_start[0] is not 0");
+	int m = 0;
+	for (int i = 0; i < k; ++i) {
+		const size_t end = i + 1 < k ? seg_start[i + 1] : n;
+		if (end < seg_start[i] || end > n) {
+			snprintf(msg, sizeof msg,
+				 "gpu_resident_merge: segment %d is [%zu, %zu) of %zu records (starts must not decrease)",
+				 i, seg_start[i], end, n);
+			return gs_fail_msg(ctx, GPU_EINVAL, msg);
+		}
+		if (end > seg_start[i])
+			s[m++] = seg_start[i];
+	}
+	s[m] = n;
+	return m;
+}
+
+int resident_merge(gpu_ctx *ctx, size_t *s, int m)
+{
+	cudaStream_t st = ctx->stream;
+	uint64_t passes = 0;
+	unsigned char *d_res = NULL;
+	GS_CK(ctx, cudaEventRecord(ctx->ev[1], st));
+	int r = merge_on_device(ctx, ctx->res.L, ctx->res.n, area_of(ctx, ctx->res.L, ctx->res.n, true), s, m,
+				&d_res, &passes);
+	if (r < 0) {
+		cudaStreamSynchronize(st);
+		return r;
+	}
+	GS_CK(ctx, cudaEventRecord(ctx->ev[2], st));
+	GS_CK(ctx, cudaGetLastError());
+	ctx->res.d_res = d_res;
+	ctx->res.passes = passes;
+	ctx->res.state = 2;
+	return 0;
+}
+
+} // namespace
+
+extern "C" int gpu_resident_merge(gpu_ctx *ctx, const size_t *seg_start, int k)
+{
+	if (!ctx)
+		return GPU_EINVAL;
+	if (ctx->res.state != 1 || !ctx->res.merge)
+		return gs_fail_msg(ctx, GPU_EINVAL, "gpu_resident_merge: no chunk begun with gpu_resident_begin_merge");
+	if (!seg_start || k < 1)
+		return gs_fail_msg(ctx, GPU_EINVAL, "gpu_resident_merge: no segments (seg_start NULL or k < 1)");
+	size_t *s = (size_t *)malloc(((size_t)k + 1) * sizeof *s);
+	if (!s)
+		return gs_fail_msg(ctx, GPU_ENOMEM, "gpu_resident_merge: out of host memory");
+	int r = merge_segments(ctx, seg_start, k, ctx->res.n, s);
+	if (r > 0)
+		r = resident_merge(ctx, s, r);
+	free(s);
+	return r;
 }
 
 extern "C" int gpu_resident_get(gpu_ctx *ctx, void *host, size_t first, size_t count, int slot)

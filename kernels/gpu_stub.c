@@ -57,6 +57,29 @@ int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout, const void *in, v
 	return GPU_ENOTSUP;
 }
 
+size_t gpu_merge_capacity(const gpu_ctx *ctx, const gpu_key_layout *layout)
+{
+	(void)ctx;
+	(void)layout;
+	return 0;
+}
+
+int gpu_resident_begin_merge(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n)
+{
+	(void)ctx;
+	(void)layout;
+	(void)n;
+	return GPU_ENOTSUP;
+}
+
+int gpu_resident_merge(gpu_ctx *ctx, const size_t *seg_start, int k)
+{
+	(void)ctx;
+	(void)seg_start;
+	(void)k;
+	return GPU_ENOTSUP;
+}
+
 int gpu_resident_begin(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n)
 {
 	(void)ctx;

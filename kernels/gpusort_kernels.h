@@ -133,6 +133,46 @@ int gpu_resident_get(gpu_ctx *ctx, void *host, size_t first, size_t count, int s
 int gpu_slot_wait(gpu_ctx *ctx, int slot);
 int gpu_resident_end(gpu_ctx *ctx, gpu_stage_times *t);
 
+/*
+ * The device-resident merge: a chunk whose records are k runs, each already
+ * sorted (by the normalized key, ties in input order), is merged on the
+ * device by a stable pairwise merge path (ceil(log2 k) rounds over the
+ * chunk) instead of sorted:
+ *
+ *   gpu_resident_begin_merge(ctx, layout, n)   as gpu_resident_begin, for 1 <= n <= gpu_merge_capacity
+ *   gpu_resident_put(...)                      every record, as for a sort
+ *   gpu_resident_merge(ctx, seg_start, k)      instead of gpu_resident_sort
+ *   gpu_resident_get(...), gpu_slot_wait(...), gpu_resident_end(...)   as for a sort
+ *
+ * The merge needs a second buffer on the device, so a merged chunk has its
+ * own arena layout and a smaller capacity; gpu_resident_begin_merge
+ * selects it (gpu_resident_sort may still be called instead of
+ * gpu_resident_merge after it, and sorts).
+ *
+ * gpu_merge_capacity: the most records gpu_resident_begin_merge takes for
+ * this layout (0 for a bad layout or a NULL ctx): about (budget - slack) /
+ * (2 * record_size) for key-only records (the record is one 4- or 8-byte
+ * key), (budget - slack) / (2 * record_size + 16 or 32) otherwise, less a
+ * small table of block splits (8 bytes per few thousand records).
+ *
+ * gpu_resident_merge: the n records put are the k >= 1 segments
+ * [seg_start[i], seg_start[i+1]) for i < k, with seg_start[k] == n implied
+ * (seg_start has k entries; seg_start[0] == 0; starts do not decrease and
+ * are <= n; empty segments are allowed). Each segment must be sorted by
+ * the normalized key with ties in input order (as gpu_resident_sort would
+ * leave it); the contents are not checked. The result, read with
+ * gpu_resident_get, is byte-identical to what gpu_resident_sort gives for
+ * the same records: ordered by key, ties in segment order, then position.
+ * The time counts as the stage's sort time, its kernel passes in passes.
+ * Returns 0; GPU_EINVAL when not called after gpu_resident_begin_merge and
+ * the puts, or on bad segments (ctx->err says which); GPU_ENOMEM (host or
+ * device memory: the caller may fall back as after gpu_resident_sort);
+ * GPU_ECUDA. After any failure call gpu_resident_end.
+ */
+size_t gpu_merge_capacity(const gpu_ctx *ctx, const gpu_key_layout *layout);
+int gpu_resident_begin_merge(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n);
+int gpu_resident_merge(gpu_ctx *ctx, const size_t *seg_start, int k);
+
 /* Pinned host memory (cudaHostAlloc); NULL on failure or without CUDA. */
 void *gpu_host_alloc(size_t bytes);
 void gpu_host_free(void *p);

@@ -3,6 +3,7 @@
 #include "merge.h"
 #include "resident.h"
 #include "util.h"
+#include "../kernels/gpusort_kernels.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -98,13 +99,32 @@ static uint64_t largest(const uint64_t *cuts, int k, int groups)
 	return m;
 }
 
+/*
+ * GPUSORT_GPU_MERGE=sort: order each group with the stable chunk sort, as
+ * before the merge kernel, so that the two can be measured against each
+ * other; anything else (or unset): the device merges the group's slices.
+ */
+static int order_by_sort(void)
+{
+	const char *v = getenv("GPUSORT_GPU_MERGE");
+	return v && !strcmp(v, "sort");
+}
+
 int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, tpool *tp, size_t piece_bytes,
 		  gpumerge_stats *st, char *msg, size_t mlen)
 {
+	const int by_sort = order_by_sort();
 	uint64_t total = 0, cap = e->max_records;
 	msg[0] = 0;
 	memset(st, 0, sizeof *st);
-	if (!e->gpu || k < 1 || cap < 2)
+	if (!e->gpu || k < 1)
+		return 1;
+	if (!by_sort) {
+		/* the merge needs a second buffer on the device: smaller groups */
+		uint64_t mc = gpu_merge_capacity(e->gpu, e->layout);
+		cap = mc < cap ? mc : cap;
+	}
+	if (cap < 2)
 		return 1;
 	for (int i = 0; i < k; i++) {
 		if (!runs[i]->mem && runs[i]->n)
@@ -151,11 +171,13 @@ int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, t
 		}
 		if (m == 0)
 			continue;
-		/* The device orders the group with the chunk sort, which is stable:
-		 * the group is its runs' slices in run order, so the stable order
-		 * is exactly the merge's (key, run, position) order. */
+		/* The group is its runs' slices in run order, each sorted: the
+		 * device merges them (stable: ties keep slice order, then
+		 * position), or with GPUSORT_GPU_MERGE=sort orders the group with
+		 * the stable chunk sort; both give the merge's (key, run,
+		 * position) order. */
 		resident_chunk ch = { .first = 0, .n = m, .produce = produce, .parg = &g, .consume = consume,
-				      .arg = &oc };
+				      .arg = &oc, .seg = by_sort ? NULL : g.at, .nseg = k };
 		int rc = resident_sort_chunk(rs, &ch, msg, mlen);
 		if (rc == 1 && st->groups == 0)
 			goto out; /* nothing written: the caller merges on the CPU */

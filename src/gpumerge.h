@@ -2,10 +2,12 @@
  * gpumerge.h - the GPU merge (DESIGN.md section 5, --merge=gpu).
  *
  * Sorted runs held in host memory are cut at global splitters (regular
- * sampling, merge_plan_groups) into groups that each fit the device; each
- * group is streamed to the device through the resident path's pinned
- * staging (resident.h), ordered there, and streamed to the output while the
- * next pieces come back, one group after another.
+ * sampling, merge_plan_groups) into groups that each fit the device's
+ * merge capacity; each group is streamed to the device through the
+ * resident path's pinned staging (resident.h), its run slices merged there
+ * (merge path, gpu_resident_merge; GPUSORT_GPU_MERGE=sort: ordered by the
+ * chunk sort instead, in groups of the chunk capacity), and streamed to the
+ * output while the next pieces come back, one group after another.
  */
 #ifndef GPUSORT_GPUMERGE_H
 #define GPUSORT_GPUMERGE_H

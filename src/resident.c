@@ -138,7 +138,15 @@ int resident_sort_chunk(resident *r, resident_chunk *c, char *msg, size_t mlen)
 	msg[0] = 0;
 	if (fault_gpu_oom(c->n))
 		return 1;
-	if ((rc = gpu_resident_begin(g, r->e->layout, (size_t)c->n)))
+	if (c->seg && c->nseg < 1) {
+		snprintf(msg, mlen, "resident: a merged chunk without segments");
+		return -1;
+	}
+	if (c->seg)
+		rc = gpu_resident_begin_merge(g, r->e->layout, (size_t)c->n);
+	else
+		rc = gpu_resident_begin(g, r->e->layout, (size_t)c->n);
+	if (rc)
 		return gpu_err(r, rc, 0, "begin", msg, mlen);
 	/* in: all cores read piece i while piece i-1 is being copied */
 	for (uint64_t i = 0; i < np; i++) {
@@ -182,8 +190,22 @@ int resident_sort_chunk(resident *r, resident_chunk *c, char *msg, size_t mlen)
 		}
 	}
 	double t0 = util_now();
-	if ((rc = gpu_resident_sort(g))) {
-		ret = gpu_err(r, rc, 0, "sort", msg, mlen);
+	if (c->seg) {
+		size_t *seg = malloc((size_t)c->nseg * sizeof *seg);
+		if (!seg) {
+			snprintf(msg, mlen, "out of memory");
+			ret = -1;
+			goto out;
+		}
+		for (int i = 0; i < c->nseg; i++)
+			seg[i] = (size_t)c->seg[i];
+		rc = gpu_resident_merge(g, seg, c->nseg);
+		free(seg);
+	} else {
+		rc = gpu_resident_sort(g);
+	}
+	if (rc) {
+		ret = gpu_err(r, rc, 0, c->seg ? "merge" : "sort", msg, mlen);
 		goto out;
 	}
 	/* out: pieces i+1..i+SLOTS-1 come back while piece i is consumed */

@@ -39,6 +39,12 @@ typedef struct resident_chunk {
 	int (*produce)(void *arg, tpool *tp, uint8_t *buf, uint64_t first, size_t n);
 	void *parg;
 	verify_sum *vin;      /* --verify: the chunk's records are added here; or NULL */
+	/* optional: the chunk is nseg sorted segments starting at seg[0..nseg)
+	 * (chunk-relative, seg[0] == 0, not decreasing; each sorted with ties
+	 * in input order): merged on the device (gpu_resident_merge) instead of
+	 * sorted, same result; n <= the device's merge capacity. NULL: sorted */
+	const uint64_t *seg;
+	int nseg;
 	double read_s, sort_s; /* out: seconds reading (and hashing) pieces; from the last put to the first piece back */
 } resident_chunk;
 
@@ -56,7 +62,8 @@ int resident_open(resident **out, engine *e, const keys_spec *s, io_file *in, in
 void resident_close(resident *r);
 
 /*
- * Sort chunk c on the device and hand it to c->consume. Returns 0; 1 when
+ * Sort (or, with c->seg, merge) chunk c on the device and hand it to
+ * c->consume. Returns 0; 1 when
  * the device refused the chunk (out of memory) before anything was
  * consumed (c->vin untouched; the inputs can be read again); -1 on an
  * error with msg set (a read error names the input), or with msg empty

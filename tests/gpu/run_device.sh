@@ -16,7 +16,7 @@ for step in "$@"; do
 	t0=$(date +%s)
 	case $step in
 	test)
-		timeout 200 tests/gpu/test_gpu_sort >"$O/test.log" 2>&1
+		timeout ${TEST_T:-400} tests/gpu/test_gpu_sort >"$O/test.log" 2>&1
 		echo "test rc=$?"
 		grep -v '^PASS' "$O/test.log" | head -n 40
 		;;

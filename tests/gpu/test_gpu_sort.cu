@@ -1,5 +1,7 @@
 /*
- * test_gpu_sort.cu - gpu_sort_chunk against an independent CPU reference.
+ * test_gpu_sort.cu - gpu_sort_chunk, the device-resident chunk and the
+ * device-resident merge (gpu_resident_merge) against an independent CPU
+ * reference.
  *
  * Build: nvcc -O2 -std=c++17 -gencode arch=compute_90,code=sm_90 -Ikernels \
  *            tests/gpu/test_gpu_sort.cu kernels/*.cu -o tests/gpu/test_gpu_sort
@@ -12,6 +14,11 @@
  * `FAIL name: why`, then `N passed, M failed`; exit 1 on any failure.
  * No CUDA device: `SKIP gpu: no CUDA device`, exit 0.
  * --small: few, small cases (for compute-sanitizer memcheck / racecheck).
+ *
+ * Merge cases: the input is cut into k segments, each sorted by the
+ * reference (stable), and merged on the device; the result must equal the
+ * reference's stable sort of the whole input byte for byte (ties: segment
+ * order, then position), which is what gpu_resident_sort gives.
  */
 #include <algorithm>
 #include <cmath>
@@ -23,6 +30,7 @@
 #include <vector>
 
 #include "gpusort_kernels.h"
+#include "merge_path.cuh" /* merge_tile<T>(): tile-boundary sizes */
 
 namespace {
 
@@ -520,6 +528,252 @@ void budget_case(const Kind &k, size_t budget)
 	gpu_close(c);
 }
 
+
+/* ---- the device-resident merge ---- */
+
+/* Elements per merge tile of the element type the kernels use for k. */
+int tile_of(const Kind &k)
+{
+	uint32_t kw = 0;
+	for (const Field &f : k.f)
+		kw += f.width;
+	const bool key_only = k.f.size() == 1 && k.f[0].off == 0 && k.f[0].width == k.rs && (k.rs == 4 || k.rs == 8);
+	if (key_only)
+		return k.rs == 4 ? merge_tile<uint32_t>() : merge_tile<uint64_t>();
+	return kw <= 4 ? merge_tile<uint64_t>() : merge_tile<gs_u128>();
+}
+
+/* Data of distribution d cut into segments of lens[i] records, each sorted
+ * (stably) by the reference; starts[i] gets segment i's first record. */
+std::vector<unsigned char> make_segments(const Kind &k, const std::vector<size_t> &lens, Dist d,
+					 std::vector<size_t> &starts)
+{
+	size_t n = 0;
+	starts.clear();
+	for (size_t l : lens) {
+		starts.push_back(n);
+		n += l;
+	}
+	std::vector<unsigned char> v = make_data(k, n, d), w(v.size());
+	for (size_t i = 0; i < lens.size(); ++i) {
+		std::vector<unsigned char> part(v.begin() + starts[i] * k.rs, v.begin() + (starts[i] + lens[i]) * k.rs);
+		std::vector<size_t> o = ref_order(part, lens[i], k);
+		for (size_t j = 0; j < lens[i]; ++j)
+			memcpy(w.data() + (starts[i] + j) * k.rs, part.data() + o[j] * k.rs, k.rs);
+	}
+	return w;
+}
+
+/*
+ * Merge on the device: begin_merge, put through 3 pinned staging buffers
+ * of `piece` records, merge (or sort, when by_sort), get, end; the output
+ * must equal the reference order byte for byte.
+ */
+void merge_case_on(gpu_ctx *ctx, const Kind &k, const std::vector<size_t> &lens, Dist d, const char *what,
+		   bool by_sort = false)
+{
+	std::vector<size_t> starts;
+	std::vector<unsigned char> in = make_segments(k, lens, d, starts);
+	const size_t n = in.size() / k.rs;
+	char nm[256];
+	snprintf(nm, sizeof nm, "merge/%s/rs%u/%s/k=%zu/n=%zu/%s%s", k.name.c_str(), k.rs, dist_name[d], lens.size(), n,
+		 what, by_sort ? "/sorted-after-begin-merge" : "");
+	std::vector<size_t> o = ref_order(in, n, k);
+	std::vector<gpu_key_field> st;
+	gpu_key_layout L = layout_of(k, st);
+	const size_t piece = n > 200000 ? 300007 : 1000;
+	std::vector<unsigned char> out(n * k.rs + 1, 0xA5);
+	unsigned char *stage[3];
+	for (int s = 0; s < 3; ++s)
+		stage[s] = (unsigned char *)gpu_host_alloc(piece * k.rs);
+	std::string why;
+	int r = gpu_resident_begin_merge(ctx, &L, n);
+	for (size_t i = 0, p = 0; r == 0 && p < n; ++i, p += piece) {
+		int s = (int)(i % 3);
+		size_t c = n - p < piece ? n - p : piece;
+		if ((r = gpu_slot_wait(ctx, s)) == 0) {
+			memcpy(stage[s], in.data() + p * k.rs, c * k.rs);
+			r = gpu_resident_put(ctx, stage[s], p, c, s);
+		}
+	}
+	if (r == 0)
+		r = by_sort ? gpu_resident_sort(ctx) : gpu_resident_merge(ctx, starts.data(), (int)starts.size());
+	for (size_t i = 0, p = 0; r == 0 && p < n; ++i, p += piece) {
+		int s = (int)(i % 3);
+		size_t c = n - p < piece ? n - p : piece;
+		if ((r = gpu_resident_get(ctx, stage[s], p, c, s)) == 0 && (r = gpu_slot_wait(ctx, s)) == 0)
+			memcpy(out.data() + p * k.rs, stage[s], c * k.rs);
+	}
+	gpu_stage_times t;
+	int e = gpu_resident_end(ctx, &t);
+	size_t nonempty = 0;
+	for (size_t l : lens)
+		nonempty += l > 0;
+	if (r < 0 || e < 0)
+		why = std::string("resident merge: ") + gpu_strerror(r < 0 ? r : e) + ": " + gpu_last_error(ctx);
+	else
+		for (size_t i = 0; i < n; ++i)
+			if (memcmp(out.data() + i * k.rs, in.data() + o[i] * k.rs, k.rs)) {
+				why = "record " + std::to_string(i) + " of " + std::to_string(n) + " differs";
+				break;
+			}
+	if (why.empty() && nonempty >= 2 && (t.passes == 0 || t.h2d <= 0 || t.d2h <= 0))
+		why = "stage times not reported";
+	result(nm, why);
+	for (int s = 0; s < 3; ++s)
+		gpu_host_free(stage[s]);
+}
+
+/* The segment shapes every merge kind goes through (tile T of the kind). */
+void merge_cases(gpu_ctx *ctx, const Kind &k, bool small)
+{
+	const size_t T = (size_t)tile_of(k);
+	std::vector<size_t> k7 = {3001, 17, 4999, 1, 2500, 0, 777};
+	if (small) {
+		merge_case_on(ctx, k, {T / 3, T + 1 - T / 3}, UNIFORM, "tile+1");
+		merge_case_on(ctx, k, k7, FEWUNIQ, "k7");
+		merge_case_on(ctx, k, {0, 100, 0, 0, 50, 0}, ALLEQ, "empty-segments");
+		return;
+	}
+	merge_case_on(ctx, k, {1000}, UNIFORM, "k1");
+	merge_case_on(ctx, k, {1}, UNIFORM, "k1-n1");
+	merge_case_on(ctx, k, {500, 700}, UNIFORM, "k2");
+	merge_case_on(ctx, k, {1, 2, 3000}, FEWUNIQ, "k3");
+	merge_case_on(ctx, k, k7, UNIFORM, "k7");
+	merge_case_on(ctx, k, k7, FEWUNIQ, "k7");
+	merge_case_on(ctx, k, k7, ALLEQ, "k7");
+	{
+		std::vector<size_t> l64(64);
+		for (size_t &l : l64)
+			l = rnd() % 4 == 0 ? 0 : rnd() % 300;
+		merge_case_on(ctx, k, l64, UNIFORM, "k64");
+		merge_case_on(ctx, k, l64, FEWUNIQ, "k64");
+	}
+	merge_case_on(ctx, k, {0, 100, 0, 0, 50, 0}, UNIFORM, "empty-segments");
+	merge_case_on(ctx, k, {0, 0, 1234, 0}, UNIFORM, "one-nonempty-segment");
+	merge_case_on(ctx, k, std::vector<size_t>(200, 1), UNIFORM, "200x1"); /* > 64 pairs a round */
+	merge_case_on(ctx, k, std::vector<size_t>(200, 1), ALLEQ, "200x1");
+	merge_case_on(ctx, k, {100000, 1, 3, 50000}, FEWUNIQ, "unequal");
+	merge_case_on(ctx, k, {1, 100000}, UNIFORM, "unequal-2");
+	for (size_t n : {T - 1, T, T + 1}) {
+		char w[64];
+		snprintf(w, sizeof w, "tile%+d", (int)((long)n - (long)T));
+		merge_case_on(ctx, k, {n / 3, n - n / 3}, UNIFORM, w);
+		merge_case_on(ctx, k, {1, n - 2, 1}, FEWUNIQ, w);
+		merge_case_on(ctx, k, {n, n}, UNIFORM, w);
+		merge_case_on(ctx, k, {n, 1, n}, ALLEQ, w);
+	}
+	merge_case_on(ctx, k, {2 * T - 1, 2 * T + 1, T}, UNIFORM, "2tiles");
+	merge_case_on(ctx, k, k7, UNIFORM, "k7", true);
+	if (k.large) {
+		std::vector<size_t> l8(8);
+		size_t n = 0;
+		for (size_t &l : l8)
+			n += (l = (1u << 19) + rnd() % 4096);
+		merge_case_on(ctx, k, l8, UNIFORM, "k8-large");
+		if (k.rs <= 32)
+			merge_case_on(ctx, k, l8, FEWUNIQ, "k8-large");
+	}
+}
+
+/* A ctx with a small budget: merge exactly its merge capacity. */
+void merge_budget_case(const Kind &k, size_t budget)
+{
+	char nm[128];
+	gpu_ctx *c = NULL;
+	int r = gpu_open(&c, 0, budget, NULL, 0);
+	if (r < 0) {
+		snprintf(nm, sizeof nm, "merge-budget/%s/%zuMiB", k.name.c_str(), budget >> 20);
+		result(nm, std::string("gpu_open: ") + gpu_last_error(NULL));
+		return;
+	}
+	std::vector<gpu_key_field> st;
+	gpu_key_layout L = layout_of(k, st);
+	const size_t n = gpu_merge_capacity(c, &L);
+	snprintf(nm, sizeof nm, "budget=%zuMiB/n=merge-capacity", budget >> 20);
+	if (n < 5) {
+		result(std::string("merge-budget/") + k.name + "/" + nm, "merge capacity below 5");
+	} else {
+		std::vector<size_t> l5 = {n / 5, n / 7, n / 3, n / 11, 0};
+		l5[4] = n - l5[0] - l5[1] - l5[2] - l5[3];
+		merge_case_on(c, k, l5, FEWUNIQ, nm);
+	}
+	gpu_close(c);
+}
+
+void merge_api_checks(gpu_ctx *ctx)
+{
+	std::vector<gpu_key_field> st;
+	Kind k = {"u64@8", 16, {{8, 8, GPU_KEY_UINT, 0, 0}}, false};
+	gpu_key_layout L = layout_of(k, st);
+	unsigned char buf[64] = {0}; /* 4 records of 16 zero bytes: every segment is sorted */
+	const size_t s02[] = {0, 2}, s12[] = {1, 2}, s032[] = {0, 3, 2}, s05[] = {0, 5}, s0[] = {0};
+	result("merge-api/merge-before-begin",
+	       gpu_resident_merge(ctx, s02, 2) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	const size_t cap = gpu_merge_capacity(ctx, &L), scap = gpu_chunk_capacity(ctx, &L);
+	result("merge-api/capacity", cap > 0 && cap < scap ? "" : "expected 0 < merge capacity < chunk capacity");
+	{
+		gpu_key_layout bad = L;
+		gpu_key_field f = st[0];
+		f.offset = 12; /* 12 + 8 > 16 */
+		bad.fields = &f;
+		result("merge-api/capacity-bad-layout", gpu_merge_capacity(ctx, &bad) == 0 ? "" : "expected 0");
+		result("merge-api/capacity-null-ctx", gpu_merge_capacity(NULL, &L) == 0 ? "" : "expected 0");
+	}
+	result("merge-api/begin-over-capacity",
+	       gpu_resident_begin_merge(ctx, &L, cap + 1) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	gpu_resident_end(ctx, NULL);
+	result("merge-api/begin-n=0", gpu_resident_begin_merge(ctx, &L, 0) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	gpu_resident_end(ctx, NULL);
+	/* begun for a sort: no merge */
+	int r = gpu_resident_begin(ctx, &L, 4);
+	if (r == 0)
+		r = gpu_resident_put(ctx, buf, 0, 4, 0);
+	result("merge-api/merge-after-plain-begin",
+	       r == 0 && gpu_resident_merge(ctx, s02, 2) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	gpu_resident_end(ctx, NULL);
+	r = gpu_resident_begin_merge(ctx, &L, 4);
+	result("merge-api/begin", r == 0 ? "" : gpu_last_error(ctx));
+	if (r == 0)
+		r = gpu_resident_put(ctx, buf, 0, 4, 0);
+	result("merge-api/put", r == 0 ? "" : gpu_last_error(ctx));
+	result("merge-api/get-before-merge",
+	       gpu_resident_get(ctx, buf, 0, 1, 1) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	result("merge-api/first-start-not-0",
+	       gpu_resident_merge(ctx, s12, 2) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	result("merge-api/non-monotone-starts",
+	       gpu_resident_merge(ctx, s032, 3) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	result("merge-api/start-past-n", gpu_resident_merge(ctx, s05, 2) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	result("merge-api/k=0", gpu_resident_merge(ctx, s0, 0) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	result("merge-api/null-starts", gpu_resident_merge(ctx, NULL, 2) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	/* the failed calls leave the chunk as it was: a good merge still works */
+	r = gpu_resident_merge(ctx, s02, 2);
+	result("merge-api/merge-after-bad-calls", r == 0 ? "" : gpu_last_error(ctx));
+	result("merge-api/merge-twice", gpu_resident_merge(ctx, s02, 2) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	result("merge-api/sort-after-merge", gpu_resident_sort(ctx) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	unsigned char back[64];
+	memset(back, 0xA5, sizeof back);
+	r = gpu_resident_get(ctx, back, 0, 4, 1);
+	if (r == 0)
+		r = gpu_slot_wait(ctx, 1);
+	result("merge-api/get", r == 0 && !memcmp(back, buf, sizeof buf) ? "" : "expected the 4 records back");
+	result("merge-api/end", gpu_resident_end(ctx, NULL) == 0 ? "" : gpu_last_error(ctx));
+	result("merge-api/merge-after-end", gpu_resident_merge(ctx, s02, 2) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+}
+
+std::vector<Kind> merge_kinds(const std::vector<Kind> &K)
+{
+	std::vector<Kind> v;
+	for (const char *nm : {"u32", "u64", "f32:r", "i64:r", "u16", "i32@4", "bytes10", "bytes20@4", "u64@8,i32@0:r",
+			       "u64,u64@8,u32@16"})
+		for (const Kind &k : K)
+			if (k.name == nm) {
+				v.push_back(k);
+				break;
+			}
+	return v;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -541,8 +795,11 @@ int main(int argc, char **argv)
 	fprintf(stderr, "device: %s\n", name);
 	api_checks(ctx, ndev);
 	resident_api_checks(ctx);
+	merge_api_checks(ctx);
 
 	std::vector<Kind> K = kinds();
+	for (const Kind &k : merge_kinds(K))
+		merge_cases(ctx, k, small);
 	const size_t nsmall[] = {0, 1, 2, 3, 5, 17, 31, 33, 255, 1023, 1024, 1025};
 	const size_t nmid[] = {4095, 4097, 8191, 8193, 16383, 16385, 65535, 65537, 131073};
 	const size_t nlarge[] = {(1u << 20) + 1, (1u << 22) - 1, 1u << 22, (1u << 22) + 1};
@@ -556,6 +813,7 @@ int main(int argc, char **argv)
 				run_case(ctx, k, n, n % 2 ? UNIFORM : FEWUNIQ, false);
 			}
 		budget_case(K[0], 1 << 20);
+		merge_budget_case(K[0], 1 << 20);
 		for (const Kind &k : K)
 			if (k.large)
 				resident_case(ctx, k, 10007, UNIFORM, 1000);
@@ -585,6 +843,7 @@ int main(int argc, char **argv)
 			for (const Kind &k : K)
 				if (k.name == nm) {
 					budget_case(k, 16 << 20);
+					merge_budget_case(k, 16 << 20);
 					break;
 				}
 	}
