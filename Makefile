@@ -78,6 +78,12 @@ bench/gen: bench/gen.c
 	$(say) CC $@
 	$(Q)$(CC) -std=c11 $(WARN) -O2 -o $@ $< -lm
 
+# linked with io/ for its `ring` mode (gpusort's io_uring path, fixed buffers or not)
+IO_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard io/*.c))
+bench/iobench: bench/iobench.c io/io.h $(IO_OBJ)
+	$(say) CC $@
+	$(Q)$(CC) $(ALLCFLAGS) -o $@ $< $(IO_OBJ) $(LDLIBS)
+
 tests/refsort: tests/refsort.c
 	$(say) CC $@
 	$(Q)$(CC) -std=c11 $(WARN) -O2 -o $@ $<

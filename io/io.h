@@ -20,14 +20,72 @@
 
 /* An io_uring instance owned by one thread; falls back to pread/pwrite. */
 struct io_uring;
+struct io_fixed;
 typedef struct io_ring {
 	struct io_uring *ring; /* private to io/ (liburing stays out of src/) */
 	int have_uring;   /* 0: io_uring unavailable here, using pread/pwrite */
+	struct io_fixed *fx;   /* registered buffers (io_ring_register), private to io/ */
+	unsigned nfx;          /* registered iovecs in fx, sorted by address; 0: none */
+	unsigned fx_slots;     /* entries of the kernel's buffer table (0: no table) */
+	int fx_dense;          /* the table was registered whole (no sparse updates) */
+	uint64_t bytes;        /* bytes moved through this ring (io_uring or fallback) */
+	uint64_t fixed_bytes;  /* of those, bytes moved by READ_FIXED / WRITE_FIXED */
 } io_ring;
 
 /* Returns 0 (even when falling back to pread/pwrite) or -errno. */
 int io_ring_init(io_ring *r);
+/* Unregisters any registered buffers and closes the ring. */
 void io_ring_exit(io_ring *r);
+
+/*
+ * Registered ("fixed") buffers. io_ring_register makes bufs[0..n) (lens[i]
+ * bytes each, any address and length; IO_ALIGN-aligned buffers are what
+ * O_DIRECT wants anyway) the ring's registered buffers, replacing any earlier
+ * set: a transfer whose buffer lies wholly inside one of them then goes as
+ * IORING_OP_READ_FIXED / WRITE_FIXED (the kernel pinned the pages once at
+ * registration instead of on every request), every other transfer as before.
+ *
+ * Contract:
+ * - Call it on the thread that uses the ring (an io_worker's ring: from an
+ *   IO_JOB_CALL job on that worker), never while a transfer of this ring is
+ *   in progress. The lookup table it builds is read by every transfer of the
+ *   ring without a lock; the worker runs its jobs one at a time, so a CALL
+ *   job cannot overlap one of its transfers.
+ * - The buffers must stay allocated and mapped (no free, munmap, mremap or
+ *   MADV_DONTNEED) until io_ring_unregister, the next io_ring_register or
+ *   io_ring_exit: the kernel holds the pages it pinned, and a transfer into an
+ *   address that was freed and reused would reach the old pages.
+ * - The kernel takes at most 1 GiB per registered iovec and at most
+ *   IO_FIXED_MAX iovecs per ring: a longer buffer is registered as several
+ *   iovecs of up to IO_FIXED_IOV bytes (a transfer straddling two of them
+ *   goes unfixed). Unprivileged processes (no CAP_IPC_LOCK) are charged the
+ *   pinned bytes against RLIMIT_MEMLOCK, often only 8 MiB: registration then
+ *   fails with -ENOMEM.
+ * - Failure is not an error for the caller: it returns -errno (-ENOMEM,
+ *   -EPERM, -EFAULT, -E2BIG for too many iovecs, -EOPNOTSUPP without
+ *   io_uring, -ECANCELED when GPUSORT_FIXED=0), leaves nothing registered and
+ *   every transfer unfixed: same bytes, same results, only without the saving.
+ *   A fixed request the kernel refuses is retried unfixed.
+ * Returns 0 or -errno. n == 0 is the same as io_ring_unregister.
+ */
+#define IO_FIXED_IOV ((size_t)1 << 30) /* kernel limit per registered iovec (SZ_1G) */
+#define IO_FIXED_MAX 16384u            /* kernel limit on registered iovecs (IORING_MAX_REG_BUFFERS) */
+int io_ring_register(io_ring *r, void *const *bufs, const size_t *lens, int n);
+void io_ring_unregister(io_ring *r);
+/* 0 when GPUSORT_FIXED=0 turns registration off (for A/B measurement). */
+int io_fixed_allowed(void);
+
+/*
+ * Process-wide counts, for --stats: io_ring_register calls and how many
+ * succeeded, the last failure (-errno), and the bytes moved through rings
+ * (added when a ring exits) and through registered buffers.
+ */
+typedef struct io_fixed_stats {
+	uint64_t calls, ok;
+	int err;
+	uint64_t bytes, fixed_bytes;
+} io_fixed_stats;
+void io_fixed_stats_get(io_fixed_stats *s);
 
 /* A file being read or written. */
 typedef struct io_file {

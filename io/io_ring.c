@@ -2,16 +2,39 @@
  * io_ring.c - positioned transfers through io_uring, IO_QD segments in flight.
  * Falls back to pread/pwrite when the kernel (or a seccomp profile) refuses
  * io_uring, so the tool still works, only without the queue depth.
+ * Registered buffers (io_ring_register, see io.h) turn the requests whose
+ * buffer lies in one of them into READ_FIXED / WRITE_FIXED.
  */
 #define _GNU_SOURCE
 #include "io.h"
 
 #include <liburing.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include <errno.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
+/* One registered iovec: [base, base + len) is slot `slot` of the kernel's table. */
+struct io_fixed {
+	uintptr_t base;
+	size_t len;
+	unsigned slot;
+};
+
+static atomic_ullong st_calls, st_ok, st_bytes, st_fixed;
+static atomic_int st_err;
+
+void io_fixed_stats_get(io_fixed_stats *s)
+{
+	s->calls = atomic_load(&st_calls);
+	s->ok = atomic_load(&st_ok);
+	s->err = atomic_load(&st_err);
+	s->bytes = atomic_load(&st_bytes);
+	s->fixed_bytes = atomic_load(&st_fixed);
+}
 
 int io_ring_init(io_ring *r)
 {
@@ -25,11 +48,227 @@ int io_ring_init(io_ring *r)
 
 void io_ring_exit(io_ring *r)
 {
+	io_ring_unregister(r);
+	atomic_fetch_add(&st_bytes, r->bytes);
+	atomic_fetch_add(&st_fixed, r->fixed_bytes);
+	r->bytes = r->fixed_bytes = 0;
 	if (r->have_uring)
 		io_uring_queue_exit(r->ring);
 	free(r->ring);
 	r->ring = NULL;
 	r->have_uring = 0;
+}
+
+int io_fixed_allowed(void)
+{
+	const char *e = getenv("GPUSORT_FIXED");
+	return !(e && !strcmp(e, "0"));
+}
+
+/*
+ * Fault injection for the tests: GPUSORT_FAULT=fixed-enomem makes every
+ * registration fail with -ENOMEM, as RLIMIT_MEMLOCK does for an unprivileged
+ * user, so the tests can show that transfers then go unfixed, unchanged;
+ * GPUSORT_FAULT=fixed-dense refuses sparse tables, as kernels before 5.19
+ * do, so the whole-table registration is tested on new kernels too.
+ */
+static int fault_is(const char *what)
+{
+	const char *e = getenv("GPUSORT_FAULT");
+	return e && !strcmp(e, what);
+}
+
+void io_ring_unregister(io_ring *r)
+{
+	if (r->fx_slots && r->have_uring)
+		io_uring_unregister_buffers(r->ring); /* drops the kernel's page pins */
+	free(r->fx);
+	r->fx = NULL;
+	r->nfx = 0;
+	r->fx_slots = 0;
+	r->fx_dense = 0;
+}
+
+static int fx_cmp(const void *a, const void *b)
+{
+	const struct io_fixed *x = a, *y = b;
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
+/*
+ * Bring the kernel's sparse table (r->fx_slots entries) from r->fx to
+ * want[0..cnt): entries present in both keep their slot (no re-pinning),
+ * others are cleared or filled, consecutive changed slots in one update.
+ * Sets want[].slot. Returns 0 or -errno.
+ */
+static int update_sparse(io_ring *r, struct io_fixed *want, unsigned cnt)
+{
+	unsigned S = r->fx_slots;
+	struct iovec *tab = calloc(S, sizeof *tab);
+	unsigned char *dirty = calloc(S, 1), *used = calloc(S, 1);
+	int rc = 0;
+	if (!tab || !dirty || !used) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* both lists are sorted by address: keep the entries they share */
+	unsigned i = 0, j = 0;
+	for (unsigned k = 0; k < cnt; k++)
+		want[k].slot = S;
+	while (i < r->nfx) {
+		struct io_fixed *o = &r->fx[i];
+		while (j < cnt && want[j].base < o->base)
+			j++;
+		if (j < cnt && want[j].base == o->base && want[j].len == o->len) {
+			want[j].slot = o->slot;
+			used[o->slot] = 1;
+			tab[o->slot] = (struct iovec){ (void *)o->base, o->len };
+			j++;
+		} else {
+			dirty[o->slot] = 1; /* cleared: tab[] stays { NULL, 0 } */
+		}
+		i++;
+	}
+	unsigned next = 0;
+	for (unsigned k = 0; k < cnt; k++) {
+		if (want[k].slot < S)
+			continue;
+		while (next < S && used[next])
+			next++;
+		if (next == S) {
+			rc = -E2BIG;
+			goto out;
+		}
+		want[k].slot = next;
+		used[next] = dirty[next] = 1;
+		tab[next] = (struct iovec){ (void *)want[k].base, want[k].len };
+	}
+	for (unsigned a = 0; a < S;) {
+		if (!dirty[a]) {
+			a++;
+			continue;
+		}
+		unsigned b = a;
+		while (b < S && dirty[b])
+			b++;
+		int n = io_uring_register_buffers_update_tag(r->ring, a, tab + a, NULL, b - a);
+		if (n < 0) {
+			rc = n;
+			goto out;
+		}
+		if ((unsigned)n != b - a) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		a = b;
+	}
+out:
+	free(tab);
+	free(dirty);
+	free(used);
+	return rc;
+}
+
+static int do_register(io_ring *r, void *const *bufs, const size_t *lens, int n)
+{
+	if (!r->have_uring)
+		return -EOPNOTSUPP;
+	if (!io_fixed_allowed())
+		return -ECANCELED;
+	if (fault_is("fixed-enomem"))
+		return -ENOMEM;
+	size_t cnt = 0;
+	for (int i = 0; i < n; i++) {
+		if (!bufs[i] || !lens[i])
+			return -EINVAL;
+		cnt += (lens[i] + IO_FIXED_IOV - 1) / IO_FIXED_IOV;
+	}
+	if (cnt > IO_FIXED_MAX)
+		return -E2BIG;
+	struct io_fixed *want = malloc(cnt * sizeof *want);
+	if (!want)
+		return -ENOMEM;
+	size_t k = 0;
+	for (int i = 0; i < n; i++)
+		for (size_t o = 0; o < lens[i]; o += IO_FIXED_IOV)
+			want[k++] = (struct io_fixed){ (uintptr_t)bufs[i] + o,
+						       lens[i] - o < IO_FIXED_IOV ? lens[i] - o : IO_FIXED_IOV, 0 };
+	qsort(want, cnt, sizeof *want, fx_cmp);
+	int rc;
+	if (r->fx_slots && !r->fx_dense && cnt <= r->fx_slots) {
+		rc = update_sparse(r, want, (unsigned)cnt);
+	} else {
+		io_ring_unregister(r);
+		unsigned slots = 64;
+		while (slots < cnt)
+			slots *= 2;
+		if (slots > IO_FIXED_MAX)
+			slots = IO_FIXED_MAX;
+		rc = fault_is("fixed-dense") ? -EINVAL : io_uring_register_buffers_sparse(r->ring, slots);
+		if (rc == 0) {
+			r->fx_slots = slots;
+			rc = update_sparse(r, want, (unsigned)cnt);
+		} else {
+			/* no sparse tables (kernels before 5.19): register the whole
+			 * set at once, and again on every change */
+			struct iovec *iov = malloc(cnt * sizeof *iov);
+			rc = iov ? 0 : -ENOMEM;
+			for (size_t i = 0; iov && i < cnt; i++) {
+				iov[i] = (struct iovec){ (void *)want[i].base, want[i].len };
+				want[i].slot = (unsigned)i;
+			}
+			if (iov)
+				rc = io_uring_register_buffers(r->ring, iov, (unsigned)cnt);
+			free(iov);
+			if (rc == 0) {
+				r->fx_slots = (unsigned)cnt;
+				r->fx_dense = 1;
+			}
+		}
+	}
+	if (rc) {
+		free(want);
+		return rc;
+	}
+	free(r->fx);
+	r->fx = want;
+	r->nfx = (unsigned)cnt;
+	return 0;
+}
+
+int io_ring_register(io_ring *r, void *const *bufs, const size_t *lens, int n)
+{
+	if (n <= 0) {
+		io_ring_unregister(r);
+		return n < 0 ? -EINVAL : 0;
+	}
+	atomic_fetch_add(&st_calls, 1);
+	int rc = do_register(r, bufs, lens, n);
+	if (rc) {
+		io_ring_unregister(r); /* on failure nothing stays registered */
+		atomic_store(&st_err, rc);
+		return rc;
+	}
+	atomic_fetch_add(&st_ok, 1);
+	return 0;
+}
+
+/* The table slot of the registered iovec holding [p, p + n), or -1. */
+static int fixed_index(const io_ring *r, const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p;
+	unsigned lo = 0, hi = r->nfx;
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+		if (r->fx[mid].base <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	const struct io_fixed *f = &r->fx[lo - 1];
+	return a - f->base <= f->len && n <= f->len - (a - f->base) ? (int)f->slot : -1;
 }
 
 /* Fallback: one blocking call at a time. Returns bytes (short only at EOF) or -errno. */
@@ -57,7 +296,26 @@ static ssize_t xfer_sync(int fd, void *buf, size_t len, uint64_t off, int wr)
 struct seg {
 	size_t off, len, done; /* relative to the transfer's start */
 	int active;
+	int fixed;             /* in flight as READ_FIXED / WRITE_FIXED */
+	int nofix;             /* a fixed request failed: the rest goes unfixed */
 };
+
+/* Queue [p, p + n) at file offset off: fixed when it lies in a registered buffer. */
+static void prep(io_ring *r, struct io_uring_sqe *sqe, struct seg *s, int fd, char *p, size_t n,
+		 uint64_t off, int wr)
+{
+	int idx = s->nofix ? -1 : fixed_index(r, p, n);
+	s->fixed = idx >= 0;
+	if (idx >= 0 && wr)
+		io_uring_prep_write_fixed(sqe, fd, p, (unsigned)n, off, idx);
+	else if (idx >= 0)
+		io_uring_prep_read_fixed(sqe, fd, p, (unsigned)n, off, idx);
+	else if (wr)
+		io_uring_prep_write(sqe, fd, p, (unsigned)n, off);
+	else
+		io_uring_prep_read(sqe, fd, p, (unsigned)n, off);
+	io_uring_sqe_set_data(sqe, s);
+}
 
 /*
  * Transfer len bytes at file offset off, split into IO_SEG segments with up to
@@ -70,8 +328,12 @@ ssize_t io_ring_xfer(io_ring *r, int fd, void *buf, size_t len, uint64_t off, in
 {
 	if (len == 0)
 		return 0;
-	if (!r->have_uring)
-		return xfer_sync(fd, buf, len, off, wr);
+	if (!r->have_uring) {
+		ssize_t n = xfer_sync(fd, buf, len, off, wr);
+		if (n > 0)
+			r->bytes += (uint64_t)n;
+		return n;
+	}
 	struct seg segs[IO_QD];
 	size_t next = 0, eof = len;
 	unsigned inflight = 0;
@@ -89,6 +351,7 @@ ssize_t io_ring_xfer(io_ring *r, int fd, void *buf, size_t len, uint64_t off, in
 			s->len = len - next < IO_SEG ? len - next : IO_SEG;
 			s->done = 0;
 			s->active = 1;
+			s->nofix = 0;
 			next += s->len;
 			struct io_uring_sqe *sqe = io_uring_get_sqe(r->ring);
 			if (!sqe) {
@@ -96,12 +359,7 @@ ssize_t io_ring_xfer(io_ring *r, int fd, void *buf, size_t len, uint64_t off, in
 				next -= s->len;
 				break;
 			}
-			char *p = (char *)buf + s->off;
-			if (wr)
-				io_uring_prep_write(sqe, fd, p, (unsigned)s->len, off + s->off);
-			else
-				io_uring_prep_read(sqe, fd, p, (unsigned)s->len, off + s->off);
-			io_uring_sqe_set_data(sqe, s);
+			prep(r, sqe, s, fd, (char *)buf + s->off, s->len, off + s->off, wr);
 			inflight++;
 		}
 		if (inflight == 0)
@@ -126,6 +384,11 @@ ssize_t io_ring_xfer(io_ring *r, int fd, void *buf, size_t len, uint64_t off, in
 			if (wr || s->done < s->len) {
 				/* resubmit below as a short transfer of 0 bytes */
 			}
+		} else if (res < 0 && s->fixed && !err) {
+			/* never worse than unfixed: send the rest again without the
+			 * registered buffer (a failed request moved no bytes) */
+			s->nofix = 1;
+			res = 0;
 		} else if (res < 0) {
 			err = err ? err : res;
 			s->active = 0;
@@ -136,6 +399,9 @@ ssize_t io_ring_xfer(io_ring *r, int fd, void *buf, size_t len, uint64_t off, in
 			s->active = 0;
 			continue;
 		}
+		r->bytes += (uint64_t)res;
+		if (s->fixed)
+			r->fixed_bytes += (uint64_t)res;
 		s->done += (size_t)res;
 		if (s->done >= s->len || err || s->off + s->done >= eof) {
 			s->active = 0;
@@ -148,17 +414,15 @@ ssize_t io_ring_xfer(io_ring *r, int fd, void *buf, size_t len, uint64_t off, in
 					      off + s->off + s->done, wr);
 			if (n < 0)
 				err = err ? err : (int)n;
-			else if ((size_t)n < s->len - s->done && s->off + s->done + (size_t)n < eof)
+			else
+				r->bytes += (uint64_t)n;
+			if (n >= 0 && (size_t)n < s->len - s->done && s->off + s->done + (size_t)n < eof)
 				eof = s->off + s->done + (size_t)n;
 			s->active = 0;
 			continue;
 		}
-		char *p = (char *)buf + s->off + s->done;
-		if (wr)
-			io_uring_prep_write(sqe, fd, p, (unsigned)(s->len - s->done), off + s->off + s->done);
-		else
-			io_uring_prep_read(sqe, fd, p, (unsigned)(s->len - s->done), off + s->off + s->done);
-		io_uring_sqe_set_data(sqe, s);
+		prep(r, sqe, s, fd, (char *)buf + s->off + s->done, s->len - s->done,
+		     off + s->off + s->done, wr);
 		inflight++;
 	}
 	if (err)

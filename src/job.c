@@ -257,6 +257,32 @@ static void spill_hook(io_job *j)
 
 /* ---- run formation ------------------------------------------------------------ */
 
+/*
+ * The pool's buffers registered with the reader's and the writer's rings as
+ * fixed buffers (io_ring_register). A ring belongs to its worker's thread, so
+ * registering is a CALL job on that worker: it runs between the worker's
+ * transfers, in queue order (a transfer queued before it just goes unfixed).
+ * Each new buffer registers the whole pool again (unchanged ones keep their
+ * pinning); one request per worker is in flight, the next waits for it
+ * (behind at most the transfer then in progress). Buffers are freed, and kept
+ * runs' buffers released, only after io_worker_stop, which unregisters.
+ * Failure leaves the transfers unfixed (--stats says why).
+ */
+struct fixreg {
+	io_worker *w;           /* NULL: this worker's ring gets no registration */
+	io_job job;
+	int pending;
+	void *bufs[8];
+	size_t lens[8];
+	int n;
+};
+
+static ssize_t fixreg_call(io_job *j, io_ring *ring)
+{
+	struct fixreg *f = j->arg;
+	return io_ring_register(ring, f->bufs, f->lens, f->n);
+}
+
 struct pool {
 	uint8_t *buf[8];
 	int pinned[8];
@@ -267,7 +293,27 @@ struct pool {
 	io_job wjob[8];         /* pending spill writes: a ring, oldest at wh */
 	uint8_t *wbuf[8];       /* (jobs never move: the worker links them) */
 	int wh, nw;
+	struct fixreg fx[2];    /* the reader's and the writer's registrations */
 };
+
+static void pool_register(struct pool *p)
+{
+	for (int i = 0; i < 2; i++) {
+		struct fixreg *f = &p->fx[i];
+		if (!f->w)
+			continue;
+		if (f->pending)
+			io_worker_wait(f->w, &f->job);
+		f->n = p->nbuf;
+		for (int b = 0; b < p->nbuf; b++) {
+			f->bufs[b] = p->buf[b];
+			f->lens[b] = p->bytes;
+		}
+		f->job = (io_job){ .op = IO_JOB_CALL, .call = fixreg_call, .arg = f };
+		io_worker_submit(f->w, &f->job);
+		f->pending = 1;
+	}
+}
 
 static uint8_t *pool_take(struct ctx *c, struct pool *p, io_worker *writer)
 {
@@ -279,6 +325,7 @@ static uint8_t *pool_take(struct ctx *c, struct pool *p, io_worker *writer)
 			/* pinned once, reused for every chunk (DESIGN.md section 6) */
 			p->pinned[p->nbuf] = engine_pin(&c->eng, b, p->bytes);
 			p->buf[p->nbuf++] = b;
+			pool_register(p);
 			return b;
 		}
 	}
@@ -418,6 +465,13 @@ static int form_runs(struct ctx *c, sink *out, int *single)
 		return -1;
 	}
 	io_job rjob;
+	/* fixed buffers for reads of regular inputs, and for spill writes
+	 * unless this plan keeps every run in memory */
+	for (int i = 0; i < c->nin && !p.fx[0].w; i++)
+		if (c->in[i].regular)
+			p.fx[0].w = &reader;
+	if (!pl.keep_all && pl.maxbufs > 2)
+		p.fx[1].w = &writer;
 	uint8_t *A = pool_take(c, &p, &writer);
 	int ret = -1, first = 1;
 	uint64_t done_bytes = 0;
@@ -897,10 +951,45 @@ static void json_str(FILE *f, const char *t)
 	}
 }
 
+/*
+ * Were the I/O buffers registered with io_uring (io_ring_register)? "yes",
+ * "partly" or "no", with why into why[]. Every ring of the job has exited by
+ * now, so the byte counts are complete.
+ */
+static const char *fixed_state(const io_fixed_stats *fs, char *why, size_t n)
+{
+	const char *reason = fs->err == -ECANCELED ? "disabled by GPUSORT_FIXED=0"
+			   : fs->err == -EOPNOTSUPP ? "io_uring unavailable"
+			   : fs->err == -ENOMEM ? "out of locked memory (RLIMIT_MEMLOCK)"
+			   : fs->err ? strerror(-fs->err) : "";
+	if (fs->calls == 0) {
+		snprintf(why, n, "no file I/O through long-lived buffers");
+		return "no";
+	}
+	if (fs->ok == 0) {
+		snprintf(why, n, "%s", reason);
+		return "no";
+	}
+	char a[32], b[32];
+	util_fmt_bytes(fs->fixed_bytes, a, sizeof a);
+	util_fmt_bytes(fs->bytes, b, sizeof b);
+	if (fs->ok < fs->calls) {
+		snprintf(why, n, "%" PRIu64 " of %" PRIu64 " registrations, last failure: %s; %s of %s of file I/O through them",
+			 fs->ok, fs->calls, reason, a, b);
+		return "partly";
+	}
+	snprintf(why, n, "%s of %s of file I/O through them", a, b);
+	return "yes";
+}
+
 static void print_stats(struct ctx *c, double wall)
 {
 	struct stats *s = &c->st;
 	double gb = (double)s->records * (double)c->R / 1e9;
+	io_fixed_stats fs;
+	char why[256];
+	io_fixed_stats_get(&fs);
+	const char *fixed = fixed_state(&fs, why, sizeof why);
 	if (c->o->stats == JOB_STATS_JSON) {
 		fprintf(stderr,
 			"{\"engine\":\"%s\",\"records\":%" PRIu64 ",\"record_size\":%zu,\"bytes\":%" PRIu64
@@ -908,11 +997,15 @@ static void print_stats(struct ctx *c, double wall)
 			",\"spilled_runs\":%" PRIu64 ",\"merge_passes\":%" PRIu64 ",\"merge_rounds\":%" PRIu64
 			",\"read_s\":%.6f,\"sort_s\":%.6f,\"spill_s\":%.6f,\"merge_read_s\":%.6f"
 			",\"merge_s\":%.6f,\"write_s\":%.6f,\"gpu_h2d_s\":%.6f,\"gpu_sort_s\":%.6f,\"gpu_d2h_s\":%.6f"
-			",\"gpu_passes\":%" PRIu64 ",\"gpu_retries\":%" PRIu64 ",\"gpu_merge_groups\":%" PRIu64 ",\"start_s\":%.6f,\"wall_s\":%.6f,\"gb_per_s\":%.3f,\"notice\":\"",
+			",\"gpu_passes\":%" PRIu64 ",\"gpu_retries\":%" PRIu64 ",\"gpu_merge_groups\":%" PRIu64 ",\"start_s\":%.6f,\"wall_s\":%.6f,\"gb_per_s\":%.3f",
 			s->engine, s->records, c->R, s->records * (uint64_t)c->R, s->records_out, s->chunk,
 			s->runs, s->spilled, s->passes, s->rounds, s->read_s, s->sort_s, s->spill_s, s->mread_s,
 			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, s->gpu_groups, s->start_s, wall,
 			wall > 0 ? gb / wall : 0.0);
+		fprintf(stderr, ",\"fixed_buffers\":\"%s\",\"fixed_buffers_why\":\"", fixed);
+		json_str(stderr, why);
+		fprintf(stderr, "\",\"io_bytes\":%" PRIu64 ",\"io_fixed_bytes\":%" PRIu64 ",\"notice\":\"",
+			fs.bytes, fs.fixed_bytes);
 		json_str(stderr, c->r->notice);
 		fputs("\"}\n", stderr);
 		return;
@@ -932,6 +1025,7 @@ static void print_stats(struct ctx *c, double wall)
 			"d2h %.3f s, %" PRIu64 " chunks sorted on the CPU after device out-of-memory, %" PRIu64
 			" retries with smaller chunks\n",
 			c->eng.h2d_s, c->eng.dsort_s, c->eng.passes, c->eng.d2h_s, c->eng.gpu_fallbacks, c->eng.gpu_retries);
+	fprintf(stderr, "gpusort: stats: I/O buffers registered with io_uring: %s (%s)\n", fixed, why);
 	fprintf(stderr, "gpusort: stats: start-up %.3f s (engine, staging), wall %.3f s, %.3f GB/s "
 		"(stage sum > wall = overlap)\n", s->start_s, wall, wall > 0 ? gb / wall : 0.0);
 }

@@ -100,7 +100,8 @@ static void help(void)
 "  producer | gpusort -k f64 -S 2G -T /scratch | consumer\n"
 "  gpusort -c -k u64 sorted.bin                 is it sorted?\n"
 "\n"
-"Environment: TMPDIR (spill directory), GPUSORT_DIRECT=1 (O_DIRECT I/O).\n"
+"Environment: TMPDIR (spill directory), GPUSORT_DIRECT=1 (O_DIRECT I/O),\n"
+"GPUSORT_FIXED=0 (no io_uring registered buffers).\n"
 "Full documentation: man gpusort\n", stdout);
 }
 

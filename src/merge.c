@@ -331,6 +331,33 @@ static int fail(struct mctx *m, int i, int rc)
 	return rc;
 }
 
+/*
+ * Runs on the read-ahead worker's thread (an IO_JOB_CALL job), the only
+ * thread that uses its ring (io.h): register every window with it. The
+ * windows live until merge_runs has stopped the worker (its ring exits and
+ * unregisters them); only then are they freed.
+ */
+static ssize_t register_windows(io_job *j, io_ring *ring)
+{
+	struct mctx *m = j->arg;
+	int n = 0;
+	void **bufs = malloc(2 * (size_t)m->k * sizeof *bufs);
+	size_t *lens = malloc(2 * (size_t)m->k * sizeof *lens);
+	ssize_t rc = -ENOMEM;
+	if (bufs && lens) {
+		for (int i = 0; i < m->k; i++)
+			for (int b = 0; b < 2; b++)
+				if (m->src[i].win[b]) {
+					bufs[n] = m->src[i].win[b];
+					lens[n++] = m->W * m->src[i].R + IO_ALIGN;
+				}
+		rc = io_ring_register(ring, bufs, lens, n);
+	}
+	free(bufs);
+	free(lens);
+	return rc;
+}
+
 int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, int threads,
 	       merge_stats *st, int *bad_run, size_t *bad_block)
 {
@@ -371,6 +398,15 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 			}
 			x->cur = 1; /* the first prefetch fills win[0] */
 		}
+	}
+	if (nfile) {
+		/* the worker is idle: this waits only for the registration itself */
+		io_job j = { .op = IO_JOB_CALL, .call = register_windows, .arg = &m };
+		io_worker_submit(&m.io, &j);
+		io_worker_wait(&m.io, &j); /* failure only leaves the reads unfixed */
+	}
+	for (int i = 0; i < k; i++) {
+		struct src *x = &m.src[i];
 		if (!runs[i]->stream && runs[i]->n == 0) {
 			x->last = 1;
 			continue;

@@ -2,7 +2,8 @@
  * merge.h - parallel k-way merge of sorted runs (DESIGN.md section 5, CPU).
  *
  * Each run is streamed through two windows (one being merged, one being read
- * ahead by an I/O worker). The merge proceeds in rounds: a round takes, from
+ * ahead by an I/O worker; all of them registered with the worker's io_uring
+ * as fixed buffers, see io_ring_register). The merge proceeds in rounds: a round takes, from
  * every run's window, the records that order at or before the smallest
  * "last record of a window" (nothing later can come from unread data), cuts
  * them at splitters chosen by deterministic regular sampling (Dehne & Zaboli,

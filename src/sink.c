@@ -25,6 +25,21 @@ static void write_hook(io_job *j)
 	}
 }
 
+/*
+ * Runs on the writer's thread (an IO_JOB_CALL job), the only thread that uses
+ * its ring (io.h): register both buffers with it. They live until
+ * sink_close, which stops the writer (its ring exits and unregisters them)
+ * before freeing them.
+ */
+static ssize_t register_bufs(io_job *j, io_ring *r)
+{
+	sink *k = j->arg;
+	void *bufs[2] = { k->buf[0], k->buf[1] };
+	size_t len = k->cap + IO_ALIGN + k->s->record_size;
+	size_t lens[2] = { len, len };
+	return io_ring_register(r, bufs, lens, 2);
+}
+
 int sink_open(sink *k, const keys_spec *s, io_file *f, run *spill, int unique, size_t buf_bytes)
 {
 	memset(k, 0, sizeof *k);
@@ -47,6 +62,14 @@ int sink_open(sink *k, const keys_spec *s, io_file *f, run *spill, int unique, s
 	int rc = io_worker_start(&k->w);
 	if (rc)
 		return rc;
+	k->fixed = -ENOTSUP;
+	if (f->regular) {
+		/* the writer is idle: this waits only for the registration itself;
+		 * failure only leaves the writes unfixed */
+		io_job j = { .op = IO_JOB_CALL, .call = register_bufs, .arg = k };
+		io_worker_submit(&k->w, &j);
+		k->fixed = (int)io_worker_wait(&k->w, &j);
+	}
 	return 0;
 }
 

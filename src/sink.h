@@ -7,7 +7,9 @@
  * so O_DIRECT stays usable; the few leftover bytes move to the next buffer.
  * -u (first of each run of equal keys) is applied here, on the producer's
  * thread; --verify's order and multiset accumulators and the spill checksums
- * run on the writer's thread.
+ * run on the writer's thread. When the output is a regular file, the two
+ * buffers are registered with the writer's io_uring (io_ring_register), so
+ * their writes go as WRITE_FIXED; sink_put's caller buffers go unfixed.
  */
 #ifndef GPUSORT_SINK_H
 #define GPUSORT_SINK_H
@@ -34,6 +36,7 @@ typedef struct sink {
 	uint64_t records;      /* records committed */
 	uint64_t bytes;        /* bytes handed to the writer */
 	int err;               /* first error (-errno); sticky */
+	int fixed;             /* buffers registered with the writer's ring: 0, or why not (-errno) */
 	verify_sum *vsum;      /* --verify: multiset of the output, or NULL */
 	verify_order *vord;    /* --verify: order of the output, or NULL */
 } sink;

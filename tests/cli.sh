@@ -299,6 +299,21 @@ GPUSORT_DIRECT=1
 export GPUSORT_DIRECT
 sortcase "spill-GPUSORT_DIRECT" big.bin "--record-size 16 -k u64@8" "-S 64K -T t1"
 unset GPUSORT_DIRECT
+# io_uring registered buffers off (GPUSORT_FIXED=0), refused (as RLIMIT_MEMLOCK
+# would), and on: the same bytes in -o files (the sink's buffers are
+# registered only for a regular output), in one chunk and through spills
+for S in 64K 1G; do
+	for e in GPUSORT_FIXED=0 GPUSORT_FAULT=fixed-enomem; do
+		gsrun --record-size 16 -k u64@8 -S $S -T t1 -o fx-default.bin big.bin 2> gs.err &&
+			(export "$e"; gsrun --record-size 16 -k u64@8 -S $S -T t1 -o fx-env.bin big.bin) 2>> gs.err
+		rc=$?
+		if [ $rc = 0 ] && cmp -s fx-default.bin fx-env.bin; then pass "fixed-S$S-$e-same-bytes"
+		else fail "fixed-S$S-$e-same-bytes" "exit status $rc, or the outputs differ: $(first gs.err)"; fi
+	done
+done
+"$REF" --record-size 16 -k u64@8 < big.bin > exp.bin
+cmp -s fx-default.bin exp.bin && pass "fixed-default-matches-refsort" || fail "fixed-default-matches-refsort" "differs"
+rm -f fx-default.bin fx-env.bin
 # many runs (about 256 of 16 KiB), also under a low limit on open files
 gen -n 1048576 -k u32 --seed 102 -o runs.bin &&
 	sortcase "spill-many-runs" runs.bin "-k u32" "-S 64K -T t1"
@@ -810,6 +825,20 @@ gsrun $K --stats=text -S 64K -T t1 ab.bin > got.bin 2> gs.err
 rc=$?
 if [ $rc = 0 ] && cmp -s got.bin expab.bin && grep -q merge gs.err; then pass "stats-text-spill"
 else fail "stats-text-spill" "exit status $rc, or no merge stage: $(tr '\n' '|' < gs.err)"; fi
+# the registered-buffers line: yes (or no io_uring here), and why not when off
+gsrun $K --stats -S 64K -T t1 -o fx.bin ab.bin 2> gs.err
+rc=$?
+if [ $rc = 0 ] && cmp -s fx.bin expab.bin &&
+	grep -Eq '^gpusort: stats: I/O buffers registered with io_uring: (yes|no \(io_uring unavailable\))' gs.err
+then pass "stats-fixed-buffers"
+else fail "stats-fixed-buffers" "exit status $rc: $(grep registered gs.err)"; fi
+(GPUSORT_FIXED=0; export GPUSORT_FIXED; gsrun $K --stats -S 64K -T t1 -o fx.bin ab.bin) 2> gs.err
+rc=$?
+if [ $rc = 0 ] && cmp -s fx.bin expab.bin &&
+	grep -Eq '^gpusort: stats: I/O buffers registered with io_uring: no \((disabled by GPUSORT_FIXED=0|io_uring unavailable)\)' gs.err
+then pass "stats-fixed-buffers-off"
+else fail "stats-fixed-buffers-off" "exit status $rc: $(grep registered gs.err)"; fi
+rm -f fx.bin
 gsrun $K --stats=json ab.bin > got.bin 2> gs.err
 rc=$?
 if [ $HAVE_PY = 0 ]; then
@@ -820,6 +849,8 @@ elif ! cmp -s got.bin expab.bin; then
 	fail "stats-json" "stdout is not the sorted data"
 elif ! python3 -m json.tool < gs.err > /dev/null 2> json.err; then
 	fail "stats-json" "stderr is not valid JSON: $(first json.err): $(head -c 200 gs.err | tr '\n' ' ')"
+elif ! python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(d["fixed_buffers"] not in ("yes", "no", "partly") or d["io_fixed_bytes"] > d["io_bytes"])' < gs.err; then
+	fail "stats-json" "no fixed_buffers / io_bytes fields: $(head -c 300 gs.err)"
 else
 	pass "stats-json"
 fi

@@ -1,4 +1,7 @@
-/* test_io.c - io_uring reader/writer: exact bytes through O_DIRECT and buffered paths. */
+/*
+ * test_io.c - io_uring reader/writer: exact bytes through O_DIRECT and
+ * buffered paths, with and without registered (fixed) buffers.
+ */
 #define _GNU_SOURCE
 #include "../io/io.h"
 #include "run.h"
@@ -7,9 +10,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +24,82 @@ static void fill(uint8_t *p, size_t n, unsigned long long seed)
 {
 	for (size_t i = 0; i < n; i++)
 		p[i] = (uint8_t)unit_rand(&seed);
+}
+
+/* The file's bytes as pread(2) sees them (or NULL). */
+static uint8_t *pread_all(const char *path, size_t n)
+{
+	uint8_t *b = malloc(n + 1);
+	int fd = open(path, O_RDONLY);
+	size_t got = 0;
+	while (b && fd >= 0 && got < n) {
+		ssize_t r = pread(fd, b + got, n - got, (off_t)got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (got != n) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+/*
+ * Write src[0..n) to path through `ring` (two appends, the second unaligned
+ * when n is odd), check the file against pread(2), then read it back into
+ * dst through the ring (one io_read_at, and io_read_next in odd pieces).
+ * Returns a message for the first difference, or NULL.
+ */
+static const char *roundtrip(io_ring *ring, const char *path, const uint8_t *src, uint8_t *dst,
+			     size_t n, size_t dcap)
+{
+	static char why[256];
+	io_output o;
+	if (io_output_open(&o, path))
+		return "open output";
+	size_t half = n / 2;
+	int rc = io_write_next(ring, &o.f, src, half);
+	if (!rc)
+		rc = io_write_next(ring, &o.f, src + half, n - half);
+	if (rc || io_output_commit(&o)) {
+		snprintf(why, sizeof why, "write %zu: %s", n, strerror(-rc));
+		return why;
+	}
+	uint8_t *ref = pread_all(path, n);
+	struct stat st;
+	int same = ref && stat(path, &st) == 0 && (size_t)st.st_size == n && !memcmp(ref, src, n);
+	free(ref);
+	if (!same) {
+		snprintf(why, sizeof why, "file of %zu bytes differs from what was written", n);
+		return why;
+	}
+	io_file f;
+	if (io_open_input(&f, path))
+		return "open input";
+	memset(dst, 0x5A, n);
+	ssize_t r = io_read_at(ring, &f, dst, n, dcap, 0);
+	if (r != (ssize_t)n || memcmp(src, dst, n)) {
+		io_close(&f);
+		snprintf(why, sizeof why, "read_at %zu: got %zd, %s", n, r, r == (ssize_t)n ? "bytes differ" : "short");
+		return why;
+	}
+	memset(dst, 0xA5, n);
+	size_t got = 0;
+	while (!f.eof) {
+		r = io_read_next(ring, &f, dst + got, 3 * IO_ALIGN + 7, dcap - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	io_close(&f);
+	if (got != n || memcmp(src, dst, n)) {
+		snprintf(why, sizeof why, "read_next %zu: got %zu", n, got);
+		return why;
+	}
+	return NULL;
 }
 
 int main(void)
@@ -135,6 +216,223 @@ int main(void)
 		CHECK(io_open_input(&f, dir) == -EISDIR, "EISDIR for a directory");
 	} TEST_END();
 
+
+	/* ---- registered (fixed) buffers ------------------------------------------ */
+
+	/* a registered arena of a few segments; transfers use sub-ranges of it */
+	size_t fixed_sizes[] = { 1, 4095, 4096, 4097, IO_SEG - 1, IO_SEG, IO_SEG + 4096,
+				 IO_SEG * IO_QD + 12345 };
+	size_t arena_len = 2 * (IO_SEG * IO_QD + 8 * IO_ALIGN); /* the largest size, at an offset, rounded up */
+	uint8_t *arena = util_alloc_aligned(arena_len, IO_ALIGN);
+	uint8_t *plain = util_alloc_aligned(IO_SEG * IO_QD + 2 * IO_ALIGN, IO_ALIGN);
+	size_t half_arena = arena_len / 2;
+
+	TEST_BEGIN("io/fixed-register") {
+		void *bufs[2] = { arena, arena + half_arena };
+		size_t lens[2] = { half_arena, arena_len - half_arena };
+		int rc = io_ring_register(&ring, bufs, lens, 2);
+		if (ring.have_uring) {
+			CHECK(rc == 0, "register 2 buffers: %s", strerror(-rc));
+			CHECK(ring.nfx == 2, "2 iovecs registered (%u)", ring.nfx);
+		} else {
+			CHECK(rc < 0 && ring.nfx == 0, "no io_uring: registration refused (%d)", rc);
+		}
+	} TEST_END();
+
+	/* every size through registered buffers: at their start, at an aligned
+	 * offset inside, and at an odd offset inside (the buffered path) */
+	TEST_BEGIN("io/fixed-exact-bytes") {
+		size_t offs[] = { 0, IO_ALIGN, 7 };
+		for (size_t z = 0; z < sizeof fixed_sizes / sizeof fixed_sizes[0]; z++) {
+			size_t n = fixed_sizes[z];
+			for (size_t q = 0; q < 3; q++) {
+				uint8_t *src = arena + offs[q], *dst = arena + half_arena + offs[q];
+				fill(src, n, n * 3 + q);
+				uint64_t fb0 = ring.fixed_bytes, b0 = ring.bytes;
+				const char *why = roundtrip(&ring, path, src, dst, n, arena_len - half_arena - offs[q]);
+				CHECK(!why, "n=%zu off=%zu: %s", n, offs[q], why);
+				/* written once, read twice: all of it through the registered buffers */
+				CHECK(ring.bytes - b0 == 3 * n, "n=%zu: %" PRIu64 " bytes moved", n, ring.bytes - b0);
+				if (ring.nfx)
+					CHECK(ring.fixed_bytes - fb0 == 3 * n, "n=%zu off=%zu: %" PRIu64 " of %zu bytes fixed",
+					      n, offs[q], ring.fixed_bytes - fb0, 3 * n);
+			}
+		}
+	} TEST_END();
+
+	TEST_BEGIN("io/fixed-exact-bytes-direct") {
+		/* the same through O_DIRECT descriptors (where the file system has them) */
+		setenv("GPUSORT_DIRECT", "1", 1);
+		for (size_t z = 0; z < sizeof fixed_sizes / sizeof fixed_sizes[0]; z++) {
+			size_t n = fixed_sizes[z];
+			uint8_t *src = arena, *dst = arena + half_arena;
+			fill(src, n, n * 5);
+			uint64_t fb0 = ring.fixed_bytes, b0 = ring.bytes;
+			const char *why = roundtrip(&ring, path, src, dst, n, arena_len - half_arena);
+			CHECK(!why, "n=%zu: %s", n, why);
+			/* O_DIRECT reads round up to whole blocks: more than 3n may move */
+			if (ring.nfx)
+				CHECK(ring.fixed_bytes - fb0 == ring.bytes - b0 && ring.bytes - b0 >= 3 * n,
+				      "n=%zu: %" PRIu64 " of %" PRIu64 " bytes fixed", n, ring.fixed_bytes - fb0,
+				      ring.bytes - b0);
+		}
+		unsetenv("GPUSORT_DIRECT");
+	} TEST_END();
+
+	TEST_BEGIN("io/fixed-unregistered-buffer-still-works") {
+		/* registered buffers present, transfer from/to others: unfixed, exact */
+		size_t n = IO_SEG + 4097;
+		uint8_t *src = malloc(n), *dst = plain;
+		fill(src, n, 77);
+		uint64_t fb0 = ring.fixed_bytes;
+		const char *why = roundtrip(&ring, path, src, dst, n, IO_SEG * IO_QD + 2 * IO_ALIGN);
+		CHECK(!why, "%s", why);
+		CHECK(ring.fixed_bytes == fb0, "nothing went fixed (%" PRIu64 " bytes)", ring.fixed_bytes - fb0);
+		/* half inside a registered buffer, half outside: unfixed, exact */
+		uint8_t *edge = arena + half_arena - 4096;
+		fill(arena, arena_len, 78);
+		uint8_t *cp = malloc(2 * 4096);
+		memcpy(cp, edge, 2 * 4096);
+		why = roundtrip(&ring, path, cp, plain, 2 * 4096, 4 * 4096);
+		CHECK(!why, "straddling copy: %s", why);
+		free(src);
+		free(cp);
+	} TEST_END();
+
+	TEST_BEGIN("io/fixed-reregister-and-unregister") {
+		if (ring.have_uring) {
+			uint8_t *c = util_alloc_aligned(IO_SEG + IO_ALIGN, IO_ALIGN);
+			void *b1[1] = { arena };
+			size_t l1[1] = { half_arena };
+			void *b2[2] = { arena, c };
+			size_t l2[2] = { half_arena, IO_SEG + IO_ALIGN };
+			void *b3[1] = { c };
+			size_t l3[1] = { IO_SEG + IO_ALIGN };
+			CHECK(io_ring_register(&ring, b1, l1, 1) == 0 && ring.nfx == 1, "register {A}");
+			CHECK(io_ring_register(&ring, b2, l2, 2) == 0 && ring.nfx == 2, "re-register {A, C}");
+			size_t n = IO_SEG + 1;
+			fill(c, n, 91);
+			uint64_t fb0 = ring.fixed_bytes;
+			const char *why = roundtrip(&ring, path, c, arena, n, half_arena);
+			CHECK(!why && ring.fixed_bytes - fb0 == 3 * n, "C to A, both fixed: %s, %" PRIu64 " fixed",
+			      why ? why : "ok", ring.fixed_bytes - fb0);
+			CHECK(io_ring_register(&ring, b3, l3, 1) == 0 && ring.nfx == 1, "re-register {C}");
+			fb0 = ring.fixed_bytes;
+			why = roundtrip(&ring, path, c, arena, n, half_arena);
+			CHECK(!why && ring.fixed_bytes - fb0 == n, "C to A, only the write fixed: %s, %" PRIu64,
+			      why ? why : "ok", ring.fixed_bytes - fb0);
+			io_ring_unregister(&ring);
+			CHECK(ring.nfx == 0 && ring.fx_slots == 0, "unregistered");
+			fb0 = ring.fixed_bytes;
+			why = roundtrip(&ring, path, c, arena, n, half_arena);
+			CHECK(!why && ring.fixed_bytes == fb0, "after unregister: %s, nothing fixed", why ? why : "ok");
+			io_ring_unregister(&ring); /* twice: harmless */
+			CHECK(io_ring_register(&ring, b1, l1, 1) == 0 && ring.nfx == 1, "register again");
+			CHECK(io_ring_register(&ring, NULL, NULL, 0) == 0 && ring.nfx == 0, "n = 0 unregisters");
+			free(c);
+		}
+	} TEST_END();
+
+	TEST_BEGIN("io/fixed-whole-table-registration") {
+		/* kernels without sparse tables: every change registers the whole set */
+		if (ring.have_uring) {
+			setenv("GPUSORT_FAULT", "fixed-dense", 1);
+			void *b2[2] = { arena, arena + half_arena };
+			size_t l2[2] = { half_arena, arena_len - half_arena };
+			CHECK(io_ring_register(&ring, b2, l2, 1) == 0 && ring.fx_dense && ring.nfx == 1, "{A} whole");
+			CHECK(io_ring_register(&ring, b2, l2, 2) == 0 && ring.fx_dense && ring.nfx == 2, "{A, B} whole");
+			unsetenv("GPUSORT_FAULT");
+			size_t n = IO_SEG + 4097;
+			fill(arena + 7, n, 4242);
+			uint64_t fb0 = ring.fixed_bytes;
+			const char *why = roundtrip(&ring, path, arena + 7, arena + half_arena + 7, n, half_arena - 7);
+			CHECK(!why && ring.fixed_bytes - fb0 == 3 * n, "exact and fixed: %s, %" PRIu64,
+			      why ? why : "ok", ring.fixed_bytes - fb0);
+			/* a later registration on the same ring replaces the whole table */
+			CHECK(io_ring_register(&ring, b2, l2, 1) == 0 && !ring.fx_dense && ring.nfx == 1, "sparse again");
+			io_ring_unregister(&ring);
+		}
+	} TEST_END();
+
+	TEST_BEGIN("io/fixed-registration-failure-falls-back") {
+		void *b1[1] = { arena };
+		size_t l1[1] = { half_arena };
+		size_t n = IO_SEG * 2 + 3;
+		/* the kernel refuses memory that is not mapped: nothing stays registered */
+		size_t hole_len = 4 * IO_ALIGN;
+		void *hole = mmap(NULL, hole_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		CHECK(hole != MAP_FAILED && munmap(hole, hole_len) == 0, "unmapped range");
+		void *b2[2] = { arena, hole };
+		size_t l2[2] = { half_arena, hole_len };
+		io_ring_register(&ring, b1, l1, 1);
+		int rc = io_ring_register(&ring, b2, l2, 2);
+		CHECK(rc < 0 && ring.nfx == 0 && ring.fx_slots == 0, "unmapped buffer: %d, %u registered", rc, ring.nfx);
+		/* fault injection: as RLIMIT_MEMLOCK refuses an unprivileged user */
+		setenv("GPUSORT_FAULT", "fixed-enomem", 1);
+		rc = io_ring_register(&ring, b1, l1, 1);
+		unsetenv("GPUSORT_FAULT");
+		CHECK(rc == -ENOMEM && ring.nfx == 0, "GPUSORT_FAULT=fixed-enomem: %d", rc);
+		setenv("GPUSORT_FIXED", "0", 1);
+		rc = io_ring_register(&ring, b1, l1, 1);
+		unsetenv("GPUSORT_FIXED");
+		CHECK(rc == -ECANCELED && ring.nfx == 0, "GPUSORT_FIXED=0: %d", rc);
+		/* bad arguments */
+		void *b0[1] = { NULL };
+		CHECK(io_ring_register(&ring, b0, l1, 1) == -EINVAL && ring.nfx == 0, "NULL buffer");
+		fill(arena, n, 5);
+		uint64_t fb0 = ring.fixed_bytes;
+		const char *why = roundtrip(&ring, path, arena, arena + half_arena, n, arena_len - half_arena);
+		CHECK(!why && ring.fixed_bytes == fb0, "after failures: %s, nothing fixed", why ? why : "ok");
+		io_fixed_stats fs;
+		io_fixed_stats_get(&fs);
+		CHECK(fs.calls > fs.ok && fs.err < 0, "stats: %" PRIu64 " calls, %" PRIu64 " ok, last error %d",
+		      fs.calls, fs.ok, fs.err);
+	} TEST_END();
+
+	TEST_BEGIN("io/fixed-over-1GiB-split") {
+		/* more than the kernel's 1 GiB per iovec: registered as two iovecs;
+		 * a transfer across the seam goes unfixed, one on either side fixed */
+		size_t big = IO_FIXED_IOV + 8 * IO_SEG;
+		uint8_t *b = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (ring.have_uring && b != MAP_FAILED) {
+			void *bb[1] = { b };
+			size_t bl[1] = { big };
+			int rc = io_ring_register(&ring, bb, bl, 1);
+			CHECK(rc == 0 && ring.nfx == 2, "1 GiB + 32 MiB as 2 iovecs: %s, %u", strerror(-rc), ring.nfx);
+			size_t n = 3 * IO_SEG;
+			uint8_t *src = b + IO_FIXED_IOV - IO_SEG - 4096, *dst = b + IO_FIXED_IOV + 4 * IO_SEG;
+			fill(src, n, 1234);
+			uint64_t fb0 = ring.fixed_bytes;
+			const char *why = roundtrip(&ring, path, src, dst, n, 4 * IO_SEG);
+			CHECK(!why, "across the seam: %s", why);
+			CHECK(ring.fixed_bytes - fb0 < 3 * n && ring.fixed_bytes - fb0 >= 2 * n,
+			      "the seam's segments unfixed, the rest fixed: %" PRIu64 " of %zu", ring.fixed_bytes - fb0, 3 * n);
+			io_ring_unregister(&ring);
+		}
+		if (b != MAP_FAILED)
+			munmap(b, big);
+	} TEST_END();
+
+	TEST_BEGIN("io/fixed-pread-fallback-ring") {
+		/* a ring without io_uring (have_uring == 0): registration refused, pread/pwrite exact */
+		io_ring fb;
+		memset(&fb, 0, sizeof fb);
+		void *b1[1] = { arena };
+		size_t l1[1] = { half_arena };
+		CHECK(io_ring_register(&fb, b1, l1, 1) == -EOPNOTSUPP && fb.nfx == 0, "refused");
+		for (size_t z = 0; z < sizeof fixed_sizes / sizeof fixed_sizes[0]; z++) {
+			size_t n = fixed_sizes[z];
+			fill(arena, n, n + 17);
+			const char *why = roundtrip(&fb, path, arena, arena + half_arena, n, arena_len - half_arena);
+			CHECK(!why, "n=%zu: %s", n, why);
+			CHECK(fb.fixed_bytes == 0, "nothing fixed");
+		}
+		io_ring_exit(&fb);
+	} TEST_END();
+
+	io_ring_unregister(&ring);
+	free(arena);
+	free(plain);
 	io_ring_exit(&ring);
 	unlink(path);
 	rmdir(dir);
