@@ -2,6 +2,8 @@
  * gpu_ctx.cu - device discovery, ctx open/close, the memory budget, pinned
  * host memory, error codes and their text.
  */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,36 @@ int gs_fail(gpu_ctx *ctx, cudaError_t e, const char *what, const char *file, int
 	if (e == cudaErrorNoDevice || e == cudaErrorInvalidDevice || e == cudaErrorInsufficientDriver)
 		return GPU_ENODEV;
 	return GPU_ECUDA;
+}
+
+static pthread_t gs_prewarm_thread;
+static int gs_prewarm_started;
+
+static void *gs_prewarm_main(void *arg)
+{
+	/* a missing GPU or driver only means the later calls fail as usual */
+	if (cudaSetDevice((int)(intptr_t)arg) == cudaSuccess)
+		(void)cudaFree(0);
+	(void)cudaGetLastError();
+	return NULL;
+}
+
+extern "C" int gpu_prewarm(int device)
+{
+	if (gs_prewarm_started)
+		return 0;
+	if (pthread_create(&gs_prewarm_thread, NULL, gs_prewarm_main, (void *)(intptr_t)(device < 0 ? 0 : device)))
+		return GPU_ECUDA;
+	gs_prewarm_started = 1;
+	return 0;
+}
+
+extern "C" void gpu_prewarm_wait(void)
+{
+	if (gs_prewarm_started) {
+		pthread_join(gs_prewarm_thread, NULL);
+		gs_prewarm_started = 0;
+	}
 }
 
 extern "C" int gpu_device_count(void)

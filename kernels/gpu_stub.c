@@ -8,6 +8,14 @@
 
 #include <string.h>
 
+int gpu_prewarm(int device)
+{
+	(void)device;
+	return GPU_ENOTSUP;
+}
+
+void gpu_prewarm_wait(void) {}
+
 int gpu_device_count(void)
 {
 	return 0;

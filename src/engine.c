@@ -6,9 +6,12 @@
 #include "cpusort.h"
 #include "../kernels/gpusort_kernels.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "util.h"
 
 static int cpu_sort(engine *e, uint8_t *a, uint8_t *b, size_t n, void *scratch, uint8_t **sorted)
 {
@@ -127,6 +130,7 @@ int engine_open(engine *e, const job_opts *o, int64_t input_bytes, char *notice,
 
 void engine_close(engine *e)
 {
+	engine_staging_free(&e->stage);
 	if (e->gpu)
 		gpu_close(e->gpu);
 	free(e->layout);
@@ -142,4 +146,70 @@ void engine_unpin(engine *e, void *p)
 {
 	if (e->gpu)
 		gpu_host_unregister(p);
+}
+
+int engine_gpu_likely(const job_opts *o)
+{
+	return GPUSORT_CUDA && o->use_gpu && access("/proc/driver/nvidia/version", R_OK) == 0;
+}
+
+int engine_prewarm(const job_opts *o)
+{
+	if (!engine_gpu_likely(o))
+		return 0;
+	(void)gpu_prewarm(o->device); /* optional: CUDA starts on first use otherwise */
+	return 1;
+}
+
+void engine_prewarm_wait(void)
+{
+	gpu_prewarm_wait();
+}
+
+int engine_staging_prepare(engine_staging *st, size_t bytes)
+{
+	memset(st, 0, sizeof *st);
+	for (int k = 0; k < ENGINE_STAGES; k++) {
+		uint8_t *p = util_alloc_huge(bytes);
+		if (!p) {
+			engine_staging_free(st);
+			return -ENOMEM;
+		}
+		/* fault every page in now, while CUDA starts on its own thread */
+		for (size_t i = 0; i < bytes; i += 4096)
+			p[i] = 0;
+		st->buf[k] = p;
+	}
+	st->bytes = bytes;
+	return 0;
+}
+
+void engine_staging_free(engine_staging *st)
+{
+	for (int k = 0; k < ENGINE_STAGES; k++) {
+		if (st->buf[k] && st->pinned)
+			gpu_host_unregister(st->buf[k]);
+		free(st->buf[k]);
+	}
+	memset(st, 0, sizeof *st);
+}
+
+uint8_t *const *engine_staging_get(engine *e, size_t bytes)
+{
+	engine_staging *st = &e->stage;
+	if (!e->gpu || !st->bytes || st->bytes < bytes)
+		return NULL;
+	if (!st->pinned) {
+		int k = 0;
+		while (k < ENGINE_STAGES && gpu_host_register(st->buf[k], st->bytes) == GPU_OK)
+			k++;
+		if (k < ENGINE_STAGES) {
+			while (k-- > 0)
+				gpu_host_unregister(st->buf[k]);
+			engine_staging_free(st); /* not pinnable: the caller allocates its own */
+			return NULL;
+		}
+		st->pinned = 1;
+	}
+	return st->buf;
 }

@@ -593,22 +593,6 @@ out:
 
 /* ---- the device-resident path ----------------------------------------------- */
 
-/*
- * Memory for a kept run: 2 MiB aligned and, where transparent huge pages
- * are offered on request, backed by them, so the first touch (the copy in)
- * and the release at the end fault and free 512x fewer pages.
- */
-static uint8_t *alloc_run(size_t bytes)
-{
-	const size_t huge = 2u << 20;
-	uint8_t *p = util_alloc_aligned(bytes, huge);
-#ifdef MADV_HUGEPAGE
-	if (p && bytes >= huge)
-		(void)madvise(p, (bytes + huge - 1) / huge * huge, MADV_HUGEPAGE); /* advice only */
-#endif
-	return p;
-}
-
 /* Where the sorted pieces of a resident chunk go. */
 struct chunk_dst {
 	struct ctx *c;
@@ -651,6 +635,14 @@ static int consume_piece(void *arg, uint8_t *recs, size_t n)
  * GPUSORT_RESIDENT=0 turns this off, to measure the chunked path against it.
  * Returns 0, 1 (not taken: sort another way; nothing read or written) or -1.
  */
+/* Bytes per staging piece of the resident path under -S (half of -S for the
+ * RESIDENT_SLOTS buffers, at most RESIDENT_PIECE). */
+static size_t resident_piece(const struct ctx *c)
+{
+	size_t piece = c->o->mem / (2 * RESIDENT_SLOTS);
+	return piece > RESIDENT_PIECE ? RESIDENT_PIECE : piece;
+}
+
 static int form_runs_resident(struct ctx *c, sink *out, int *single)
 {
 	const char *env = getenv("GPUSORT_RESIDENT");
@@ -658,9 +650,7 @@ static int form_runs_resident(struct ctx *c, sink *out, int *single)
 	*single = 0;
 	if (!c->eng.gpu || total <= 0 || c->nin > 64 || (env && !strcmp(env, "0")))
 		return 1;
-	size_t piece = c->o->mem / (2 * RESIDENT_SLOTS);
-	if (piece > RESIDENT_PIECE)
-		piece = RESIDENT_PIECE;
+	size_t piece = resident_piece(c);
 	if (piece < RESIDENT_MIN_PIECE)
 		return 1; /* -S too small for the staging buffers */
 	for (int i = 0; i < c->nin; i++) {
@@ -714,7 +704,7 @@ static int form_runs_resident(struct ctx *c, sink *out, int *single)
 			}
 			r->n = cnt;
 			if (keep) {
-				r->mem = alloc_run(cnt * c->R);
+				r->mem = util_alloc_huge(cnt * c->R);
 				if (!r->mem) {
 					fail(c, "out of memory (a run of %" PRIu64 " bytes; try a smaller -S)", cnt * c->R);
 					goto out;
@@ -868,9 +858,7 @@ static int merge_group(struct ctx *c, int lo, int hi, size_t mem)
 static int merge_on_gpu(struct ctx *c, sink *out)
 {
 	tpool *tp = NULL;
-	size_t piece = c->o->mem / (2 * RESIDENT_SLOTS);
-	if (piece > RESIDENT_PIECE)
-		piece = RESIDENT_PIECE;
+	size_t piece = resident_piece(c);
 	int rc = tpool_start(&tp, c->o->threads);
 	if (rc) {
 		fail(c, "cannot start threads: %s", strerror(-rc));
@@ -1105,12 +1093,28 @@ void job_sort(const job_opts *o, job_result *r)
 {
 	struct ctx c;
 	memset(r, 0, sizeof *r);
+	const int gpu_likely = engine_prewarm(o);
 	if (setup(&c, o, r))
 		goto done;
 	if (open_inputs(&c, o->merge_only))
 		goto done;
 	double e0 = util_now();
+	/* The CUDA start-up (~0.2 s) runs on its own thread while this one
+	 * faults in the resident path's staging buffers (~50 ms for 256 MiB). */
+	engine_staging stage = { 0 };
+	const char *res_env = getenv("GPUSORT_RESIDENT");
+	if (gpu_likely) {
+		int64_t known = known_size(&c);
+		if (!o->merge_only && known > 0 && c.nin <= 64 && !(res_env && !strcmp(res_env, "0")) &&
+		    resident_piece(&c) >= RESIDENT_MIN_PIECE)
+			(void)engine_staging_prepare(&stage, resident_piece(&c)); /* optional: resident.c allocates otherwise */
+		engine_prewarm_wait();
+	}
 	int erc = engine_open(&c.eng, o, o->merge_only ? 0 : known_size(&c), r->notice, sizeof r->notice);
+	if (c.eng.gpu)
+		c.eng.stage = stage;
+	else
+		engine_staging_free(&stage);
 	c.st.start_s += util_now() - e0;
 	if (erc) {
 		fail(&c, "%s", c.eng.errmsg);
@@ -1201,6 +1205,7 @@ void job_sort(const job_opts *o, job_result *r)
 done:
 	if (c.out_open)
 		io_output_abort(&c.out);
+	engine_prewarm_wait(); /* never exit while CUDA starts on another thread */
 	teardown(&c);
 }
 

@@ -12,6 +12,8 @@
 
 #define MAX_PARTS 256
 
+_Static_assert(RESIDENT_SLOTS == ENGINE_STAGES, "staging slots");
+
 struct resident {
 	engine *e;
 	const keys_spec *s;
@@ -20,6 +22,7 @@ struct resident {
 	uint64_t *base;       /* base[i]: stream offset (bytes) where input i starts; base[nin] = total */
 	size_t per;           /* records per piece */
 	uint8_t *stage[RESIDENT_SLOTS];
+	int borrowed;         /* stage[] is the engine's (engine_staging_get), not ours to free */
 	tpool *tp;
 	/* the piece being read by the pool: records [first, first + count) into buf */
 	uint8_t *buf;
@@ -51,11 +54,18 @@ int resident_open(resident **out, engine *e, const keys_spec *s, io_file *in, in
 	r->per = piece_bytes / R;
 	for (int i = 0; i < nin; i++)
 		r->base[i + 1] = r->base[i] + (in[i].size - in[i].pos);
-	for (int k = 0; k < RESIDENT_SLOTS; k++)
+	uint8_t *const *pre = engine_staging_get(e, r->per * R);
+	for (int k = 0; k < RESIDENT_SLOTS; k++) {
+		if (pre) {
+			r->stage[k] = pre[k]; /* the engine's, faulted in during the CUDA start-up */
+			continue;
+		}
 		if (!(r->stage[k] = gpu_host_alloc(r->per * R))) {
 			resident_close(r);
 			return 1; /* no pinned memory: sort another way */
 		}
+	}
+	r->borrowed = pre != NULL;
 	*out = r;
 	return 0;
 }
@@ -64,7 +74,7 @@ void resident_close(resident *r)
 {
 	if (!r)
 		return;
-	for (int k = 0; k < RESIDENT_SLOTS; k++)
+	for (int k = 0; k < RESIDENT_SLOTS && !r->borrowed; k++)
 		gpu_host_free(r->stage[k]);
 	free(r->base);
 	free(r);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -133,5 +134,16 @@ void *util_alloc_aligned(size_t bytes, size_t align)
 	bytes = (bytes + align - 1) / align * align;
 	if (posix_memalign(&p, align, bytes))
 		return NULL;
+	return p;
+}
+
+void *util_alloc_huge(size_t bytes)
+{
+	const size_t huge = 2u << 20;
+	void *p = util_alloc_aligned(bytes, huge);
+#ifdef MADV_HUGEPAGE
+	if (p && bytes >= huge)
+		(void)madvise(p, (bytes + huge - 1) / huge * huge, MADV_HUGEPAGE); /* advice only */
+#endif
 	return p;
 }

@@ -41,4 +41,12 @@ static inline void util_split(size_t n, int t, int nparts, size_t *lo, size_t *h
 /* Aligned allocation (posix_memalign) of bytes rounded up to align; NULL on failure. */
 void *util_alloc_aligned(size_t bytes, size_t align);
 
+/*
+ * bytes of memory on a 2 MiB boundary with transparent huge pages advised
+ * (MADV_HUGEPAGE, where the kernel offers them on request), so that the
+ * first touch and the release fault and free 512x fewer pages. Freed with
+ * free(); NULL when out of memory.
+ */
+void *util_alloc_huge(size_t bytes);
+
 #endif
