@@ -299,15 +299,15 @@ static void profile(const char *tname, const char *cname, int lg, int runs, T *d
 			CK(cudaEventRecord(ev[pl.size()]));
 	})));
 	CK(cudaDeviceSynchronize());
-	double sum[3] = { 0, 0, 0 }, low = 0;
-	int cnt[3] = { 0, 0, 0 }, nlow = 0;
+	double sum[4] = { 0, 0, 0, 0 }, low = 0;
+	int cnt[4] = { 0, 0, 0, 0 }, nlow = 0;
 	fprintf(stderr, "%s %s 2^%d:", tname, cname, lg);
 	for (size_t i = 0; i < pl.size() && i < 126; ++i) {
 		float ms;
 		CK(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]));
 		const P &q = pl[i];
-		fprintf(stderr, " %c%d=%.3f", "LSR"[q.kind], q.hi - q.lo + 1, ms);
-		if (q.kind == 1 && q.lo == 0) {
+		fprintf(stderr, " %c%d=%.3f", "LSRW"[q.kind], q.hi - q.lo + 1, ms);
+		if (q.kind == 3) {
 			low += ms;
 			++nlow;
 		} else {

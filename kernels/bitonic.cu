@@ -391,6 +391,96 @@ __global__ void __launch_bounds__(1 << C::NTB, C::MINB)
 
 
 /*
+ * The last pass of stage s > TB: its TB steps on the tile's own bits
+ * (Γ = {0..TB-1}, one aligned tile per block, Algorithm 3 of the paper). It
+ * is k_bitonic_pass with hi = TB - 1, lo = 0 made into its own kernel
+ * because these passes are the sort's instruction-bound part (ncu on the
+ * H200: SM throughput 85%, DRAM 24%): here the register groups are fixed at
+ * compile time, so every shared-memory index folds to a constant offset,
+ * and the block's direction (bit s - 1 of its x, the same for the whole
+ * tile) picks a min/max order at compile time instead of complementing
+ * every value twice. In mirrored coordinates the tile's address is
+ * xb ^ e for the block's xb (phi_s flips all of e's bits or none).
+ */
+template <class T, class C, bool DESC, class IX>
+__device__ __forceinline__ void low_body(T *__restrict__ d, IX n, IX xb, T *tile)
+{
+	constexpr int TB = C::TB, RB = C::RB, WB = Tr<T>::WB, R = 1 << RB, NG = (TB + RB - 1) / RB;
+	constexpr uint32_t NT = 1u << C::NTB;
+	const uint32_t tid = threadIdx.x;
+	bool in_smem = false;
+#pragma unroll
+	for (int gi = 0; gi < NG; ++gi) {
+		const int top = TB - 1 - gi * RB, g = top - RB + 1 > 0 ? top - RB + 1 : 0, nb = top - g + 1;
+		const uint32_t eb = (tid & ((1u << g) - 1)) | ((tid >> g) << (g + RB));
+		T v[R];
+		if (gi == 0) {
+#pragma unroll
+			for (int m = 0; m < R; ++m) {
+				const IX a = xb ^ (IX)(eb | ((uint32_t)m << g));
+				v[m] = a < n ? d[a] : Tr<T>::inf();
+			}
+		} else {
+			__syncthreads();
+#pragma unroll
+			for (int m = 0; m < R; ++m)
+				v[m] = tile[swz<RB, WB>(eb | ((uint32_t)m << g))];
+		}
+#pragma unroll
+		for (int k = RB - 1; k >= 0; --k)
+			if (k < nb) {
+#pragma unroll
+				for (int m = 0; m < R; ++m)
+					if (!(m & (1 << k))) {
+						if (DESC)
+							Tr<T>::cx(v[m | (1 << k)], v[m]);
+						else
+							Tr<T>::cx(v[m], v[m | (1 << k)]);
+					}
+			}
+		if (gi == NG - 1 && g >= WB) {
+#pragma unroll
+			for (int m = 0; m < R; ++m) {
+				const IX a = xb ^ (IX)(eb | ((uint32_t)m << g));
+				if (a < n)
+					d[a] = v[m];
+			}
+			in_smem = false;
+		} else {
+#pragma unroll
+			for (int m = 0; m < R; ++m)
+				tile[swz<RB, WB>(eb | ((uint32_t)m << g))] = v[m];
+			in_smem = true;
+		}
+	}
+	if (in_smem) {
+		__syncthreads();
+#pragma unroll 8
+		for (int q = 0; q < R; ++q) {
+			const uint32_t e = tid + q * NT;
+			const IX a = xb ^ (IX)e;
+			if (a < n)
+				d[a] = tile[swz<RB, WB>(e)];
+		}
+	}
+}
+
+template <class T, class C, class IX>
+__global__ void __launch_bounds__(1 << C::NTB, C::MINB) k_bitonic_low(T *__restrict__ d, IX n, int s)
+{
+	extern __shared__ __align__(16) unsigned char gs_smem[];
+	T *tile = reinterpret_cast<T *>(gs_smem);
+	const int sb = s - 1;
+	const IX xblk = (IX)blockIdx.x << C::TB;
+	if (((xblk >> sb) << sb) >= n)
+		return; /* every element of this tile is virtual */
+	if ((xblk >> sb) & 1)
+		low_body<T, C, true, IX>(d, n, xblk ^ (((IX)1 << sb) - 1), tile);
+	else
+		low_body<T, C, false, IX>(d, n, xblk, tile);
+}
+
+/*
  * A register-only pass of stage s: the G = hi - lo + 1 steps on index bits
  * hi..lo >= TB (all above the tile, so no thread shares an element with
  * another). Γ = {lo..hi} (Definition 2) with the Γ-partitions assigned one
@@ -440,8 +530,9 @@ int ceil_log2(uint64_t n)
 }
 
 /* One pass of a plan: kind 0 sorts every tile (stages 1..TB), kind 1 is a
- * shared-memory pass on bits hi..lo of stage s, kind 2 a register pass. */
-enum { PASS_LOCAL = 0, PASS_SMEM = 1, PASS_REG = 2 };
+ * shared-memory pass on bits hi..lo of stage s, kind 2 a register pass,
+ * kind 3 the pass on the tile's bits TB-1..0 that ends stage s. */
+enum { PASS_LOCAL = 0, PASS_SMEM = 1, PASS_REG = 2, PASS_LOW = 3 };
 
 /* Split the H bits hi0 .. hi0 - H + 1 into ceil(H / w) nearly equal passes. */
 template <class F>
@@ -473,7 +564,7 @@ void plan(size_t n, F f)
 			split_bits(s, s - 1, H, C::GREG, PASS_REG, f);
 		else
 			split_bits(s, s - 1, H, GMAX, PASS_SMEM, f);
-		f(PASS_SMEM, s, TB - 1, 0);
+		f(PASS_LOW, s, TB - 1, 0);
 	}
 }
 
@@ -494,6 +585,9 @@ cudaError_t launch_pass(T *d, IX n, int L, int kind, int s, int hi, int lo, cuda
 	if (kind == PASS_LOCAL) {
 		const uint64_t nblk = ((uint64_t)n + (1ull << TB) - 1) >> TB;
 		k_bitonic_local<T, C><<<(unsigned)nblk, 1 << C::NTB, smem, st>>>(d, (uint64_t)n);
+	} else if (kind == PASS_LOW) {
+		const uint64_t nblk = L > TB ? (1ull << (L - TB)) : 1;
+		k_bitonic_low<T, C, IX><<<(unsigned)nblk, 1 << C::NTB, smem, st>>>(d, n, s);
 	} else if (kind == PASS_SMEM) {
 		const uint64_t nblk = L > TB ? (1ull << (L - TB)) : 1;
 		k_bitonic_pass<T, C, IX><<<(unsigned)nblk, 1 << C::NTB, smem, st>>>(d, n, s, hi, lo);
@@ -515,6 +609,11 @@ cudaError_t set_smem(bool narrow)
 {
 	const int smem = (int)(sizeof(T) << C::TB);
 	cudaError_t err = cudaFuncSetAttribute(k_bitonic_local<T, C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+	if (err == cudaSuccess)
+		err = narrow ? cudaFuncSetAttribute(k_bitonic_low<T, C, uint32_t>,
+						    cudaFuncAttributeMaxDynamicSharedMemorySize, smem)
+			     : cudaFuncSetAttribute(k_bitonic_low<T, C, uint64_t>,
+						    cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
 	if (err == cudaSuccess && narrow)
 		err = cudaFuncSetAttribute(k_bitonic_pass<T, C, uint32_t>, cudaFuncAttributeMaxDynamicSharedMemorySize,
 					   smem);
