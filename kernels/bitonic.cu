@@ -64,10 +64,11 @@ struct BCfg {
 
 template <class T> struct Tr;
 /* WB: log2 of elements per 128-byte line; Def: the configuration bitonic_sort uses. */
-/* Def: measured on the H200 at 2^28 (bench/gpu_bench profile 28; results in
- * bench/results/gpu-bitonic-profile-h200-2026-11-22.md): u32 42.1 ms with
- * register-only high passes against 49.5 ms for <13, 4, 2, 0>; u64 70.0 ms
- * with 2^12 tiles and 4 blocks per SM against 73.8 ms. */
+/* Def: the fastest of the configurations timed on the H200 at 2^28
+ * (bench/gpu_bench profile 28; bench/results/gpu-bitonic-profile-h200-
+ * 2026-11-22.md): u32 31.1 ms with register-only high passes (46 passes),
+ * u64 57.8 ms with 2^12 tiles and 4 blocks per SM, both after k_bitonic_low;
+ * before this round both types ran <13, 4, 2, 0>: 49.5 and 73.8 ms. */
 template <> struct Tr<uint32_t> {
 	enum { WB = 5 };
 	typedef BCfg<13, 5, 2, 5> Def;
