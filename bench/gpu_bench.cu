@@ -358,48 +358,51 @@ static float cub_ref(int lg, T *ref, T *tmp)
 	return median(t);
 }
 
-#define PROF(T, TB, RB, MINB, GREG)                                                                      \
-	profile<T, BCfg<TB, RB, MINB, GREG>>(#T, "TB" #TB " RB" #RB " MINB" #MINB " GREG" #GREG, lg, runs, d, ref, \
-					     d_bad, cms)
+#define PROF(TB, RB, MINB, GREG) \
+	profile<T, BCfg<TB, RB, MINB, GREG>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " GREG" #GREG, lg, runs, d, ref, d_bad, cms)
 
+/* The configurations profiled for each type (each is a separate kernel
+ * instantiation, so the list is code, not data). */
 template <class T>
-static void profile_type(int lg, int runs);
+static void profile_configs(const char *tname, int lg, int runs, T *d, T *ref, unsigned long long *d_bad, float cms);
 
 template <>
-void profile_type<uint32_t>(int lg, int runs)
+void profile_configs<uint32_t>(const char *tname, int lg, int runs, uint32_t *d, uint32_t *ref,
+			       unsigned long long *d_bad, float cms)
 {
 	typedef uint32_t T;
-	const uint64_t n = 1ull << lg;
-	T *d, *ref, *tmp;
-	unsigned long long *d_bad;
-	CK(cudaMalloc(&d, n * sizeof(T)));
-	CK(cudaMalloc(&ref, n * sizeof(T)));
-	CK(cudaMalloc(&tmp, n * sizeof(T)));
-	CK(cudaMalloc(&d_bad, sizeof *d_bad));
-	const float cms = cub_ref<T>(lg, ref, tmp);
-	printf("| u32 | CUB radix | %.2f | %.2f G | 1.000 | | | | | | |\n", cms, n / (cms * 1e-3) / 1e9);
-	PROF(uint32_t, 13, 4, 2, 0);
-	PROF(uint32_t, 13, 4, 2, 4);
-	PROF(uint32_t, 13, 4, 2, 5);
-	PROF(uint32_t, 13, 5, 2, 0);
-	PROF(uint32_t, 13, 5, 2, 5);
-	PROF(uint32_t, 12, 4, 4, 0);
-	PROF(uint32_t, 12, 4, 4, 4);
-	PROF(uint32_t, 14, 5, 1, 0);
-	PROF(uint32_t, 14, 5, 1, 5);
-	PROF(uint32_t, 14, 4, 1, 0);
-	PROF(uint32_t, 14, 4, 1, 5);
-	PROF(uint32_t, 15, 5, 1, 5);
-	CK(cudaFree(d));
-	CK(cudaFree(ref));
-	CK(cudaFree(tmp));
-	CK(cudaFree(d_bad));
+	PROF(13, 4, 2, 0);
+	PROF(13, 4, 2, 4);
+	PROF(13, 4, 2, 5);
+	PROF(13, 5, 2, 0);
+	PROF(13, 5, 2, 5);
+	PROF(12, 4, 4, 0);
+	PROF(12, 4, 4, 4);
+	PROF(14, 5, 1, 0);
+	PROF(14, 5, 1, 5);
+	PROF(14, 4, 1, 0);
+	PROF(14, 4, 1, 5);
+	PROF(15, 5, 1, 5);
 }
 
 template <>
-void profile_type<uint64_t>(int lg, int runs)
+void profile_configs<uint64_t>(const char *tname, int lg, int runs, uint64_t *d, uint64_t *ref,
+			       unsigned long long *d_bad, float cms)
 {
 	typedef uint64_t T;
+	PROF(13, 4, 2, 0);
+	PROF(13, 4, 2, 4);
+	PROF(12, 4, 4, 0);
+	PROF(12, 4, 4, 4);
+	PROF(12, 3, 4, 0);
+	PROF(14, 4, 1, 0);
+	PROF(14, 4, 1, 4);
+}
+
+/* CUB's row, then every configuration of T on the same keys. */
+template <class T>
+static void profile_type(int lg, int runs, const char *tname)
+{
 	const uint64_t n = 1ull << lg;
 	T *d, *ref, *tmp;
 	unsigned long long *d_bad;
@@ -408,14 +411,8 @@ void profile_type<uint64_t>(int lg, int runs)
 	CK(cudaMalloc(&tmp, n * sizeof(T)));
 	CK(cudaMalloc(&d_bad, sizeof *d_bad));
 	const float cms = cub_ref<T>(lg, ref, tmp);
-	printf("| u64 | CUB radix | %.2f | %.2f G | 1.000 | | | | | | |\n", cms, n / (cms * 1e-3) / 1e9);
-	PROF(uint64_t, 13, 4, 2, 0);
-	PROF(uint64_t, 13, 4, 2, 4);
-	PROF(uint64_t, 12, 4, 4, 0);
-	PROF(uint64_t, 12, 4, 4, 4);
-	PROF(uint64_t, 12, 3, 4, 0);
-	PROF(uint64_t, 14, 4, 1, 0);
-	PROF(uint64_t, 14, 4, 1, 4);
+	printf("| %s | CUB radix | %.2f | %.2f G | 1.000 | | | | | | |\n", tname, cms, n / (cms * 1e-3) / 1e9);
+	profile_configs<T>(tname, lg, runs, d, ref, d_bad, cms);
 	CK(cudaFree(d));
 	CK(cudaFree(ref));
 	CK(cudaFree(tmp));
@@ -431,8 +428,8 @@ static void profile_all(int lg, int runs)
 	       lg, runs);
 	printf("| type | config | ms | keys/s | x CUB | passes | local ms | low ms | high ms | reg ms | check |\n");
 	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
-	profile_type<uint32_t>(lg, runs);
-	profile_type<uint64_t>(lg, runs);
+	profile_type<uint32_t>(lg, runs, "u32");
+	profile_type<uint64_t>(lg, runs, "u64");
 }
 
 int main(int argc, char **argv)
