@@ -360,6 +360,9 @@ static float cub_ref(int lg, T *ref, T *tmp)
 
 #define PROF(TB, RB, MINB, GREG) \
 	profile<T, BCfg<TB, RB, MINB, GREG>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " GREG" #GREG, lg, runs, d, ref, d_bad, cms)
+#define PROFC(TB, RB, MINB, CB)                                                                                  \
+	profile<T, BCfg<TB, RB, MINB, 0, CB>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " GREG0 CB" #CB, lg, runs, d, ref, \
+					  d_bad, cms)
 
 /* The configurations profiled for each type (each is a separate kernel
  * instantiation, so the list is code, not data). */
@@ -371,18 +374,11 @@ void profile_configs<uint32_t>(const char *tname, int lg, int runs, uint32_t *d,
 			       unsigned long long *d_bad, float cms)
 {
 	typedef uint32_t T;
-	PROF(13, 4, 2, 0);
-	PROF(13, 4, 2, 4);
-	PROF(13, 4, 2, 5);
 	PROF(13, 5, 2, 0);
+	PROFC(13, 5, 2, 4);
+	PROFC(13, 4, 2, 3);
+	PROFC(14, 5, 1, 4);
 	PROF(13, 5, 2, 5);
-	PROF(12, 4, 4, 0);
-	PROF(12, 4, 4, 4);
-	PROF(14, 5, 1, 0);
-	PROF(14, 5, 1, 5);
-	PROF(14, 4, 1, 0);
-	PROF(14, 4, 1, 5);
-	PROF(15, 5, 1, 5);
 }
 
 template <>
@@ -390,13 +386,10 @@ void profile_configs<uint64_t>(const char *tname, int lg, int runs, uint64_t *d,
 			       unsigned long long *d_bad, float cms)
 {
 	typedef uint64_t T;
-	PROF(13, 4, 2, 0);
-	PROF(13, 4, 2, 4);
 	PROF(12, 4, 4, 0);
-	PROF(12, 4, 4, 4);
-	PROF(12, 3, 4, 0);
-	PROF(14, 4, 1, 0);
-	PROF(14, 4, 1, 4);
+	PROFC(12, 4, 4, 3);
+	PROFC(13, 4, 2, 3);
+	PROF(13, 4, 2, 0);
 }
 
 /* CUB's row, then every configuration of T on the same keys. */

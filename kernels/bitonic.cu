@@ -18,11 +18,17 @@
  * a warp's global loads and stores hit contiguous 128-byte lines.
  *
  * Here:
- *   - tile (Γ-partition) = 2^TB elements in shared memory (64 KiB per block),
+ *   - tile (Γ-partition) = 2^TB elements in shared memory (32 KiB per
+ *     block for u32 and u64 by default),
  *   - pass 0 ("local"): every aligned tile is fully sorted (stages 1..TB),
  *   - stage s > TB: its steps on bits s-1..TB are grouped GMAX = TB - WB bits
- *     at a time (Γ = {0..c-1} ∪ {lo..hi}, c >= WB low bits for coalescing);
+ *     at a time (Γ = {0..c-1} ∪ {lo..hi}, c >= WB low bits for coalescing;
+ *     or register-only passes, configuration GREG);
  *     its last TB steps (bits TB-1..0) are one pass with Γ = {0..TB-1}.
+ *   - every kernel has its register groups and comparator directions fixed
+ *     at compile time (templates on the configuration and the pass width):
+ *     the passes are then bound by device memory, not by instructions, and
+ *     cost about as much as a copy of the data (bench/NOTES.md section 4).
  *   - inside a pass each thread holds R = 2^RB elements of the tile in
  *     registers and performs RB consecutive steps there; the tile is
  *     re-partitioned among threads through shared memory (swizzled: no bank
@@ -53,11 +59,18 @@ namespace {
  * go through shared-memory passes of up to TB - WB bits; g > 0 = through
  * register-only passes of up to g bits (k_bitonic_reg: no shared memory, no
  * barrier, every thread streams 2^g elements), which trade more passes for
- * passes that run at streaming speed.
+ * passes that run at streaming speed. CB: below.
  */
-template <int TB_, int RB_, int MINB_, int GREG_>
+template <int TB_, int RB_, int MINB_, int GREG_, int CB_ = 0>
 struct BCfg {
-	enum { TB = TB_, RB = RB_, NTB = TB_ - RB_, MINB = MINB_, GREG = GREG_ };
+	/* CB: low index bits a shared-memory pass keeps in its Γ (a warp then
+	 * reads runs of 2^CB consecutive elements); 0 = WB, a whole 128-byte
+	 * line. Fewer allow wider passes (TB - CB bits) at the price of
+	 * 32-byte-sector coalescing. */
+	enum { TB = TB_, RB = RB_, NTB = TB_ - RB_, MINB = MINB_, GREG = GREG_, CB = CB_ };
+	/* blocks per SM for the tile sort: 2 when 128 registers a thread allow
+	 * it (its compile-time groups want well over 100), else 1 */
+	enum { LMINB = (1 << NTB) <= 256 ? 2 : 1 };
 	static_assert(RB_ >= 2 && RB_ <= 5 && TB_ - RB_ >= 5 && TB_ - RB_ <= 10, "bad bitonic config");
 	static_assert(GREG_ >= 0 && GREG_ <= 5, "bad register pass width");
 };
@@ -66,12 +79,13 @@ template <class T> struct Tr;
 /* WB: log2 of elements per 128-byte line; Def: the configuration bitonic_sort uses. */
 /* Def: the fastest of the configurations timed on the H200 at 2^28
  * (bench/gpu_bench profile 28; bench/results/gpu-bitonic-profile-h200-
- * 2026-11-22.md): u32 31.1 ms with register-only high passes (46 passes),
- * u64 57.8 ms with 2^12 tiles and 4 blocks per SM, both after k_bitonic_low;
- * before this round both types ran <13, 4, 2, 0>: 49.5 and 73.8 ms. */
+ * 2026-11-22.md): with the tile sort and the shared-memory passes above the
+ * tile grouped at compile time, u32 25.2 ms with 2^13 tiles (38 passes;
+ * register-only passes above the tile: 28.1 ms in 46) and u64 50.7 ms with
+ * 2^12 tiles and 4 blocks per SM. */
 template <> struct Tr<uint32_t> {
 	enum { WB = 5 };
-	typedef BCfg<13, 5, 2, 5> Def;
+	typedef BCfg<13, 5, 2, 0> Def;
 	static __device__ __forceinline__ uint32_t inf() { return 0xffffffffu; }
 	static __device__ __forceinline__ void cx(uint32_t &a, uint32_t &b)
 	{
@@ -117,6 +131,10 @@ template <> struct Tr<gs_u128> {
 		a.hi = ~a.hi;
 	}
 };
+
+/* Low index bits kept in a shared-memory pass's Γ under configuration C. */
+template <class T, class C>
+__host__ __device__ constexpr int coal_bits() { return C::CB ? (int)C::CB : (int)Tr<T>::WB; }
 
 /* Shared-memory slot of tile element e: XOR swizzle of the low WB bits with
  * bits RB..RB+WB-1, so that every access pattern used below (a warp's lanes
@@ -198,56 +216,65 @@ __device__ __forceinline__ void reg_steps(T (&v)[1 << RB], uint32_t eb, int g, i
 	}
 }
 
-/* Register group number gi of the steps on tile bits bh..bl: its lowest
- * tile bit g, local bit range, and the thread's base element eb. */
-template <int RB>
-struct Group {
-	int top, g, lbhi, lblo;
-	uint32_t eb;
-	__device__ __forceinline__ Group(int bh, int bl, int gi)
-	{
-		top = bh - gi * RB;
-		g = max(top - RB + 1, 0);
-		lbhi = top - g;
-		lblo = max(bl, top - RB + 1) - g;
-		const uint32_t tid = threadIdx.x;
-		eb = (tid & ((1u << g) - 1)) | ((tid >> g) << (g + RB));
-	}
-};
-
 /*
- * The steps on tile bits bh down to bl (all of one stage) on the tile in
- * shared memory, RB bits per register group; the tile is re-partitioned
- * among the threads through shared memory between groups.
- * Starts and ends with a barrier-separated tile in shared memory.
+ * Pass 0, one stage s of the tile sort (RB < s <= TB) on the tile in shared
+ * memory, register group GI of it, everything known at compile time (the
+ * groups' bits fold every shared-memory index to a constant offset from a
+ * per-group base; the low pass below showed that this more than halves an
+ * instruction-bound pass). Classic form of the network inside a tile: the
+ * steps of stage s are plain i ^ 2^q comparators, descending where bit s
+ * of i is set. That bit is never one of a group's register bits (group 0
+ * holds bits s-1..s-RB, later groups lower ones), so it is a per-thread
+ * property, and instead of choosing min or max per comparator the values of
+ * the descending elements are kept complemented for the whole stage (an
+ * ascending sort of ~v is a descending sort of v): the last group of stage
+ * s re-complements by (bit s) ^ (bit s + 1) as it stores, which hands the
+ * tile to stage s + 1 in that stage's form; stage TB ends uncomplemented
+ * (bit TB of a tile index is 0, bit TB + 1 too).
  */
-template <class T, int RB>
-__device__ __forceinline__ void tile_steps(T *tile, int dpos, uint32_t dblock, int bh, int bl)
+template <class T, class C, int S, int GI>
+__device__ __forceinline__ void local_group(T *tile)
 {
-	constexpr int WB = Tr<T>::WB, R = 1 << RB;
-	const int ng = (bh - bl + RB) / RB;
-	for (int gi = 0; gi < ng; ++gi) {
-		const Group<RB> G(bh, bl, gi);
-		T v[R];
-		__syncthreads();
+	constexpr int TB = C::TB, RB = C::RB, WB = Tr<T>::WB, R = 1 << RB;
+	constexpr int NG = (S + RB - 1) / RB, TOP = S - 1 - GI * RB;
+	constexpr int G = TOP - RB + 1 > 0 ? TOP - RB + 1 : 0, NB = TOP - G + 1;
+	const uint32_t tid = threadIdx.x;
+	const uint32_t eb = (tid & ((1u << G) - 1)) | ((tid >> G) << (G + RB));
+	T v[R];
+	__syncthreads();
+#pragma unroll
+	for (int m = 0; m < R; ++m)
+		v[m] = tile[swz<RB, WB>(eb | ((uint32_t)m << G))];
+#pragma unroll
+	for (int k = RB - 1; k >= 0; --k)
+		if (k < NB) {
+#pragma unroll
+			for (int m = 0; m < R; ++m)
+				if (!(m & (1 << k)))
+					Tr<T>::cx(v[m], v[m | (1 << k)]);
+		}
+	if (GI == NG - 1 && S < TB && (((eb >> S) ^ (eb >> (S + 1))) & 1)) {
 #pragma unroll
 		for (int m = 0; m < R; ++m)
-			v[m] = tile[swz<RB, WB>(G.eb | ((uint32_t)m << G.g))];
-		reg_steps<T, RB>(v, G.eb, G.g, G.top, G.lbhi, G.lblo, dpos, dblock);
-#pragma unroll
-		for (int m = 0; m < R; ++m)
-			tile[swz<RB, WB>(G.eb | ((uint32_t)m << G.g))] = v[m];
+			Tr<T>::flip(v[m]);
 	}
+#pragma unroll
+	for (int m = 0; m < R; ++m)
+		tile[swz<RB, WB>(eb | ((uint32_t)m << G))] = v[m];
+	if constexpr (GI + 1 < NG)
+		local_group<T, C, S, GI + 1>(tile);
+	else if constexpr (S < TB)
+		local_group<T, C, S + 1, 0>(tile);
 }
 
 /*
- * Pass 0: sort every aligned tile d[b*2^TB ..) ascending, stages 1..TB of the
- * classic (direction) form inside shared memory: a single Γ-partition per
- * block with Γ = {0..TB-1} (Definition 2 with the lowest bits: coalesced).
+ * Pass 0: sort every aligned tile d[b*2^TB ..) ascending, stages 1..TB
+ * inside shared memory: a single Γ-partition per block with
+ * Γ = {0..TB-1} (Definition 2 with the lowest bits: coalesced).
  * Elements >= n are +infinity, not loaded, not stored.
  */
 template <class T, class C>
-__global__ void __launch_bounds__(1 << C::NTB, 1) k_bitonic_local(T *__restrict__ d, uint64_t n)
+__global__ void __launch_bounds__(1 << C::NTB, C::LMINB) k_bitonic_local(T *__restrict__ d, uint64_t n)
 {
 	constexpr int TB = C::TB, RB = C::RB, WB = Tr<T>::WB, R = 1 << RB;
 	constexpr uint32_t NT = 1u << C::NTB;
@@ -287,12 +314,17 @@ __global__ void __launch_bounds__(1 << C::NTB, 1) k_bitonic_local(T *__restrict_
 					}
 			}
 		}
+		/* into stage RB + 1's form: complemented where bit RB + 1 is set */
+		if ((tid >> 1) & 1) {
+#pragma unroll
+			for (int m = 0; m < R; ++m)
+				Tr<T>::flip(v[m]);
+		}
 #pragma unroll
 		for (int m = 0; m < R; ++m)
 			tile[swz<RB, WB>(eb | m)] = v[m];
 	}
-	for (int s = RB + 1; s <= TB; ++s)
-		tile_steps<T, RB>(tile, s, 0, s - 1, 0);
+	local_group<T, C, RB + 1, 0>(tile);
 	__syncthreads();
 #pragma unroll 8
 	for (int q = 0; q < R; ++q) {
@@ -303,70 +335,103 @@ __global__ void __launch_bounds__(1 << C::NTB, 1) k_bitonic_local(T *__restrict_
 }
 
 /*
- * One pass of stage s (merge of sorted runs of 2^(s-1) into runs of 2^s):
- * the steps on index bits hi..lo, on Γ-partitions with
- * Γ = {0..c-1} ∪ {lo..hi}, c = TB - (hi - lo + 1) (Definitions 1-3 and
- * Algorithm 2 of the paper; c >= WB: section 5's k-coalesced condition).
- * Tile element e: bits 0..c-1 -> x bits 0..c-1, bits c.. -> x bits lo..hi;
- * the block number fills the x bits outside Γ. Address = phi_s(x) (see the
- * file comment). Blocks whose partition lies wholly at >= n return at once.
+ * The steps of one register group, fixed at compile time: local bits KHI
+ * down to KLO of v (v[m] and v[m | 2^k] are a comparator's two ends).
+ * DIR 0: every comparator ascending; 1: descending; 2: the group of the
+ * first pass of a merge stage, whose top local bit RB - 1 is the stage's
+ * bit s - 1: the step on it is the ascending first step of the merge (in
+ * mirrored coordinates), the later ones descend where that bit is set,
+ * which is a property of the register slot m, known at compile time.
  */
-template <class T, class C, class IX>
-__global__ void __launch_bounds__(1 << C::NTB, C::MINB)
-	k_bitonic_pass(T *__restrict__ d, IX n, int s, int hi, int lo)
+template <class T, int RB, int KHI, int KLO, int DIR>
+__device__ __forceinline__ void group_steps(T (&v)[1 << RB])
 {
-	constexpr int TB = C::TB, RB = C::RB, WB = Tr<T>::WB, R = 1 << RB;
-	constexpr uint32_t NT = 1u << C::NTB;
-	extern __shared__ __align__(16) unsigned char gs_smem[];
-	T *tile = reinterpret_cast<T *>(gs_smem);
-	const int c = TB - (hi - lo + 1), mid = lo - c;
-	const IX b = blockIdx.x;
-	const IX xblk = ((b & (((IX)1 << mid) - 1)) << c) | ((b >> mid) << (hi + 1));
-	const int sb = s - 1;
-	if (((xblk >> sb) << sb) >= n)
-		return; /* every element of this partition is virtual */
+#pragma unroll
+	for (int k = RB - 1; k >= 0; --k)
+		if (k <= KHI && k >= KLO) {
+#pragma unroll
+			for (int m = 0; m < (1 << RB); ++m)
+				if (!(m & (1 << k))) {
+					const bool desc = DIR == 1 || (DIR == 2 && k < RB - 1 && ((m >> (RB - 1)) & 1));
+					if (desc)
+						Tr<T>::cx(v[m | (1 << k)], v[m]);
+					else
+						Tr<T>::cx(v[m], v[m | (1 << k)]);
+				}
+		}
+}
+
+/*
+ * One pass of stage s (merge of sorted runs of 2^(s-1) into runs of 2^s):
+ * the H steps on index bits hi..lo (lo = hi - H + 1 >= TB), on Γ-partitions
+ * with Γ = {0..c-1} ∪ {lo..hi}, c = TB - H (Definitions 1-3 and Algorithm 2
+ * of the paper; c >= WB: section 5's k-coalesced condition). Tile element
+ * e: bits 0..c-1 -> x bits 0..c-1, bits c.. -> x bits lo..hi; the block
+ * number fills the x bits outside Γ. Address = phi_s(x) (file comment).
+ * H is a template parameter so that the register groups (tile bits TB-1..c,
+ * RB at a time, the first loaded straight from device memory, the last
+ * stored straight back when its lanes are consecutive) and their
+ * shared-memory offsets are compile-time constants, as in k_bitonic_low:
+ * the runtime-grouped version of this pass was instruction-bound (1.1 ms
+ * for 6-8 bits against 0.53 ms for a register pass at 2^28 u32).
+ * Directions: hi == s - 1 (the stage's first pass): DIR 2 for group 0,
+ * then the direction is tile bit TB-1, which lies in every later group's
+ * thread bits (the top bit of the thread number: uniform in a warp).
+ * Otherwise bit s - 1 of x is outside Γ: one direction for the block.
+ */
+template <class T, class C, int H, int DIR0, class IX>
+__device__ __forceinline__ void high_body(T *__restrict__ d, IX n, IX xblk, int lo, int sb, T *tile)
+{
+	constexpr int TB = C::TB, RB = C::RB, WB = Tr<T>::WB, R = 1 << RB, c = TB - H, NG = (H + RB - 1) / RB;
+	constexpr uint32_t NT = 1u << C::NTB, cmask = (1u << c) - 1;
+	const uint32_t tid = threadIdx.x;
 	const IX hmask = ((IX)1 << sb) - 1;
-	const uint32_t cmask = (1u << c) - 1;
-	/* address of tile element e: phi_s(x(e)) (IX: 32-bit when n < 2^32) */
 	auto addr = [&](uint32_t e) -> IX {
-		IX x = xblk | (e & cmask) | ((IX)(e >> c) << lo);
+		const IX x = xblk | (e & cmask) | ((IX)(e >> c) << lo);
 		return ((x >> sb) & 1) ? x ^ hmask : x;
 	};
-	int dpos;
-	uint32_t dblock;
-	if (hi == sb) {
-		dpos = TB - 1;
-		dblock = 0;
-	} else {
-		dpos = 31;
-		dblock = (uint32_t)((xblk >> sb) & 1);
-	}
-	/* Register groups over tile bits TB-1..c. The first group (lowest bit
-	 * TB-RB >= WB: a warp's lanes on consecutive x) is loaded straight from
-	 * device memory, and the last one is stored straight back when its
-	 * lanes are consecutive too; shared memory is used only in between. */
-	const int bl = c, ng = (TB - 1 - bl + RB) / RB;
+	const bool tdesc = (tid >> (C::NTB - 1)) & 1;
 	bool in_smem = false;
-	for (int gi = 0; gi < ng; ++gi) {
-		const Group<RB> G(TB - 1, bl, gi);
+#pragma unroll
+	for (int gi = 0; gi < NG; ++gi) {
+		const int top = TB - 1 - gi * RB, g = top - RB + 1 > 0 ? top - RB + 1 : 0;
+		const int khi = top - g, klo = (c > top - RB + 1 ? c : top - RB + 1) - g;
+		const uint32_t eb = (tid & ((1u << g) - 1)) | ((tid >> g) << (g + RB));
 		T v[R];
 		if (gi == 0) {
 #pragma unroll
 			for (int m = 0; m < R; ++m) {
-				IX a = addr(G.eb | ((uint32_t)m << G.g));
+				const IX a = addr(eb | ((uint32_t)m << g));
 				v[m] = a < n ? d[a] : Tr<T>::inf();
 			}
 		} else {
 			__syncthreads();
 #pragma unroll
 			for (int m = 0; m < R; ++m)
-				v[m] = tile[swz<RB, WB>(G.eb | ((uint32_t)m << G.g))];
+				v[m] = tile[swz<RB, WB>(eb | ((uint32_t)m << g))];
 		}
-		reg_steps<T, RB>(v, G.eb, G.g, G.top, G.lbhi, G.lblo, dpos, dblock);
-		if (gi == ng - 1 && G.g >= WB) {
+		/* (the switch folds: gi, khi and klo are constants once unrolled) */
+#define GS_GROUP(KH, KL)                                                        \
+	if (khi == KH && klo == KL) {                                           \
+		if (DIR0 < 2)                                                   \
+			group_steps<T, RB, KH, KL, DIR0 < 2 ? DIR0 : 0>(v);     \
+		else if (gi == 0)                                               \
+			group_steps<T, RB, KH, KL, 2>(v);                       \
+		else if (tdesc)                                                 \
+			group_steps<T, RB, KH, KL, 1>(v);                       \
+		else                                                            \
+			group_steps<T, RB, KH, KL, 0>(v);                       \
+	}
+		GS_GROUP(RB - 1, 0)
+		else GS_GROUP(RB - 1, 1)
+		else GS_GROUP(RB - 1, 2)
+		else GS_GROUP(RB - 1, 3)
+		else GS_GROUP(RB - 1, 4)
+#undef GS_GROUP
+		if (gi == NG - 1 && g >= WB) {
 #pragma unroll
 			for (int m = 0; m < R; ++m) {
-				IX a = addr(G.eb | ((uint32_t)m << G.g));
+				const IX a = addr(eb | ((uint32_t)m << g));
 				if (a < n)
 					d[a] = v[m];
 			}
@@ -374,7 +439,7 @@ __global__ void __launch_bounds__(1 << C::NTB, C::MINB)
 		} else {
 #pragma unroll
 			for (int m = 0; m < R; ++m)
-				tile[swz<RB, WB>(G.eb | ((uint32_t)m << G.g))] = v[m];
+				tile[swz<RB, WB>(eb | ((uint32_t)m << g))] = v[m];
 			in_smem = true;
 		}
 	}
@@ -382,19 +447,39 @@ __global__ void __launch_bounds__(1 << C::NTB, C::MINB)
 		__syncthreads();
 #pragma unroll 8
 		for (int q = 0; q < R; ++q) {
-			uint32_t e = threadIdx.x + q * NT;
-			IX a = addr(e);
+			const uint32_t e = tid + q * NT;
+			const IX a = addr(e);
 			if (a < n)
 				d[a] = tile[swz<RB, WB>(e)];
 		}
 	}
 }
 
+template <class T, class C, int H, class IX>
+__global__ void __launch_bounds__(1 << C::NTB, C::MINB) k_bitonic_high(T *__restrict__ d, IX n, int s, int lo)
+{
+	constexpr int TB = C::TB, c = TB - H;
+	static_assert(H >= 1 && c >= coal_bits<T, C>(), "a shared-memory pass keeps CB low bits for coalescing");
+	static_assert(C::RB <= coal_bits<T, C>() + 1, "every register group of the pass then spans RB whole bits");
+	extern __shared__ __align__(16) unsigned char gs_smem[];
+	T *tile = reinterpret_cast<T *>(gs_smem);
+	const int hi = lo + H - 1, mid = lo - c, sb = s - 1;
+	const IX b = blockIdx.x;
+	const IX xblk = ((b & (((IX)1 << mid) - 1)) << c) | ((b >> mid) << (hi + 1));
+	if (((xblk >> sb) << sb) >= n)
+		return; /* every element of this partition is virtual */
+	if (hi == sb)
+		high_body<T, C, H, 2, IX>(d, n, xblk, lo, sb, tile);
+	else if ((xblk >> sb) & 1)
+		high_body<T, C, H, 1, IX>(d, n, xblk, lo, sb, tile);
+	else
+		high_body<T, C, H, 0, IX>(d, n, xblk, lo, sb, tile);
+}
 
 /*
  * The last pass of stage s > TB: its TB steps on the tile's own bits
  * (Γ = {0..TB-1}, one aligned tile per block, Algorithm 3 of the paper). It
- * is k_bitonic_pass with hi = TB - 1, lo = 0 made into its own kernel
+ * is k_bitonic_high with hi = TB - 1, lo = 0 made into its own kernel
  * because these passes are the sort's instruction-bound part (ncu on the
  * H200: SM throughput 85%, DRAM 24%): here the register groups are fixed at
  * compile time, so every shared-memory index folds to a constant offset,
@@ -554,7 +639,7 @@ void split_bits(int s, int hi0, int H, int w, int kind, F f)
 template <class T, class C, class F>
 void plan(size_t n, F f)
 {
-	constexpr int TB = C::TB, WB = Tr<T>::WB, GMAX = TB - WB;
+	constexpr int TB = C::TB, GMAX = TB - coal_bits<T, C>();
 	if (n < 2)
 		return;
 	const int L = ceil_log2(n);
@@ -577,6 +662,18 @@ void launch_reg(T *d, IX n, int L, int s, int hi, int lo, cudaStream_t st)
 	k_bitonic_reg<T, G, IX><<<blocks, 256, 0, st>>>(d, n, s, hi, lo);
 }
 
+/* k_bitonic_high<T, C, h> for the runtime h (1 <= h <= TB - CB). */
+template <class T, class C, class IX, int H>
+void launch_high(int h, unsigned nblk, size_t smem, T *d, IX n, int s, int lo, cudaStream_t st)
+{
+	if constexpr (H <= C::TB - coal_bits<T, C>()) {
+		if (h == H)
+			k_bitonic_high<T, C, H, IX><<<nblk, 1 << C::NTB, smem, st>>>(d, n, s, lo);
+		else
+			launch_high<T, C, IX, H + 1>(h, nblk, smem, d, n, s, lo, st);
+	}
+}
+
 /* Launch one pass (asynchronous; returns the launch error). */
 template <class T, class C, class IX>
 cudaError_t launch_pass(T *d, IX n, int L, int kind, int s, int hi, int lo, cudaStream_t st)
@@ -591,7 +688,7 @@ cudaError_t launch_pass(T *d, IX n, int L, int kind, int s, int hi, int lo, cuda
 		k_bitonic_low<T, C, IX><<<(unsigned)nblk, 1 << C::NTB, smem, st>>>(d, n, s);
 	} else if (kind == PASS_SMEM) {
 		const uint64_t nblk = L > TB ? (1ull << (L - TB)) : 1;
-		k_bitonic_pass<T, C, IX><<<(unsigned)nblk, 1 << C::NTB, smem, st>>>(d, n, s, hi, lo);
+		launch_high<T, C, IX, 1>(hi - lo + 1, (unsigned)nblk, smem, d, n, s, lo, st);
 	} else {
 		switch (hi - lo + 1) {
 		case 1: launch_reg<T, 1, IX>(d, n, L, s, hi, lo, st); break;
@@ -602,6 +699,17 @@ cudaError_t launch_pass(T *d, IX n, int L, int kind, int s, int hi, int lo, cuda
 		}
 	}
 	return cudaGetLastError();
+}
+
+template <class T, class C, class IX, int H>
+cudaError_t set_smem_high(int smem)
+{
+	if constexpr (H <= C::TB - coal_bits<T, C>()) {
+		cudaError_t err =
+			cudaFuncSetAttribute(k_bitonic_high<T, C, H, IX>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+		return err != cudaSuccess ? err : set_smem_high<T, C, IX, H + 1>(smem);
+	}
+	return cudaSuccess;
 }
 
 /* Shared memory above 48 KiB must be asked for, per kernel. */
@@ -615,12 +723,8 @@ cudaError_t set_smem(bool narrow)
 						    cudaFuncAttributeMaxDynamicSharedMemorySize, smem)
 			     : cudaFuncSetAttribute(k_bitonic_low<T, C, uint64_t>,
 						    cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-	if (err == cudaSuccess && narrow)
-		err = cudaFuncSetAttribute(k_bitonic_pass<T, C, uint32_t>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-					   smem);
-	if (err == cudaSuccess && !narrow)
-		err = cudaFuncSetAttribute(k_bitonic_pass<T, C, uint64_t>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-					   smem);
+	if (err == cudaSuccess && !C::GREG)
+		err = narrow ? set_smem_high<T, C, uint32_t, 1>(smem) : set_smem_high<T, C, uint64_t, 1>(smem);
 	return err;
 }
 
