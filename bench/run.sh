@@ -6,7 +6,7 @@
 #
 #   sh bench/run.sh [--cpu] [--workloads "u32 u64 rec100 rec16"] [--sizes "1 4"]
 #       [--runs 3] [--dist uniform] [--seed 7] [--tools LIST] [--budget 2G]
-#       [--mem 50%] [--text-max 1] [--dir DIR] [--csv FILE]
+#       [--mem 50%] [--text-max 1] [--peer-max SECONDS] [--dir DIR] [--csv FILE]
 #
 #   --workloads  u32, u64: arrays; rec100: 100-byte records, 10-byte key
 #                (Sort Benchmark); rec16: u64 up then i32 down (bench/runlib.sh)
@@ -22,6 +22,9 @@
 #   --text-max   GNU sort runs up to this many GiB (default 1): it is slow
 #                (u32 as text: ~5 min a run per GiB on 2 cores) and its text
 #                is ~2.5x the binary for u64, so larger sizes are skipped
+#   --peer-max   stop a peer (GNU sort, NumPy, CuPy) run after this many
+#                seconds (default 0: never); its row then reads "stopped
+#                after N s" and its ratio to gpusort is a lower bound (>)
 #   --dir        scratch space (default $TMPDIR or /tmp); a subdirectory is
 #                made and removed at the end, also on errors and ^C
 #   --csv        append one line per row: workload,gib,tool,median_s,...
@@ -42,19 +45,19 @@ cd "$(dirname "$0")/.." || exit 2
 . bench/runlib.sh
 
 CPU_ONLY=0 WORKLOADS="u32 u64 rec100 rec16" SIZES="1 4" RUNS=3 DIST=uniform SEED=7
-TOOLS="sort numpy cupy gpusort-cpu gpusort gpusort-budget" BUDGET=2G MEM=50% TEXTMAX=1
+TOOLS="sort numpy cupy gpusort-cpu gpusort gpusort-budget" BUDGET=2G MEM=50% TEXTMAX=1 PEERMAX=0
 DIR=${TMPDIR:-/tmp} CSV=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cpu) CPU_ONLY=1; shift; continue ;;
-	--workloads | --sizes | --runs | --dist | --seed | --tools | --budget | --mem | --text-max | --dir | --csv)
+	--workloads | --sizes | --runs | --dist | --seed | --tools | --budget | --mem | --text-max | --peer-max | --dir | --csv)
 		[ $# -ge 2 ] || { echo "bench/run.sh: $1 needs a value" >&2; exit 2; } ;;
 	*) echo "bench/run.sh: unknown argument $1 (see the comment at the top)" >&2; exit 2 ;;
 	esac
 	case $1 in
 	--workloads) WORKLOADS=$2 ;; --sizes) SIZES=$2 ;; --runs) RUNS=$2 ;;
 	--dist) DIST=$2 ;; --seed) SEED=$2 ;; --tools) TOOLS=$2 ;; --budget) BUDGET=$2 ;;
-	--mem) MEM=$2 ;; --text-max) TEXTMAX=$2 ;; --dir) DIR=$2 ;; --csv) CSV=$2 ;;
+	--mem) MEM=$2 ;; --text-max) TEXTMAX=$2 ;; --peer-max) PEERMAX=$2 ;; --dir) DIR=$2 ;; --csv) CSV=$2 ;;
 	esac
 	shift 2
 done

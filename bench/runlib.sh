@@ -60,10 +60,14 @@ make_text() {
 # temporary directory
 run_tool() {
 	case $1 in
+	sort | numpy | cupy) [ "$PEERMAX" != 0 ] && set -- "$1" timeout "$PEERMAX" ;;
+	*) set -- "$1" ;;
+	esac
+	case $1 in
 	cat) cat "$W/in.bin" > "$W/out.bin" ;;
-	sort) LC_ALL=C sort $SORTK -S "$MEM" --parallel="$NPROC" -T "$W" -o "$W/out.txt" "$W/in.txt" ;;
-	numpy) "$PY" bench/peers/numpy_sort.py "$WL" "$W/in.bin" "$W/out.bin" ;;
-	cupy) "$PY" bench/peers/cupy_sort.py "$WL" "$W/in.bin" "$W/out.bin" ;;
+	sort) LC_ALL=C ${2:-} ${3:-} sort $SORTK -S "$MEM" --parallel="$NPROC" -T "$W" -o "$W/out.txt" "$W/in.txt" ;;
+	numpy) ${2:-} ${3:-} "$PY" bench/peers/numpy_sort.py "$WL" "$W/in.bin" "$W/out.bin" ;;
+	cupy) ${2:-} ${3:-} "$PY" bench/peers/cupy_sort.py "$WL" "$W/in.bin" "$W/out.bin" ;;
 	gpusort-cpu) ./gpusort --cpu $KEYS -S "$MEM" -T "$W" --stats "$W/in.bin" -o "$W/out.bin" ;;
 	gpusort) ./gpusort $KEYS -S "$MEM" -T "$W" --stats "$W/in.bin" -o "$W/out.bin" ;;
 	gpusort-budget) ./gpusort --gpu-memory "$BUDGET" $KEYS -S "$MEM" -T "$W" --stats "$W/in.bin" -o "$W/out.bin" ;;
@@ -138,8 +142,13 @@ time_tools() {
 			if [ $rc != 0 ]; then
 				tail -n 3 "$W/log.$t" >&2
 				why=$(tail -n 1 "$W/log.$t" | tr '|' '/' | cut -c 1-80)
-				[ $rc = 3 ] && echo "out of memory" > "$W/status.$t" ||
+				if [ $rc = 124 ] && [ "$PEERMAX" != 0 ]; then
+					echo "stopped after $PEERMAX s" > "$W/status.$t"
+				elif [ $rc = 3 ]; then
+					echo "out of memory" > "$W/status.$t"
+				else
 					echo "failed (exit $rc): $why" > "$W/status.$t"
+				fi
 			elif [ $r = 1 ] && ! check_out $t > "$W/check.$t" 2>&1; then
 				cat "$W/check.$t" >&2
 				echo "WRONG OUTPUT" > "$W/status.$t"
@@ -162,7 +171,14 @@ report_rows() {
 		if [ -z "$m" ]; then
 			st=$(cat "$W/status.$t" 2> /dev/null)
 			case " $2 " in *" $t "*) st="not run: over --text-max $TEXTMAX GiB" ;; esac
-			echo "| $g | $(label $t) | $st | | | | | |"
+			case $st in
+			"stopped after"*) # a lower bound: the run took more than PEERMAX s
+				xc="" xr=""
+				[ -n "$tcat" ] && xc="> $(calc "$PEERMAX / $tcat")"
+				[ -n "$tref" ] && xr="> $(calc "$PEERMAX / $tref")"
+				echo "| $g | $(label $t) | $st | > $PEERMAX | | $xc | $xr | |" ;;
+			*) echo "| $g | $(label $t) | $st | | | | | |" ;;
+			esac
 			csv "$(label $t)" "" "$st" "" "" ""
 			continue
 		fi
