@@ -209,12 +209,20 @@ int sort_general(gpu_ctx *c, const gs_layout &L, size_t n, unsigned char *d_in, 
 }
 
 /*
- * Where a chunk of n records lives in the arena: the records as they come
- * from the host (d_in), and the (key, index) elements and gathered records
- * of the general path. A merged chunk (merge) also has d_alt, the merge's
- * second buffer (key-only: records; general: elements), and d_part, its
- * split table (merge_scratch_bytes), last, so that d_out stays followed by
- * the slack the tie refinement counts on.
+ * Where a chunk lives in the arena: the records as they come from the host
+ * (d_in), and the (key, index) elements and gathered records of the general
+ * path. A merged chunk (merge) also has d_alt, the merge's second buffer
+ * (key-only: records; general: elements), and d_part, its split table
+ * (merge_scratch_bytes), last, so that d_out stays followed by the slack
+ * the tie refinement counts on.
+ *
+ * The areas are laid out by the layout's capacity (capacity or
+ * merge_capacity), not by the chunk's n: every chunk of one layout finds
+ * its areas at the same offsets, so that a chunk's records can be put
+ * while an older chunk of another n is still being read out of the arena:
+ * for the general path the newer chunk's d_in never moves onto the older
+ * chunk's d_out, and for key-only records the two chunks' records overlap
+ * exactly record for record.
  */
 struct chunk_area {
 	unsigned char *d_in, *d_out;
@@ -222,8 +230,9 @@ struct chunk_area {
 	uint64_t *d_part;
 };
 
-chunk_area area_of(gpu_ctx *c, const gs_layout &L, size_t n, bool merge)
+chunk_area area_of(gpu_ctx *c, const gs_layout &L, bool merge)
 {
+	const size_t cap = merge ? merge_capacity(c, L) : capacity(c, L);
 	unsigned char *p = c->arena + ALIGN;
 	chunk_area a;
 	a.d_alt = NULL;
@@ -233,19 +242,19 @@ chunk_area area_of(gpu_ctx *c, const gs_layout &L, size_t n, bool merge)
 		a.d_out = NULL;
 		a.d_pairs = NULL;
 		if (merge) {
-			a.d_alt = a.d_in + al(n * (size_t)L.rs);
-			a.d_part = (uint64_t *)((unsigned char *)a.d_alt + al(n * (size_t)L.rs));
+			a.d_alt = a.d_in + al(cap * (size_t)L.rs);
+			a.d_part = (uint64_t *)((unsigned char *)a.d_alt + al(cap * (size_t)L.rs));
 		}
 	} else {
 		a.d_pairs = p;
 		if (merge) {
-			a.d_alt = p + al(n * pair_bytes(L));
+			a.d_alt = p + al(cap * pair_bytes(L));
 			p = (unsigned char *)a.d_alt;
 		}
-		a.d_in = p + al(n * pair_bytes(L));
-		a.d_out = a.d_in + al(n * (size_t)L.rs);
+		a.d_in = p + al(cap * pair_bytes(L));
+		a.d_out = a.d_in + al(cap * (size_t)L.rs);
 		if (merge)
-			a.d_part = (uint64_t *)(a.d_out + al(n * (size_t)L.rs));
+			a.d_part = (uint64_t *)(a.d_out + al(cap * (size_t)L.rs));
 	}
 	return a;
 }
@@ -396,7 +405,7 @@ extern "C" int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout, const 
 	const size_t bytes = n * (size_t)L.rs;
 	uint64_t passes = 0;
 	unsigned char *d_res;
-	chunk_area a = area_of(ctx, L, n, false);
+	chunk_area a = area_of(ctx, L, false);
 
 	GS_CK(ctx, cudaEventRecord(ctx->ev[0], st));
 	GS_CK(ctx, cudaMemcpyAsync(a.d_in, in, bytes, cudaMemcpyHostToDevice, st));
@@ -520,7 +529,7 @@ extern "C" int gpu_resident_put(gpu_ctx *ctx, const void *host, size_t first, si
 	if (r < 0 || count == 0)
 		return r;
 	const size_t rs = ctx->res.L.rs;
-	chunk_area a = area_of(ctx, ctx->res.L, ctx->res.n, ctx->res.merge);
+	chunk_area a = area_of(ctx, ctx->res.L, ctx->res.merge);
 	return slot_copy(ctx, slot, a.d_in + first * rs, host, count * rs, cudaMemcpyHostToDevice);
 }
 
@@ -532,7 +541,7 @@ extern "C" int gpu_resident_sort(gpu_ctx *ctx)
 	uint64_t passes = 0;
 	unsigned char *d_res = NULL;
 	GS_CK(ctx, cudaEventRecord(ctx->ev[1], st));
-	int r = sort_on_device(ctx, ctx->res.L, ctx->res.n, area_of(ctx, ctx->res.L, ctx->res.n, ctx->res.merge),
+	int r = sort_on_device(ctx, ctx->res.L, ctx->res.n, area_of(ctx, ctx->res.L, ctx->res.merge),
 			       &d_res, &passes);
 	if (r < 0)
 		return r;
@@ -575,7 +584,7 @@ int resident_merge(gpu_ctx *ctx, size_t *s, int m)
 	uint64_t passes = 0;
 	unsigned char *d_res = NULL;
 	GS_CK(ctx, cudaEventRecord(ctx->ev[1], st));
-	int r = merge_on_device(ctx, ctx->res.L, ctx->res.n, area_of(ctx, ctx->res.L, ctx->res.n, true), s, m,
+	int r = merge_on_device(ctx, ctx->res.L, ctx->res.n, area_of(ctx, ctx->res.L, true), s, m,
 				&d_res, &passes);
 	if (r < 0) {
 		cudaStreamSynchronize(st);
