@@ -632,7 +632,12 @@ static int consume_piece(void *arg, uint8_t *recs, size_t n)
  * output, *single = 1); else chunks as large as the device takes, kept in
  * memory when the input fits -S and spilled otherwise, then merged by the
  * caller. A chunk the device refuses (out of memory) is retried in halves.
- * GPUSORT_RESIDENT=0 turns this off, to measure the chunked path against it.
+ * Consecutive chunks overlap: while chunk i is copied back and kept or
+ * spilled, chunk i+1 is read and copied to the device (resident_sort_chunk's
+ * next; its run is made when its turn comes, as the prefetch only reads
+ * and copies in). GPUSORT_RESIDENT=0 turns this path off, to measure the
+ * chunked path against it; GPUSORT_OVERLAP=0 turns off the cross-chunk
+ * overlap only, to measure it against chunks one at a time.
  * Returns 0, 1 (not taken: sort another way; nothing read or written) or -1.
  */
 /* Bytes per staging piece of the resident path under -S (half of -S for the
@@ -645,7 +650,8 @@ static size_t resident_piece(const struct ctx *c)
 
 static int form_runs_resident(struct ctx *c, sink *out, int *single)
 {
-	const char *env = getenv("GPUSORT_RESIDENT");
+	const char *env = getenv("GPUSORT_RESIDENT"), *ov = getenv("GPUSORT_OVERLAP");
+	const int overlap = !(ov && !strcmp(ov, "0"));
 	int64_t total = known_size(c);
 	*single = 0;
 	if (!c->eng.gpu || total <= 0 || c->nin > 64 || (env && !strcmp(env, "0")))
@@ -727,7 +733,11 @@ static int form_runs_resident(struct ctx *c, sink *out, int *single)
 		}
 		resident_chunk ch = { .first = first, .n = cnt, .consume = consume_piece, .arg = &d,
 				      .vin = c->o->verify ? &c->vin : NULL };
-		rc = resident_sort_chunk(rs, &ch, msg, sizeof msg);
+		/* the next chunk as the next turn of this loop will ask for it (a
+		 * retry in halves asks for another, and the prefetch is dropped) */
+		uint64_t left = n - first - cnt;
+		resident_chunk nx = { .first = first + cnt, .n = left < chunk ? left : chunk, .vin = ch.vin };
+		rc = resident_sort_chunk(rs, &ch, overlap && left ? &nx : NULL, msg, sizeof msg);
 		if (rc == 1 && cnt > 1 && chunk > 1) {
 			/* the device ran out of memory: retry this chunk in halves */
 			if (r) {
