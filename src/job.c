@@ -995,10 +995,10 @@ static void print_stats(struct ctx *c, double wall)
 			",\"spilled_runs\":%" PRIu64 ",\"merge_passes\":%" PRIu64 ",\"merge_rounds\":%" PRIu64
 			",\"read_s\":%.6f,\"sort_s\":%.6f,\"spill_s\":%.6f,\"merge_read_s\":%.6f"
 			",\"merge_s\":%.6f,\"write_s\":%.6f,\"gpu_h2d_s\":%.6f,\"gpu_sort_s\":%.6f,\"gpu_d2h_s\":%.6f"
-			",\"gpu_passes\":%" PRIu64 ",\"gpu_retries\":%" PRIu64 ",\"gpu_merge_groups\":%" PRIu64 ",\"start_s\":%.6f,\"wall_s\":%.6f,\"gb_per_s\":%.3f",
+			",\"gpu_passes\":%" PRIu64 ",\"gpu_retries\":%" PRIu64 ",\"gpu_overlapped_chunks\":%" PRIu64 ",\"gpu_merge_groups\":%" PRIu64 ",\"start_s\":%.6f,\"wall_s\":%.6f,\"gb_per_s\":%.3f",
 			s->engine, s->records, c->R, s->records * (uint64_t)c->R, s->records_out, s->chunk,
 			s->runs, s->spilled, s->passes, s->rounds, s->read_s, s->sort_s, s->spill_s, s->mread_s,
-			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, s->gpu_groups, s->start_s, wall,
+			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, c->eng.gpu_overlapped, s->gpu_groups, s->start_s, wall,
 			wall > 0 ? gb / wall : 0.0);
 		fprintf(stderr, ",\"fixed_buffers\":\"%s\",\"fixed_buffers_why\":\"", fixed);
 		json_str(stderr, why);
@@ -1023,6 +1023,9 @@ static void print_stats(struct ctx *c, double wall)
 			"d2h %.3f s, %" PRIu64 " chunks sorted on the CPU after device out-of-memory, %" PRIu64
 			" retries with smaller chunks\n",
 			c->eng.h2d_s, c->eng.dsort_s, c->eng.passes, c->eng.d2h_s, c->eng.gpu_fallbacks, c->eng.gpu_retries);
+	if (c->eng.gpu)
+		fprintf(stderr, "gpusort: stats: gpu: %" PRIu64 " chunks copied to the device while the previous chunk "
+			"was copied back\n", c->eng.gpu_overlapped);
 	fprintf(stderr, "gpusort: stats: I/O buffers registered with io_uring: %s (%s)\n", fixed, why);
 	fprintf(stderr, "gpusort: stats: start-up %.3f s (engine, staging), wall %.3f s, %.3f GB/s "
 		"(stage sum > wall = overlap)\n", s->start_s, wall, wall > 0 ? gb / wall : 0.0);
