@@ -523,11 +523,11 @@ int slot_copy(gpu_ctx *c, int s, int owner, void *dst, const void *src, size_t b
  * sorted records of old (key-only records: the sort's result, and a
  * merge's after an even number of rounds, is in d_in, where the newer
  * chunk's records go; a merge of one segment leaves any layout's result
- * there), every one of those records must have had
- * its get issued, else GPU_EINVAL; the records count as lost then (a later
- * get of them is refused). The copy-in stream then waits for every get of
- * old in flight that reads any of the bytes. (It already waits for old's
- * sort: resident_begin.)
+ * there), every one of those records must have had its get issued, else
+ * GPU_EINVAL; the records count as lost then (a later get of them is
+ * refused). The copy-in stream then waits for every get of old in flight
+ * that reads any of the bytes. (It already waits for old's sort:
+ * resident_begin.)
  */
 int guard_put(gpu_ctx *c, gs_chunk *old, const unsigned char *lo, const unsigned char *hi)
 {
@@ -600,12 +600,6 @@ int resident_begin(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n, bool me
 	return 0;
 }
 
-/*
- * Sort (s == NULL) or merge the m segments s[0..m] (merge_on_device) of the
- * current chunk, which must be receiving with no older chunk held (else
- * GPU_EINVAL): the compute stream waits for the puts, the copy-out stream
- * for the sort.
- */
 /* GPU_EINVAL (ctx->err says why) while an older chunk is held beside the receiving one; else 0. */
 int older_held(gpu_ctx *ctx, const char *who)
 {
@@ -617,6 +611,12 @@ int older_held(gpu_ctx *ctx, const char *who)
 	return gs_fail_msg(ctx, GPU_EINVAL, msg);
 }
 
+/*
+ * Sort (s == NULL) or merge the m segments s[0..m] (merge_on_device) of the
+ * current chunk, which must be receiving with no older chunk held (else
+ * GPU_EINVAL): the compute stream waits for the puts, the copy-out stream
+ * for the sort.
+ */
 int order_chunk(gpu_ctx *ctx, size_t *s, int m, const char *who)
 {
 	char msg[200];
