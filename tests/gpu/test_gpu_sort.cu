@@ -969,6 +969,26 @@ void overlap_cases(gpu_ctx *ctx, const std::vector<Kind> &K, bool small)
 	overlap_case(ctx, gen4, 0, 0, 1000, &k3, &k7, "/2-rounds-then-3");
 }
 
+/*
+ * Begin a chunk of the 4 records at recs, put and sort it, get its records
+ * [2, 4) into early (when not NULL; out of order, which is fine while the
+ * chunk is alone), then begin a second chunk of 4 beside it. 0 or the first
+ * failure.
+ */
+int four_then_begin(gpu_ctx *ctx, const gpu_key_layout *L, const void *recs, void *early, size_t rs)
+{
+	int r = gpu_resident_begin(ctx, L, 4);
+	if (r == 0)
+		r = gpu_resident_put(ctx, recs, 0, 4, 0);
+	if (r == 0)
+		r = gpu_resident_sort(ctx);
+	if (r == 0 && early)
+		r = gpu_resident_get(ctx, (unsigned char *)early + 2 * rs, 2, 2, 5);
+	if (r == 0)
+		r = gpu_resident_begin(ctx, L, 4);
+	return r;
+}
+
 /* The overlapped call sequence's refusals, and its results on 4 records. */
 void overlap_api_checks(gpu_ctx *ctx)
 {
@@ -1042,15 +1062,7 @@ void overlap_api_checks(gpu_ctx *ctx)
 		ga[16 * i + 8] = (unsigned char)(4 - i);
 		gb[16 * i + 8] = (unsigned char)(40 - i);
 	}
-	r = gpu_resident_begin(ctx, &LG, 4);
-	if (r == 0)
-		r = gpu_resident_put(ctx, ga, 0, 4, 0);
-	if (r == 0)
-		r = gpu_resident_sort(ctx);
-	if (r == 0)
-		r = gpu_resident_get(ctx, gout + 32, 2, 2, 5);
-	if (r == 0)
-		r = gpu_resident_begin(ctx, &LG, 4);
+	r = four_then_begin(ctx, &LG, ga, gout, 16);
 	result("overlap-api/general-begin-B", r == 0 ? "" : gpu_last_error(ctx));
 	r = gpu_resident_put(ctx, gb, 0, 4, 1);
 	result("overlap-api/general-put-B-before-A-got", r == 0 ? "" : gpu_last_error(ctx));
@@ -1071,13 +1083,7 @@ void overlap_api_checks(gpu_ctx *ctx)
 		ok = gout[16 * i + 8] == 37 + i;
 	result("overlap-api/general-B-back", ok ? "" : "expected B sorted");
 	/* after a failure, one end per chunk held leaves the ctx idle */
-	r = gpu_resident_begin(ctx, &L, 4);
-	if (r == 0)
-		r = gpu_resident_put(ctx, a, 0, 4, 0);
-	if (r == 0)
-		r = gpu_resident_sort(ctx);
-	if (r == 0)
-		r = gpu_resident_begin(ctx, &L, 4);
+	r = four_then_begin(ctx, &L, a, NULL, 8);
 	bool refused = r == 0 && gpu_resident_put(ctx, b, 0, 4, 1) == GPU_EINVAL;
 	r = gpu_resident_end(ctx, NULL);
 	if (r == 0)
