@@ -95,6 +95,11 @@ static void gs_release(gpu_ctx *c)
 	for (int i = 0; i < 4; ++i)
 		if (c->ev[i])
 			cudaEventDestroy(c->ev[i]);
+	if (c->ev_link)
+		cudaEventDestroy(c->ev_link);
+	for (int i = 0; i < 4; ++i)
+		if (c->ev_sort[i / 2][i % 2])
+			cudaEventDestroy(c->ev_sort[i / 2][i % 2]);
 	for (int i = 0; i < GPU_SLOTS; ++i) {
 		if (c->slot_start[i])
 			cudaEventDestroy(c->slot_start[i]);
@@ -103,6 +108,10 @@ static void gs_release(gpu_ctx *c)
 	}
 	if (c->stream)
 		cudaStreamDestroy(c->stream);
+	if (c->copy_in)
+		cudaStreamDestroy(c->copy_in);
+	if (c->copy_out)
+		cudaStreamDestroy(c->copy_out);
 	if (c->h_flag)
 		cudaFreeHost(c->h_flag);
 	(void)cudaGetLastError();
@@ -127,9 +136,22 @@ static int gs_open(gpu_ctx *c, int device, size_t budget, char *name, size_t nam
 		strncpy(name, p.name, namelen - 1);
 		name[namelen - 1] = 0;
 	}
+	/* the compute stream, and one stream per copy direction for the
+	 * device-resident chunks, so that a newer chunk's puts run while an
+	 * older chunk's gets do (both PCIe directions busy); non-blocking: no
+	 * implicit order with the legacy default stream */
 	GS_CK(NULL, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+	GS_CK(NULL, cudaStreamCreateWithFlags(&c->copy_in, cudaStreamNonBlocking));
+	GS_CK(NULL, cudaStreamCreateWithFlags(&c->copy_out, cudaStreamNonBlocking));
 	for (int i = 0; i < 4; ++i)
 		GS_CK(NULL, cudaEventCreate(&c->ev[i]));
+	GS_CK(NULL, cudaEventCreateWithFlags(&c->ev_link, cudaEventDisableTiming));
+	for (int i = 0; i < 4; ++i)
+		GS_CK(NULL, cudaEventCreate(&c->ev_sort[i / 2][i % 2]));
+	for (int i = 0; i < GPU_SLOTS; ++i) {
+		GS_CK(NULL, cudaEventCreate(&c->slot_start[i]));
+		GS_CK(NULL, cudaEventCreate(&c->slot_end[i]));
+	}
 	GS_CK(NULL, cudaHostAlloc((void **)&c->h_flag, sizeof(int) * 4, cudaHostAllocDefault));
 	size_t fr = 0, tot = 0;
 	GS_CK(NULL, cudaMemGetInfo(&fr, &tot));
@@ -172,7 +194,9 @@ extern "C" void gpu_close(gpu_ctx *ctx)
 {
 	if (ctx) {
 		cudaSetDevice(ctx->device);
+		cudaStreamSynchronize(ctx->copy_in);
 		cudaStreamSynchronize(ctx->stream);
+		cudaStreamSynchronize(ctx->copy_out);
 	}
 	gs_release(ctx);
 }

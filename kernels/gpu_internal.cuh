@@ -27,26 +27,46 @@ struct gs_layout {
 	gs_field f[GS_MAX_FIELDS];
 };
 
+/*
+ * One device-resident chunk (gpu_resident_*). A ctx holds at most two: the
+ * current one, and while that one is sorted and still being read out, a
+ * newer one receiving its records (gpusort_kernels.h says who may be called
+ * when).
+ */
+struct gs_chunk {
+	int state;            /* 0 none, 1 receiving (after begin), 2 sorted */
+	int merge;            /* begun by gpu_resident_begin_merge: the merge's arena layout */
+	size_t n;             /* records */
+	unsigned char *d_in;  /* where its puts go (area_of) */
+	unsigned char *d_res; /* its sorted records (state 2) */
+	size_t got;           /* gets were issued for the sorted records [0, got) */
+	size_t lost;          /* sorted records [0, lost) may be overwritten by the newer chunk's puts */
+	double h2d, d2h;      /* seconds of its finished copies */
+	uint64_t passes;
+	gs_layout L;
+};
+
 struct gpu_ctx {
 	int device;
-	cudaStream_t stream;
+	cudaStream_t stream;   /* the compute (and gpu_sort_chunk's copies) */
+	cudaStream_t copy_in;  /* gpu_resident_put: host -> device */
+	cudaStream_t copy_out; /* gpu_resident_get: device -> host */
 	cudaEvent_t ev[4];
+	cudaEvent_t ev_link;   /* no timing: one stream waits for another's work so far */
+	cudaEvent_t ev_sort[2][2]; /* start and end of the sort of res.ch[i] */
 	unsigned char *arena; /* the reserved device memory */
 	size_t arena_bytes;
 	size_t slack_bytes;   /* headroom kept at the end of the arena */
 	int *h_flag;          /* pinned, 1 int: tie flag read back */
 	char err[GS_ERRLEN];
-	/* the device-resident chunk (gpu_resident_*): per-slot copy events */
+	/* the device-resident chunks (gpu_resident_*): per-slot copy events */
 	cudaEvent_t slot_start[GPU_SLOTS], slot_end[GPU_SLOTS];
 	struct {
-		int state;            /* 0 idle, 1 receiving (after begin), 2 sorted */
-		int merge;            /* begun by gpu_resident_begin_merge: the merge's arena layout */
-		size_t n;             /* records */
-		unsigned char *d_res; /* sorted records on the device (state 2) */
-		double h2d, d2h;      /* seconds of finished copies */
-		uint64_t passes;
+		gs_chunk ch[2];
+		int head;             /* ch[head]: the current chunk; ch[head ^ 1]: the receiving one, if any */
 		int busy[GPU_SLOTS];  /* 0 free, 1 H2D in flight, 2 D2H in flight */
-		gs_layout L;
+		int owner[GPU_SLOTS]; /* index into ch of the chunk the slot's copy belongs to */
+		const unsigned char *src_lo[GPU_SLOTS], *src_hi[GPU_SLOTS]; /* device bytes a D2H reads */
 	} res;
 };
 

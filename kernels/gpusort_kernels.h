@@ -119,23 +119,71 @@ int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout,
  * piece by piece from small pinned staging buffers (the host never holds it
  * whole, so nothing of the chunk's size is pinned), sorted once on the
  * device exactly as gpu_sort_chunk does (same order, stable), and streamed
- * back out piece by piece. Copies are asynchronous on the ctx's stream; a
- * slot (0..GPU_SLOTS-1) names a staging buffer's latest copy so the caller
- * can fill or drain one buffer while another is in flight:
+ * back out piece by piece. Copies are asynchronous: puts on the ctx's
+ * copy-in stream, the sort on its compute stream, gets on its copy-out
+ * stream (three non-blocking streams made by gpu_open). A slot
+ * (0..GPU_SLOTS-1) names a staging buffer's latest copy so the caller can
+ * fill or drain one buffer while another is in flight:
  *
  *   gpu_resident_begin(ctx, layout, n)             n records, 1 <= n <= gpu_chunk_capacity
  *   gpu_resident_put(ctx, buf, first, count, s)    records [first, first+count) from buf (H2D)
- *   gpu_resident_sort(ctx)                         after every record is put (stream order)
+ *   gpu_resident_sort(ctx)                         after every record is put
  *   gpu_resident_get(ctx, buf, first, count, s)    sorted records [first, first+count) into buf (D2H)
  *   gpu_slot_wait(ctx, s)                          slot s's copy is done: buf may be reused / read
- *   gpu_resident_end(ctx, t)                       waits for every slot; t gets the summed copy times
+ *   gpu_resident_end(ctx, t)                       waits for the chunk's slots; t gets its stage times
+ *
+ * What waits for what, on the device: the sort waits for every put issued
+ * before it; the gets wait for the sort; the puts of a chunk wait for
+ * everything the compute stream was given before that chunk was begun
+ * (an older chunk's sort). On the host: gpu_slot_wait, a put or get on a
+ * busy slot (it waits for the slot's previous copy first) and
+ * gpu_resident_end.
+ *
+ * Cross-chunk overlap: once the current chunk is sorted (state "sorted":
+ * gpu_resident_sort or gpu_resident_merge returned 0), gpu_resident_begin
+ * (or _begin_merge) may be called again before gpu_resident_end, so that
+ * the next chunk's records are put while the sorted one is read out (both
+ * PCIe directions busy). The ctx then holds two chunks:
+ *   - the draining (older) chunk: gpu_resident_get, the slots of its copies
+ *     and gpu_resident_end refer to it;
+ *   - the receiving (newer) chunk: gpu_resident_put refers to it.
+ * gpu_resident_end ends the draining chunk only (waits for its copies,
+ * returns its stage times) and leaves the receiving chunk, puts in flight
+ * and all, as the current chunk; only then may it be sorted or merged:
+ * gpu_resident_sort / gpu_resident_merge return GPU_EINVAL while an older
+ * chunk is held. The newer chunk must have the same key layout and the same
+ * kind (begin for a sort, begin_merge for a merge) as the older one, else
+ * GPU_EINVAL; a begin while the current chunk still receives, or while two
+ * chunks are held, is GPU_EINVAL too. Slot numbers are shared: a slot names
+ * the latest copy issued on it, whichever chunk it belongs to (give each
+ * direction slots of its own, or a put waits on the host for a get on the
+ * same slot). Both chunks live in the same device arena (its areas are laid
+ * out by the capacity, so they do not move with n); the newer chunk's
+ * records go where the older chunk's sorted records may still be (key-only
+ * records; a merge of one segment), so while two chunks are held:
+ *   - gets of the draining chunk must come in record order, each starting
+ *     at or below the end of the gets issued so far (no gap), else
+ *     GPU_EINVAL;
+ *   - a put onto device memory that holds sorted records of the draining
+ *     chunk whose get has not been issued is refused (GPU_EINVAL); one onto
+ *     records whose get has been issued waits, on the device, for those
+ *     gets to finish before it copies;
+ *   - a get of sorted records that a put of the newer chunk may have
+ *     overwritten (every record below the highest one a put overlapped) is
+ *     refused (GPU_EINVAL).
+ * The sequence begin, put..., sort, get..., end without overlap works as
+ * before. Stage times are per chunk: h2d and d2h are the sums of the
+ * chunk's own copies (each slot's copy timed by its own events), sort its
+ * own; the two copy streams overlap, so each sum is that direction's busy
+ * time.
  *
  * Host buffers should be pinned (gpu_host_alloc) and stay untouched until
- * their slot is waited for; a put or get on a busy slot waits for it first.
- * Record counts and offsets are in records; every call returns 0 or a
- * negative code (GPU_EINVAL when called out of order or out of range,
- * GPU_ENOMEM from begin or sort: the caller may fall back to smaller
- * chunks). After any failure call gpu_resident_end before reusing the ctx.
+ * their slot is waited for. Record counts and offsets are in records;
+ * every call returns 0 or a negative code (GPU_EINVAL when called out of
+ * order or out of range, with gpu_last_error saying which; GPU_ENOMEM from
+ * begin or sort: the caller may fall back to smaller chunks). After any
+ * failure call gpu_resident_end before reusing the ctx, once per chunk
+ * held (twice while a newer chunk receives; an idle ctx returns 0).
  */
 #define GPU_SLOTS 8
 int gpu_resident_begin(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n);
@@ -155,6 +203,9 @@ int gpu_resident_end(gpu_ctx *ctx, gpu_stage_times *t);
  *   gpu_resident_put(...)                      every record, as for a sort
  *   gpu_resident_merge(ctx, seg_start, k)      instead of gpu_resident_sort
  *   gpu_resident_get(...), gpu_slot_wait(...), gpu_resident_end(...)   as for a sort
+ *
+ * Merged chunks overlap as sorted ones do (a merged chunk may be begun
+ * with gpu_resident_begin_merge while an older merged chunk drains).
  *
  * The merge needs a second buffer on the device, so a merged chunk has its
  * own arena layout and a smaller capacity; gpu_resident_begin_merge

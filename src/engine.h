@@ -39,6 +39,7 @@ typedef struct engine {
 	void *layout;                /* a gpu_key_layout (first member) + its fields */
 	uint64_t gpu_fallbacks;      /* chunks the GPU refused (ENOMEM) and the CPU sorted */
 	uint64_t gpu_retries;        /* device-resident chunks the GPU refused, retried in halves */
+	uint64_t gpu_overlapped;     /* device-resident chunks copied in while the previous one was copied out */
 	double h2d_s, dsort_s, d2h_s; /* GPU stage times, summed over chunks */
 	uint64_t passes;             /* passes over device memory, summed */
 	engine_staging stage;        /* prepared staging, owned by the engine once open */

@@ -178,7 +178,7 @@ int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, t
 		 * position) order. */
 		resident_chunk ch = { .first = 0, .n = m, .produce = produce, .parg = &g, .consume = consume,
 				      .arg = &oc, .seg = by_sort ? NULL : g.at, .nseg = k };
-		int rc = resident_sort_chunk(rs, &ch, msg, mlen);
+		int rc = resident_sort_chunk(rs, &ch, NULL, msg, mlen); /* groups one at a time, as before */
 		if (rc == 1 && st->groups == 0)
 			goto out; /* nothing written: the caller merges on the CPU */
 		if (rc) {

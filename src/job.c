@@ -632,7 +632,12 @@ static int consume_piece(void *arg, uint8_t *recs, size_t n)
  * output, *single = 1); else chunks as large as the device takes, kept in
  * memory when the input fits -S and spilled otherwise, then merged by the
  * caller. A chunk the device refuses (out of memory) is retried in halves.
- * GPUSORT_RESIDENT=0 turns this off, to measure the chunked path against it.
+ * Consecutive chunks overlap: while chunk i is copied back and kept or
+ * spilled, chunk i+1 is read and copied to the device (resident_sort_chunk's
+ * next; its run is made when its turn comes, as the prefetch only reads
+ * and copies in). GPUSORT_RESIDENT=0 turns this path off, to measure the
+ * chunked path against it; GPUSORT_OVERLAP=0 turns off the cross-chunk
+ * overlap only, to measure it against chunks one at a time.
  * Returns 0, 1 (not taken: sort another way; nothing read or written) or -1.
  */
 /* Bytes per staging piece of the resident path under -S (half of -S for the
@@ -645,7 +650,8 @@ static size_t resident_piece(const struct ctx *c)
 
 static int form_runs_resident(struct ctx *c, sink *out, int *single)
 {
-	const char *env = getenv("GPUSORT_RESIDENT");
+	const char *env = getenv("GPUSORT_RESIDENT"), *ov = getenv("GPUSORT_OVERLAP");
+	const int overlap = !(ov && !strcmp(ov, "0"));
 	int64_t total = known_size(c);
 	*single = 0;
 	if (!c->eng.gpu || total <= 0 || c->nin > 64 || (env && !strcmp(env, "0")))
@@ -727,7 +733,11 @@ static int form_runs_resident(struct ctx *c, sink *out, int *single)
 		}
 		resident_chunk ch = { .first = first, .n = cnt, .consume = consume_piece, .arg = &d,
 				      .vin = c->o->verify ? &c->vin : NULL };
-		rc = resident_sort_chunk(rs, &ch, msg, sizeof msg);
+		/* the next chunk as the next turn of this loop will ask for it (a
+		 * retry in halves asks for another, and the prefetch is dropped) */
+		uint64_t left = n - first - cnt;
+		resident_chunk nx = { .first = first + cnt, .n = left < chunk ? left : chunk, .vin = ch.vin };
+		rc = resident_sort_chunk(rs, &ch, overlap && left ? &nx : NULL, msg, sizeof msg);
 		if (rc == 1 && cnt > 1 && chunk > 1) {
 			/* the device ran out of memory: retry this chunk in halves */
 			if (r) {
@@ -985,10 +995,10 @@ static void print_stats(struct ctx *c, double wall)
 			",\"spilled_runs\":%" PRIu64 ",\"merge_passes\":%" PRIu64 ",\"merge_rounds\":%" PRIu64
 			",\"read_s\":%.6f,\"sort_s\":%.6f,\"spill_s\":%.6f,\"merge_read_s\":%.6f"
 			",\"merge_s\":%.6f,\"write_s\":%.6f,\"gpu_h2d_s\":%.6f,\"gpu_sort_s\":%.6f,\"gpu_d2h_s\":%.6f"
-			",\"gpu_passes\":%" PRIu64 ",\"gpu_retries\":%" PRIu64 ",\"gpu_merge_groups\":%" PRIu64 ",\"start_s\":%.6f,\"wall_s\":%.6f,\"gb_per_s\":%.3f",
+			",\"gpu_passes\":%" PRIu64 ",\"gpu_retries\":%" PRIu64 ",\"gpu_overlapped_chunks\":%" PRIu64 ",\"gpu_merge_groups\":%" PRIu64 ",\"start_s\":%.6f,\"wall_s\":%.6f,\"gb_per_s\":%.3f",
 			s->engine, s->records, c->R, s->records * (uint64_t)c->R, s->records_out, s->chunk,
 			s->runs, s->spilled, s->passes, s->rounds, s->read_s, s->sort_s, s->spill_s, s->mread_s,
-			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, s->gpu_groups, s->start_s, wall,
+			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, c->eng.gpu_overlapped, s->gpu_groups, s->start_s, wall,
 			wall > 0 ? gb / wall : 0.0);
 		fprintf(stderr, ",\"fixed_buffers\":\"%s\",\"fixed_buffers_why\":\"", fixed);
 		json_str(stderr, why);
@@ -1013,6 +1023,9 @@ static void print_stats(struct ctx *c, double wall)
 			"d2h %.3f s, %" PRIu64 " chunks sorted on the CPU after device out-of-memory, %" PRIu64
 			" retries with smaller chunks\n",
 			c->eng.h2d_s, c->eng.dsort_s, c->eng.passes, c->eng.d2h_s, c->eng.gpu_fallbacks, c->eng.gpu_retries);
+	if (c->eng.gpu)
+		fprintf(stderr, "gpusort: stats: gpu: %" PRIu64 " chunks copied to the device while the previous chunk "
+			"was copied back\n", c->eng.gpu_overlapped);
 	fprintf(stderr, "gpusort: stats: I/O buffers registered with io_uring: %s (%s)\n", fixed, why);
 	fprintf(stderr, "gpusort: stats: start-up %.3f s (engine, staging), wall %.3f s, %.3f GB/s "
 		"(stage sum > wall = overlap)\n", s->start_s, wall, wall > 0 ? gb / wall : 0.0);

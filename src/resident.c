@@ -13,6 +13,9 @@
 #define MAX_PARTS 256
 
 _Static_assert(RESIDENT_SLOTS == ENGINE_STAGES, "staging slots");
+/* staging buffer k is put on GPU slot k and got on slot RESIDENT_SLOTS + k:
+ * each direction has slots of its own */
+_Static_assert(2 * RESIDENT_SLOTS <= GPU_SLOTS, "GPU slots per direction");
 
 struct resident {
 	engine *e;
@@ -30,6 +33,16 @@ struct resident {
 	int hash;
 	verify_sum vs[MAX_PARTS];
 	int err[MAX_PARTS], bad[MAX_PARTS];
+	int last[RESIDENT_SLOTS]; /* GPU slot of each staging buffer's latest copy, or -1 */
+	/* the prefetched chunk: begun on the device while the previous one
+	 * drained (resident_sort_chunk's next), the device's current chunk
+	 * between calls */
+	int pre_on;
+	resident_chunk pre;       /* a copy of the caller's next */
+	uint64_t pre_put;         /* its pieces [0, pre_put) are on the device */
+	verify_sum pre_vin;       /* their hash: counted when the chunk is sorted */
+	double pre_read_s;
+	int faulted;              /* GPUSORT_FAULT=gpu-oom-prefetched refused a chunk already */
 };
 
 int resident_open(resident **out, engine *e, const keys_spec *s, io_file *in, int nin, size_t piece_bytes,
@@ -66,14 +79,28 @@ int resident_open(resident **out, engine *e, const keys_spec *s, io_file *in, in
 		}
 	}
 	r->borrowed = pre != NULL;
+	for (int k = 0; k < RESIDENT_SLOTS; k++)
+		r->last[k] = -1;
 	*out = r;
 	return 0;
+}
+
+/* End the prefetched chunk on the device (its copies finish first) and forget it and its hash. */
+static void drop_prefetch(resident *r)
+{
+	if (!r->pre_on)
+		return;
+	(void)gpu_resident_end(r->e->gpu, NULL); /* it is the device's current chunk between calls */
+	r->pre_on = 0;
+	for (int k = 0; k < RESIDENT_SLOTS; k++)
+		r->last[k] = -1;
 }
 
 void resident_close(resident *r)
 {
 	if (!r)
 		return;
+	drop_prefetch(r); /* before the staging its copies read goes */
 	for (int k = 0; k < RESIDENT_SLOTS && !r->borrowed; k++)
 		gpu_host_free(r->stage[k]);
 	free(r->base);
@@ -129,104 +156,224 @@ static uint64_t piece_len(const resident_chunk *c, uint64_t i, size_t per)
 /*
  * Fault injection for the tests: GPUSORT_FAULT=gpu-oom makes the device
  * refuse every chunk of more than 100000 records, as a GPU short of memory
- * would, so the tests can show the retry in smaller chunks.
+ * would, so the tests can show the retry in smaller chunks;
+ * GPUSORT_FAULT=gpu-oom-prefetched makes it refuse, once, the first chunk
+ * that was prefetched, after all its pieces are on the device (as a sort
+ * short of memory would), so the tests can show that a prefetched chunk
+ * is thrown away (ended on the device, its --verify hash not counted) and
+ * retried.
  */
-static int fault_gpu_oom(uint64_t n)
+static int fault_is(const char *what)
 {
 	const char *e = getenv("GPUSORT_FAULT");
-	return e && !strcmp(e, "gpu-oom") && n > 100000;
+	return e && !strcmp(e, what);
 }
 
-int resident_sort_chunk(resident *r, resident_chunk *c, char *msg, size_t mlen)
+static int fault_gpu_oom(uint64_t n)
+{
+	return fault_is("gpu-oom") && n > 100000;
+}
+
+/* Wait for staging buffer k's latest copy: it may be refilled or read. 0 or a GPU_E* code. */
+static int stage_wait(resident *r, int k)
+{
+	if (r->last[k] < 0)
+		return 0;
+	int rc = gpu_slot_wait(r->e->gpu, r->last[k]);
+	if (!rc)
+		r->last[k] = -1;
+	return rc;
+}
+
+/*
+ * Read piece i of chunk c into staging buffer k (the pool's threads, or
+ * c->produce), hashing it into *vin when c->vin is set and adding the
+ * seconds to *read_s. 0, or -1 with msg set (a read error names the input).
+ */
+static int read_piece(resident *r, const resident_chunk *c, uint64_t i, int k, verify_sum *vin, double *read_s,
+		      char *msg, size_t mlen)
+{
+	double t0 = util_now();
+	int rc;
+	r->buf = r->stage[k];
+	r->first = c->first + i * r->per;
+	r->count = piece_len(c, i, r->per);
+	r->hash = c->vin != NULL;
+	memset(r->err, 0, sizeof r->err);
+	memset(r->vs, 0, sizeof r->vs);
+	if (c->produce) {
+		if ((rc = c->produce(c->parg, r->tp, r->buf, i * r->per, (size_t)r->count))) {
+			snprintf(msg, mlen, "cannot fill the staging buffer: %s", strerror(-rc));
+			return -1;
+		}
+	} else {
+		tpool_run(r->tp, read_part, r);
+	}
+	for (int t = 0; t < tpool_size(r->tp); t++) {
+		if (r->err[t]) {
+			const io_file *f = &r->in[r->bad[t]];
+			if (r->err[t] == -ENODATA)
+				snprintf(msg, mlen, "%s: read error: the file shrank while being read", f->name);
+			else
+				snprintf(msg, mlen, "%s: read error: %s", f->name, strerror(-r->err[t]));
+			return -1;
+		}
+		verify_merge(vin, &r->vs[t]);
+	}
+	*read_s += util_now() - t0;
+	return 0;
+}
+
+/* Read piece i of c into staging buffer k (once its last copy is done) and
+ * put it on GPU slot k. 0, or gpu_err's 1 or -1 (consumed: whether the
+ * chunk being sorted has been consumed in part), or -1 with msg set. */
+static int put_piece(resident *r, const resident_chunk *c, uint64_t i, int k, verify_sum *vin, double *read_s,
+		     int consumed, char *msg, size_t mlen)
+{
+	int rc = stage_wait(r, k);
+	if (!rc) {
+		if (read_piece(r, c, i, k, vin, read_s, msg, mlen))
+			return -1;
+		rc = gpu_resident_put(r->e->gpu, r->stage[k], (size_t)(i * r->per), (size_t)r->count, k);
+	}
+	if (rc)
+		return gpu_err(r, rc, consumed, "copy to the device", msg, mlen);
+	r->last[k] = k;
+	return 0;
+}
+
+/* Issue the get of sorted piece i of c into staging buffer k (once its last
+ * copy is done), on GPU slot RESIDENT_SLOTS + k. 0 or a GPU_E* code. */
+static int get_piece(resident *r, const resident_chunk *c, uint64_t i, int k)
+{
+	int rc = stage_wait(r, k);
+	if (!rc)
+		rc = gpu_resident_get(r->e->gpu, r->stage[k], (size_t)(i * r->per), (size_t)piece_len(c, i, r->per),
+				      RESIDENT_SLOTS + k);
+	if (!rc)
+		r->last[k] = RESIDENT_SLOTS + k;
+	return rc;
+}
+
+static int begin_chunk(resident *r, const resident_chunk *c)
+{
+	if (c->seg)
+		return gpu_resident_begin_merge(r->e->gpu, r->e->layout, (size_t)c->n);
+	return gpu_resident_begin(r->e->gpu, r->e->layout, (size_t)c->n);
+}
+
+/* Is c the chunk prefetched as r->pre? (The caller's next, described again.) */
+static int is_prefetched(const resident *r, const resident_chunk *c)
+{
+	const resident_chunk *p = &r->pre;
+	return r->pre_on && p->first == c->first && p->n == c->n && p->produce == c->produce && p->parg == c->parg &&
+	       p->seg == c->seg && p->nseg == c->nseg && !p->vin == !c->vin;
+}
+
+/*
+ * Begin next on the device beside the sorted chunk now draining, to be
+ * prefetched. 0, or 1 when it is not to be (nothing begun): the device
+ * refuses it (GPUSORT_FAULT=gpu-oom too), which the call that sorts it
+ * finds out and reports.
+ */
+static int begin_prefetch(resident *r, const resident_chunk *next)
+{
+	if (fault_gpu_oom(next->n) || (next->seg && next->nseg < 1) || begin_chunk(r, next))
+		return 1;
+	r->pre = *next;
+	r->pre_put = 0;
+	memset(&r->pre_vin, 0, sizeof r->pre_vin);
+	r->pre_read_s = 0;
+	return 0;
+}
+
+/* Sort or merge the device's current chunk c: 0, a GPU_E* code (*what
+ * names the step), or 1 with msg set (no host memory). */
+static int order(resident *r, const resident_chunk *c, const char **what, char *msg, size_t mlen)
+{
+	gpu_ctx *g = r->e->gpu;
+	*what = c->seg ? "merge" : "sort";
+	if (!c->seg)
+		return gpu_resident_sort(g);
+	size_t *seg = malloc((size_t)c->nseg * sizeof *seg);
+	if (!seg) {
+		snprintf(msg, mlen, "out of memory");
+		return 1; /* not a GPU code: the caller sees msg */
+	}
+	for (int i = 0; i < c->nseg; i++)
+		seg[i] = (size_t)c->seg[i];
+	int rc = gpu_resident_merge(g, seg, c->nseg);
+	free(seg);
+	return rc;
+}
+
+int resident_sort_chunk(resident *r, resident_chunk *c, const resident_chunk *next, char *msg, size_t mlen)
 {
 	const size_t per = r->per;
 	const uint64_t np = (c->n + per - 1) / per;
 	gpu_ctx *g = r->e->gpu;
 	verify_sum vin = { 0 };
-	int ret, rc, consumed = 0;
+	int ret, rc, consumed = 0, held = 0, pf = 0, was_pre = 0;
+	uint64_t i0 = 0;
+	const char *what;
 	c->read_s = c->sort_s = 0;
 	msg[0] = 0;
-	if (fault_gpu_oom(c->n))
-		return 1;
-	if (c->seg && c->nseg < 1) {
-		snprintf(msg, mlen, "resident: a merged chunk without segments");
-		return -1;
-	}
-	if (c->seg)
-		rc = gpu_resident_begin_merge(g, r->e->layout, (size_t)c->n);
-	else
-		rc = gpu_resident_begin(g, r->e->layout, (size_t)c->n);
-	if (rc)
-		return gpu_err(r, rc, 0, "begin", msg, mlen);
-	/* in: all cores read piece i while piece i-1 is being copied */
-	for (uint64_t i = 0; i < np; i++) {
-		int k = (int)(i % RESIDENT_SLOTS);
-		if ((rc = gpu_slot_wait(g, k))) {
-			ret = gpu_err(r, rc, 0, "copy to the device", msg, mlen);
-			goto out;
-		}
-		double t0 = util_now();
-		r->buf = r->stage[k];
-		r->first = c->first + i * per;
-		r->count = piece_len(c, i, per);
-		r->hash = c->vin != NULL;
-		memset(r->err, 0, sizeof r->err);
-		memset(r->vs, 0, sizeof r->vs);
-		if (c->produce) {
-			if ((rc = c->produce(c->parg, r->tp, r->buf, i * per, (size_t)r->count))) {
-				snprintf(msg, mlen, "cannot fill the staging buffer: %s", strerror(-rc));
-				ret = -1;
-				goto out;
-			}
-		} else {
-			tpool_run(r->tp, read_part, r);
-		}
-		for (int t = 0; t < tpool_size(r->tp); t++) {
-			if (r->err[t]) {
-				const io_file *f = &r->in[r->bad[t]];
-				if (r->err[t] == -ENODATA)
-					snprintf(msg, mlen, "%s: read error: the file shrank while being read", f->name);
-				else
-					snprintf(msg, mlen, "%s: read error: %s", f->name, strerror(-r->err[t]));
-				ret = -1;
-				goto out;
-			}
-			verify_merge(&vin, &r->vs[t]);
-		}
-		c->read_s += util_now() - t0;
-		if ((rc = gpu_resident_put(g, r->stage[k], (size_t)(i * per), (size_t)r->count, k))) {
-			ret = gpu_err(r, rc, 0, "copy to the device", msg, mlen);
-			goto out;
-		}
-	}
-	double t0 = util_now();
-	if (c->seg) {
-		size_t *seg = malloc((size_t)c->nseg * sizeof *seg);
-		if (!seg) {
-			snprintf(msg, mlen, "out of memory");
-			ret = -1;
-			goto out;
-		}
-		for (int i = 0; i < c->nseg; i++)
-			seg[i] = (size_t)c->seg[i];
-		rc = gpu_resident_merge(g, seg, c->nseg);
-		free(seg);
+	if (is_prefetched(r, c)) {
+		/* its first pieces went in while the previous chunk drained; the
+		 * previous chunk's end left it the device's current chunk */
+		was_pre = held = 1;
+		i0 = r->pre_put;
+		vin = r->pre_vin;
+		c->read_s = r->pre_read_s;
+		r->pre_on = 0;
 	} else {
-		rc = gpu_resident_sort(g);
+		drop_prefetch(r);
+		if (fault_gpu_oom(c->n))
+			return 1;
+		if (c->seg && c->nseg < 1) {
+			snprintf(msg, mlen, "resident: a merged chunk without segments");
+			return -1;
+		}
+		if ((rc = begin_chunk(r, c)))
+			return gpu_err(r, rc, 0, "begin", msg, mlen);
+		held = 1;
 	}
-	if (rc) {
-		ret = gpu_err(r, rc, 0, c->seg ? "merge" : "sort", msg, mlen);
+	/* in: all cores read piece i while piece i-1 is being copied */
+	for (uint64_t i = i0; i < np; i++)
+		if ((ret = put_piece(r, c, i, (int)(i % RESIDENT_SLOTS), &vin, &c->read_s, 0, msg, mlen)))
+			goto out;
+	if (was_pre && fault_is("gpu-oom-prefetched") && !r->faulted) {
+		r->faulted = 1;
+		ret = 1; /* as if its sort ran out of device memory */
 		goto out;
 	}
-	/* out: pieces i+1..i+SLOTS-1 come back while piece i is consumed */
-	for (uint64_t i = 0; i < np && i < RESIDENT_SLOTS; i++)
-		if ((rc = gpu_resident_get(g, r->stage[i], (size_t)(i * per), (size_t)piece_len(c, i, per), (int)i))) {
+	double t0 = util_now();
+	if ((rc = order(r, c, &what, msg, mlen))) {
+		ret = rc == 1 ? -1 : gpu_err(r, rc, 0, what, msg, mlen);
+		goto out;
+	}
+	/* out: c's pieces i+1..i+nd-1 come back while piece i is consumed; with
+	 * a next chunk, half the staging brings c back (buffers 0..nd-1) and
+	 * half takes next's pieces to the device (nd..RESIDENT_SLOTS-1), one
+	 * after each piece of c: piece q of next goes where c's piece q was (for
+	 * key-only records the very same device memory), whose get is done by
+	 * then */
+	int nd = RESIDENT_SLOTS;
+	uint64_t nq = 0, q = 0;
+	if (next && !begin_prefetch(r, next)) {
+		pf = 1;
+		held = 2;
+		nd = RESIDENT_SLOTS / 2;
+		nq = (next->n + per - 1) / per;
+	}
+	for (uint64_t i = 0; i < np && i < (uint64_t)nd; i++)
+		if ((rc = get_piece(r, c, i, (int)i))) {
 			ret = gpu_err(r, rc, 0, "copy from the device", msg, mlen);
 			goto out;
 		}
 	for (uint64_t i = 0; i < np; i++) {
-		int k = (int)(i % RESIDENT_SLOTS);
-		if ((rc = gpu_slot_wait(g, k))) {
+		int k = (int)(i % (uint64_t)nd);
+		if ((rc = stage_wait(r, k))) {
 			ret = gpu_err(r, rc, consumed, "copy from the device", msg, mlen);
 			goto out;
 		}
@@ -237,23 +384,38 @@ int resident_sort_chunk(resident *r, resident_chunk *c, char *msg, size_t mlen)
 			ret = -1; /* the caller knows why */
 			goto out;
 		}
-		uint64_t nx = i + RESIDENT_SLOTS;
-		if (nx < np && (rc = gpu_resident_get(g, r->stage[k], (size_t)(nx * per), (size_t)piece_len(c, nx, per), k))) {
+		uint64_t nx = i + (uint64_t)nd;
+		if (nx < np && (rc = get_piece(r, c, nx, k))) {
 			ret = gpu_err(r, rc, 1, "copy from the device", msg, mlen);
 			goto out;
 		}
+		if (pf && q < nq) {
+			int h = nd + (int)(q % (uint64_t)(RESIDENT_SLOTS - nd));
+			if ((ret = put_piece(r, next, q, h, &r->pre_vin, &r->pre_read_s, 1, msg, mlen)))
+				goto out;
+			r->pre_put = ++q;
+		}
 	}
 	gpu_stage_times t;
-	if ((rc = gpu_resident_end(g, &t)))
-		return gpu_err(r, rc, 1, "finish", msg, mlen);
+	held--; /* the end ends c (a prefetched next becomes current), or fails: then both go */
+	if ((rc = gpu_resident_end(g, &t))) {
+		ret = gpu_err(r, rc, 1, "finish", msg, mlen);
+		goto out;
+	}
 	r->e->h2d_s += t.h2d;
 	r->e->dsort_s += t.sort;
 	r->e->d2h_s += t.d2h;
 	r->e->passes += t.passes;
+	r->e->gpu_overlapped += (uint64_t)was_pre;
 	if (c->vin)
 		verify_merge(c->vin, &vin);
+	r->pre_on = pf;
 	return 0;
 out:
-	gpu_resident_end(g, NULL);
+	while (held-- > 0)
+		gpu_resident_end(g, NULL);
+	for (int k = 0; k < RESIDENT_SLOTS; k++)
+		r->last[k] = -1; /* every copy is done: the ends waited */
+	r->pre_on = 0;
 	return ret;
 }

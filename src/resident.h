@@ -12,6 +12,11 @@
  * page-locking chunk-sized host buffers (cudaHostRegister) cost more than
  * the device sort itself, so this path avoids both the single reader and
  * the big pinned buffers.
+ *
+ * Consecutive chunks overlap (resident_sort_chunk's `next`): while chunk i
+ * comes back piece by piece and is consumed, chunk i+1 is read and copied
+ * to the device, so that both PCIe directions are busy at once; the
+ * staging buffers are split between the two directions meanwhile.
  */
 #ifndef GPUSORT_RESIDENT_H
 #define GPUSORT_RESIDENT_H
@@ -45,7 +50,10 @@ typedef struct resident_chunk {
 	 * sorted, same result; n <= the device's merge capacity. NULL: sorted */
 	const uint64_t *seg;
 	int nseg;
-	double read_s, sort_s; /* out: seconds reading (and hashing) pieces; from the last put to the first piece back */
+	/* out: seconds reading (and hashing) pieces, including those read while
+	 * the previous chunk drained; seconds from the last put to the first
+	 * piece back */
+	double read_s, sort_s;
 } resident_chunk;
 
 /*
@@ -63,12 +71,29 @@ void resident_close(resident *r);
 
 /*
  * Sort (or, with c->seg, merge) chunk c on the device and hand it to
- * c->consume. Returns 0; 1 when
- * the device refused the chunk (out of memory) before anything was
- * consumed (c->vin untouched; the inputs can be read again); -1 on an
- * error with msg set (a read error names the input), or with msg empty
- * when c->consume failed (the caller knows why).
+ * c->consume.
+ *
+ * next (may be NULL): the chunk the following call will sort (its first,
+ * n, produce, parg, seg, nseg and whether it has a vin; consume is not
+ * used yet). While c's sorted pieces come back and are consumed, next's
+ * pieces are read (hashed into a sum of r's own when next->vin is set)
+ * and copied to the device, one piece per piece of c; r keeps that chunk
+ * begun on the device, and the following call, when its c matches next,
+ * continues with the pieces not yet copied, then counts the hash into
+ * c->vin only if it succeeds. A following call with any other chunk (or
+ * resident_close) first ends the prefetched chunk on the device and drops
+ * its hash. A next that the device does not take (begin refused, or
+ * GPUSORT_FAULT=gpu-oom refusing it) is not prefetched: the call that
+ * sorts it finds out. While nothing is prefetched every staging buffer
+ * serves c. A chunk sorted after being prefetched counts in the engine's
+ * gpu_overlapped.
+ *
+ * Returns 0; 1 when the device refused chunk c (out of memory) before
+ * anything of c was consumed (c->vin untouched, nothing prefetched kept;
+ * the inputs can be read again); -1 on an error with msg set (a read error
+ * names the input, also one of next's), or with msg empty when c->consume
+ * failed (the caller knows why). After 1 or -1 nothing is prefetched.
  */
-int resident_sort_chunk(resident *r, resident_chunk *c, char *msg, size_t mlen);
+int resident_sort_chunk(resident *r, resident_chunk *c, const resident_chunk *next, char *msg, size_t mlen);
 
 #endif

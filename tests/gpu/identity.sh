@@ -2,7 +2,8 @@
 # tests/gpu/identity.sh - the GPU engine's output must be byte-identical to
 # the CPU engine's (both are stable), over key types, record sizes 4..256,
 # sizes around powers of two, the DESIGN.md distributions, and device budgets
-# that make 1, 2 and many chunks. Prints PASS/FAIL/SKIP lines.
+# that make 1, 2 and many chunks (with the cross-chunk overlap and without,
+# GPUSORT_OVERLAP=0). Prints PASS/FAIL/SKIP lines.
 cd "$(dirname "$0")/../.." || exit 2
 G=./gpusort GEN=./bench/gen
 d=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-gpuid.XXXXXX") || exit 2
@@ -62,6 +63,47 @@ if GPUSORT_FAULT=gpu-oom $G -k u64 --stats "$d/in" -o "$d/gpu" 2>&1 | grep -q " 
 else
 	echo "FAIL gpu-oom-retry-reported: --stats shows no retries"; fails=1
 fi
+# the cross-chunk overlap: chunk i+1 read and copied to the device while
+# chunk i is copied back. overlap NAME GENARGS SORTARGS DEVARGS [VAR=VALUE]:
+# a multi-chunk sort with the overlap (GPUSORT_OVERLAP unset) and without it
+# (GPUSORT_OVERLAP=0), both under --verify: the outputs byte-identical to each
+# other and to the CPU engine's, and --stats showing chunks copied in while
+# the previous one drained with the overlap, none without
+overlap() {
+	$GEN $2 -o "$d/in" 2> /dev/null || { echo "FAIL $1: gen $2"; fails=1; return; }
+	if ! $G $3 --cpu "$d/in" > "$d/cpu" 2> "$d/cpu.err"; then
+		echo "FAIL $1: cpu engine: $(head -n 1 "$d/cpu.err")"; fails=1; return
+	fi
+	vars=${5:-GPUSORT_RESIDENT=1}
+	for ov in on 0; do
+		if [ $ov = on ]; then ovenv="-u GPUSORT_OVERLAP"; else ovenv=GPUSORT_OVERLAP=0; fi
+		if ! env $ovenv $vars $G $3 --algorithm=bitonic $4 --verify --stats "$d/in" > "$d/gpu-$ov" 2> "$d/gpu-$ov.err"; then
+			echo "FAIL $1: GPUSORT_OVERLAP=$ov: $(grep -v 'stats:' "$d/gpu-$ov.err" | head -n 1)"; fails=1; return
+		fi
+		if ! grep -q "device-resident" "$d/gpu-$ov.err" || ! grep -q "verify: .* multiset ok" "$d/gpu-$ov.err"; then
+			echo "FAIL $1: GPUSORT_OVERLAP=$ov: not device-resident, or no verify line"; fails=1; return
+		fi
+	done
+	a=$(sed -n 's/^gpusort: stats: gpu: \([0-9]*\) chunks copied to the device while.*/\1/p' "$d/gpu-on.err")
+	b=$(sed -n 's/^gpusort: stats: gpu: \([0-9]*\) chunks copied to the device while.*/\1/p' "$d/gpu-0.err")
+	if ! cmp -s "$d/gpu-on" "$d/gpu-0"; then echo "FAIL $1: outputs with and without GPUSORT_OVERLAP=0 differ"; fails=1
+	elif ! cmp -s "$d/gpu-on" "$d/cpu"; then echo "FAIL $1: GPU output differs from CPU"; fails=1
+	elif [ "${a:-0}" -lt 1 ] || [ "${b:-x}" != 0 ]; then
+		echo "FAIL $1: chunks overlapped: ${a:-none} with the overlap, ${b:-none} without (want > 0 and 0)"; fails=1
+	else echo "PASS $1 ($a chunks overlapped)"; fi
+}
+# u64 and u32 (key-only: the next chunk's records go where the sorted ones
+# are), 2 to 4 chunks of 2 to 3 pieces, the last smaller, kept or spilled
+overlap "gpu-overlap-u64-kept" "-n 8M -k u64 --dist zipf" "-k u64" "--gpu-memory 40M -S 160M"
+overlap "gpu-overlap-u64-spilled" "-n 8M -k u64" "-k u64" "--gpu-memory 16M -S 64M"
+overlap "gpu-overlap-u32" "-n 16M -k u32 --dist fewunique" "-k u32" "--gpu-memory 24M -S 64M"
+# general: a 4-byte key, and a 16-byte key with ties (tie refinement)
+overlap "gpu-overlap-rec16" "-n 4M --record-size 16 -k u32@4 --dist zipf" "--record-size 16 -k u32@4" "--gpu-memory 48M -S 64M"
+overlap "gpu-overlap-rec32-bytes16" "-n 2M --record-size 32 -k bytes16@8 --dist fewunique" "--record-size 32 -k bytes16@8" "--gpu-memory 48M -S 64M"
+# the device refuses large chunks: retried in halves, then many chunks overlapped;
+# and a prefetched chunk refused once all of it is on the device: thrown away, retried
+overlap "gpu-overlap-gpu-oom" "-n 1M -k u64" "-k u64" "-S 8M" GPUSORT_FAULT=gpu-oom
+overlap "gpu-overlap-gpu-oom-prefetched" "-n 8M -k u64" "-k u64" "--gpu-memory 16M -S 64M" GPUSORT_FAULT=gpu-oom-prefetched
 # the GPU merge: device-sized runs kept in memory, cut into groups that fit
 # the device, each ordered there; against the CPU engine and the CPU merge
 one "gpu-id-gpumerge-u64" "-n 8M -k u64 --dist zipf" "-k u64" "--gpu-memory 8M --merge=gpu"

@@ -8,7 +8,7 @@ O=${OUT:-/tmp/gpusort-gpu}
 mkdir -p "$O"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$O/device.txt"
 A="-gencode arch=compute_90,code=sm_90"
-(nvcc -O2 -std=c++17 $A -Ikernels tests/gpu/test_gpu_sort.cu kernels/*.cu -o tests/gpu/test_gpu_sort >"$O/build_test.log" 2>&1; echo "build test rc=$?") &
+(nvcc -O2 -std=c++17 $A -Ikernels tests/gpu/test_gpu_sort.cu kernels/*.cu kernels/gpu_errors.c -o tests/gpu/test_gpu_sort >"$O/build_test.log" 2>&1; echo "build test rc=$?") &
 (nvcc -O3 -std=c++17 $A -Ikernels bench/gpu_bench.cu -o bench/gpu_bench >"$O/build_bench.log" 2>&1; echo "build bench rc=$?") &
 wait
 head -c 3000 "$O/build_test.log" "$O/build_bench.log"

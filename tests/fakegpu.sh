@@ -1,0 +1,89 @@
+#!/bin/sh
+# tests/fakegpu.sh - the device-resident pipeline (src/resident.c, job.c,
+# gpumerge.c) run without a GPU: tests/bin/gpusort-fakegpu is gpusort linked
+# with tests/fake_gpu.c, a CPU stand-in for kernels/ that keeps the resident
+# API's contract and carries copies out as late as it allows, so that a
+# staging buffer reused too early, or a put over records not yet got, shows.
+# Each case sorts with the cross-chunk overlap (GPUSORT_OVERLAP unset) and
+# without it (GPUSORT_OVERLAP=0), both with --verify, and wants both outputs
+# byte-identical to the CPU engine's; --stats must show chunks copied in
+# while the previous one drained with the overlap, and none without.
+# What it cannot show: anything about the real device (kernels/, streams,
+# timing): tests/gpu/ does that on a GPU.
+# Prints PASS/FAIL lines; exit 1 on any failure.
+cd "$(dirname "$0")/.." || exit 2
+G=$(pwd)/tests/bin/gpusort-fakegpu GS=$(pwd)/gpusort GEN=$(pwd)/bench/gen
+for p in "$G" "$GS" "$GEN"; do
+	[ -x "$p" ] || { echo "FAIL fakegpu: $p is missing (make tests/bin/gpusort-fakegpu)"; exit 1; }
+done
+d=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-fakegpu.XXXXXX") || exit 2
+trap 'rm -rf "$d"' EXIT
+mkdir "$d/tmp"
+fails=0
+bad() { echo "FAIL $1: $2"; fails=1; }
+
+# one NAME "SORT ARGS" "DEVICE ARGS" [VAR=VALUE ...]: inputs are $d/in* (set by gen1)
+one() {
+	nm=fakegpu-$1 args=$2 dev=$3
+	shift 3
+	if ! $GS $args --cpu $IN > "$d/cpu" 2> "$d/err"; then bad "$nm" "cpu engine: $(head -n 1 "$d/err")"; return; fi
+	for ov in 1 0; do
+		if ! env GPUSORT_OVERLAP=$ov TMPDIR="$d/tmp" "$@" $G $args $dev --verify --stats $IN > "$d/gpu$ov" 2> "$d/err$ov"; then
+			bad "$nm" "GPUSORT_OVERLAP=$ov: $(grep -v 'stats:' "$d/err$ov" | head -n 1)"; return
+		fi
+		if ! grep -q "engine gpu:bitonic (device-resident)" "$d/err$ov"; then
+			bad "$nm" "GPUSORT_OVERLAP=$ov: not the device-resident path: $(grep engine "$d/err$ov")"; return
+		fi
+		if ! grep -q "verify: .* order ok, multiset ok" "$d/err$ov"; then
+			bad "$nm" "GPUSORT_OVERLAP=$ov: no verify line: $(tail -n 1 "$d/err$ov")"; return
+		fi
+	done
+	ovl=$(sed -n 's/^gpusort: stats: gpu: \([0-9]*\) chunks copied to the device while.*/\1/p' "$d/err1")
+	ovl0=$(sed -n 's/^gpusort: stats: gpu: \([0-9]*\) chunks copied to the device while.*/\1/p' "$d/err0")
+	if ! cmp -s "$d/gpu1" "$d/gpu0"; then bad "$nm" "outputs with and without GPUSORT_OVERLAP=0 differ"
+	elif ! cmp -s "$d/gpu1" "$d/cpu"; then bad "$nm" "output differs from the CPU engine's"
+	elif [ "${ovl:-0}" -lt "${WANT_OVERLAP:-1}" ] || [ "${ovl0:-x}" != 0 ]; then
+		bad "$nm" "overlapped chunks: ${ovl:-none} with the overlap (want >= ${WANT_OVERLAP:-1}), ${ovl0:-none} without (want 0)"
+	else echo "PASS $nm ($ovl chunks overlapped)"; fi
+}
+
+# u64 (key-only: the next chunk's records land on the sorted ones):
+# 3M records, pieces of 1M (-S 64M), chunks of about 2.5M (the last
+# smaller), kept in memory, merged on the (fake) GPU
+$GEN -n 3000000 -k u64 -o "$d/in" 2> /dev/null; IN=$d/in
+one u64-kept "-k u64" "-S 64M --gpu-memory 20M"
+# many chunks of several pieces, spilled (-S too small to keep them)
+one u64-spilled "-k u64" "-S 8M --gpu-memory 4M -T $d/tmp"
+WANT_OVERLAP=10 one u64-many-chunks "-k u64" "-S 8M" GPUSORT_FAKE_CAP=200000
+# the device refuses chunks over 100000 records: retried in halves, then overlapped
+WANT_OVERLAP=10 one u64-gpu-oom "-k u64" "-S 64M" GPUSORT_FAULT=gpu-oom
+# the first prefetched chunk is refused after all its pieces went in: it is
+# thrown away (its --verify hash not counted) and retried in halves
+one u64-gpu-oom-prefetched "-k u64" "-S 64M --gpu-memory 20M" GPUSORT_FAULT=gpu-oom-prefetched
+$G -k u64 -S 64M --gpu-memory 20M --stats "$IN" -o "$d/gpu1" 2> "$d/err" &&
+	GPUSORT_FAULT=gpu-oom-prefetched $G -k u64 -S 64M --gpu-memory 20M --stats "$IN" -o "$d/gpu0" 2> "$d/err0"
+if grep -q " 0 retries with smaller chunks" "$d/err" && grep -q " 1 retries with smaller chunks" "$d/err0"; then
+	echo "PASS fakegpu-gpu-oom-prefetched-retried"
+else
+	bad fakegpu-gpu-oom-prefetched-retried "--stats: $(grep retries "$d/err" "$d/err0" | tr '\n' '|')"
+fi
+# u32 key-only, chunks of unequal piece counts
+$GEN -n 2500001 -k u32 --dist fewunique -o "$d/in" 2> /dev/null
+one u32 "-k u32" "-S 16M" GPUSORT_FAKE_CAP=700001
+# general, 4-byte key (records apart from the sorted ones)
+$GEN -n 1000003 --record-size 16 -k u32@4 --dist zipf -o "$d/in" 2> /dev/null
+one rec16-u32 "--record-size 16 -k u32@4" "-S 32M" GPUSORT_FAKE_CAP=300007
+# general, 16-byte key, ties
+$GEN -n 600001 --record-size 32 -k bytes16@8 --dist fewunique -o "$d/in" 2> /dev/null
+one rec32-bytes16 "--record-size 32 -k bytes16@8" "-S 40M -T $d/tmp" GPUSORT_FAKE_CAP=250000
+# several inputs (pieces cross file boundaries), with -u
+$GEN -n 900001 --record-size 12 -k u32@4 --dist fewunique -o "$d/a" 2> /dev/null
+$GEN -n 1 --record-size 12 -k u32@4 --seed 3 -o "$d/b" 2> /dev/null
+$GEN -n 700001 --record-size 12 -k u32@4 --seed 5 --dist zipf -o "$d/c" 2> /dev/null
+IN="$d/a $d/b $d/c"
+one 3inputs "--record-size 12 -k u32@4" "-S 16M" GPUSORT_FAKE_CAP=400000
+# (-u: --verify compares no multiset, only the order)
+$GS --record-size 12 -k u32@4 -u --cpu $IN > "$d/cpu" 2> /dev/null
+GPUSORT_FAKE_CAP=400000 $G --record-size 12 -k u32@4 -u -S 16M $IN > "$d/gpu1" 2> "$d/err"
+if cmp -s "$d/cpu" "$d/gpu1"; then echo "PASS fakegpu-3inputs-u"; else bad fakegpu-3inputs-u "output differs: $(head -n 1 "$d/err")"; fi
+exit $fails
