@@ -517,10 +517,9 @@ static int form_runs(struct ctx *c, sink *out, int *single)
 		}
 		pool_give(&p, sorted == A ? T : A);
 		if (first && eof) {
-			/* one chunk: no run, no merge, no temp file */
-			double w0 = util_now();
+			/* one chunk: no run, no merge, no temp file (the write is
+			 * timed by the sink's writer: job_sort adds its busy time) */
 			rc = sink_put(out, sorted, (size_t)n);
-			c->st.write_s += util_now() - w0;
 			pool_give(&p, sorted);
 			*single = 1;
 			if (rc)
