@@ -165,13 +165,8 @@ static void make_entries(void *p, int t, int nt)
 	size_t lo, hi;
 	util_split(j->n, t, nt, &lo, &hi);
 	size_t R = j->s->record_size;
-	for (size_t i = lo; i < hi; i++) {
-		uint8_t *e = j->ent + i * j->esz;
-		memset(e, 0, j->esz - 4);
-		keys_normalize_prefix(j->s, j->recs + i * R, e, j->plen);
-		uint32_t idx = (uint32_t)i;
-		memcpy(e + j->esz - 4, &idx, 4);
-	}
+	for (size_t i = lo; i < hi; i++)
+		cpusort_make_entry(j->s, j->recs + i * R, (uint32_t)i, j->ent + i * j->esz);
 }
 
 static inline uint32_t ent_idx(const struct job *j, const uint8_t *e)
@@ -283,29 +278,71 @@ static int threads_for(size_t n, int threads)
 	return threads < max ? threads : max;
 }
 
-uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *scratch, int threads)
+/* ---- the pieces, for callers that sort parts of a chunk (cpustream.h) ------ */
+
+int cpusort_key_only(const keys_spec *s)
+{
+	return s->key_only && s->record_size <= PREFIX_MAX;
+}
+
+size_t cpusort_entry_size(const keys_spec *s)
+{
+	return entry_size(s);
+}
+
+void cpusort_make_entry(const keys_spec *s, const uint8_t *rec, uint32_t idx, uint8_t *e)
+{
+	size_t esz = entry_size(s);
+	memset(e, 0, esz - 4);
+	keys_normalize_prefix(s, rec, e, prefix_len(s));
+	memcpy(e + esz - 4, &idx, 4);
+}
+
+void cpusort_code(const keys_spec *s, uint8_t *recs, size_t n, int decode, int threads)
+{
+	struct inplace c = { s, recs, n, decode };
+	util_par_run(threads_for(n, threads), code_inplace, &c);
+}
+
+uint8_t *cpusort_radix(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int threads)
+{
+	return radix_sort(a, b, n, stride, nbytes, threads_for(n, threads));
+}
+
+uint8_t *cpusort_sort_entries(const keys_spec *s, const uint8_t *recs, uint8_t *e0, uint8_t *e1, size_t n,
+			      int threads)
 {
 	int nt = threads_for(n, threads);
-	size_t R = s->record_size;
-	if (n < 2)
-		return a;
-	if (s->key_only && R <= PREFIX_MAX) {
-		struct inplace c = { s, a, n, 0 };
-		util_par_run(nt, code_inplace, &c);
-		uint8_t *res = radix_sort(a, b, n, R, (uint32_t)R, nt);
-		c.recs = res;
-		c.decode = 1;
-		util_par_run(nt, code_inplace, &c);
-		return res;
-	}
-	struct job j = { .s = s, .recs = a, .out = b, .n = n, .esz = entry_size(s), .plen = prefix_len(s) };
-	uint8_t *e0 = scratch, *e1 = e0 + n * j.esz;
-	j.ent = e0;
-	util_par_run(nt, make_entries, &j);
+	struct job j = { .s = s, .recs = (uint8_t *)recs, .n = n, .esz = entry_size(s), .plen = prefix_len(s) };
 	j.ent = radix_sort(e0, e1, n, j.esz, j.plen, nt);
 	j.tmp = j.ent == e0 ? e1 : e0;
 	if (s->key_width > j.plen)
 		util_par_run(nt, fix_ties, &j);
-	util_par_run(nt, gather, &j);
+	return j.ent;
+}
+
+void cpusort_gather(const keys_spec *s, const uint8_t *recs, const uint8_t *ent, size_t n, uint8_t *out,
+		    int threads)
+{
+	struct job j = { .s = s, .recs = (uint8_t *)recs, .out = out, .ent = (uint8_t *)ent, .n = n,
+			 .esz = entry_size(s) };
+	util_par_run(threads_for(n, threads), gather, &j);
+}
+
+uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *scratch, int threads)
+{
+	if (n < 2)
+		return a;
+	if (cpusort_key_only(s)) {
+		cpusort_code(s, a, n, 0, threads);
+		uint8_t *res = cpusort_radix(a, b, n, s->record_size, s->record_size, threads);
+		cpusort_code(s, res, n, 1, threads);
+		return res;
+	}
+	struct job j = { .s = s, .recs = a, .n = n, .esz = entry_size(s), .plen = prefix_len(s) };
+	uint8_t *e0 = scratch, *e1 = e0 + n * j.esz;
+	j.ent = e0;
+	util_par_run(threads_for(n, threads), make_entries, &j);
+	cpusort_gather(s, a, cpusort_sort_entries(s, a, e0, e1, n, threads), n, b, threads);
 	return b;
 }
