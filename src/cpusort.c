@@ -47,7 +47,7 @@ static void scan_all(void *p, int t, int nt)
 	size_t lo, hi;
 	util_split(r->n, t, nt, &lo, &hi);
 	uint64_t (*h)[256] = r->all[t];
-	memset(h, 0, sizeof r->all[0]);
+	memset(h, 0, r->nbytes * sizeof h[0]);
 	for (size_t i = lo; i < hi; i++) {
 		const uint8_t *e = r->src + i * r->stride;
 		for (uint32_t b = 0; b < r->nbytes; b++)
@@ -94,6 +94,25 @@ static void pass_scatter(void *p, int t, int nt)
 	}
 }
 
+#define SMALL_SORT 32 /* fewer entries are insertion-sorted: no histograms to clear */
+
+/* Stable insertion sort of n entries at a by their bytes [0, nbytes). */
+static void insertion_sort(uint8_t *a, size_t n, size_t stride, uint32_t nbytes)
+{
+	uint8_t x[PREFIX_MAX + 8];
+	for (size_t i = 1; i < n; i++) {
+		size_t k = i;
+		if (memcmp(a + (k - 1) * stride, a + i * stride, nbytes) <= 0)
+			continue;
+		memcpy(x, a + i * stride, stride);
+		do {
+			memcpy(a + k * stride, a + (k - 1) * stride, stride);
+			k--;
+		} while (k > 0 && memcmp(a + (k - 1) * stride, x, nbytes) > 0);
+		memcpy(a + k * stride, x, stride);
+	}
+}
+
 /*
  * Sort n entries of `stride` bytes by their bytes [0, nbytes) (byte 0 most
  * significant). Returns the buffer (a or b) that holds the result. Passes
@@ -102,8 +121,10 @@ static void pass_scatter(void *p, int t, int nt)
  */
 static uint8_t *radix_sort(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int nt)
 {
-	if (n < 2)
+	if (n <= SMALL_SORT) {
+		insertion_sort(a, n, stride, nbytes);
 		return a;
+	}
 	if ((size_t)nt > n / 4096 + 1)
 		nt = (int)(n / 4096 + 1);
 	struct radix r = { .src = a, .dst = b, .n = n, .stride = stride, .nbytes = nbytes };
@@ -131,7 +152,14 @@ static uint8_t *radix_sort(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint
 		if (skip[byte])
 			continue;
 		r.byte = byte;
-		util_par_run(nt, pass_hist, &r);
+		if (nt == 1) {
+			/* one part: the scan's counts are this pass's (a pass moves
+			 * entries, it does not change which bytes they hold) */
+			for (int d = 0; d < 256; d++)
+				r.hist[0][d] = r.all[0][byte][d];
+		} else {
+			util_par_run(nt, pass_hist, &r);
+		}
 		size_t sum = 0;
 		for (int d = 0; d < 256; d++) {
 			for (int t = 0; t < nt; t++) {
