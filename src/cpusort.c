@@ -47,7 +47,7 @@ static void scan_all(void *p, int t, int nt)
 	size_t lo, hi;
 	util_split(r->n, t, nt, &lo, &hi);
 	uint64_t (*h)[256] = r->all[t];
-	memset(h, 0, sizeof r->all[0]);
+	memset(h, 0, r->nbytes * sizeof h[0]);
 	for (size_t i = lo; i < hi; i++) {
 		const uint8_t *e = r->src + i * r->stride;
 		for (uint32_t b = 0; b < r->nbytes; b++)
@@ -94,6 +94,25 @@ static void pass_scatter(void *p, int t, int nt)
 	}
 }
 
+#define SMALL_SORT 32 /* fewer entries are insertion-sorted: no histograms to clear */
+
+/* Stable insertion sort of n entries at a by their bytes [0, nbytes). */
+static void insertion_sort(uint8_t *a, size_t n, size_t stride, uint32_t nbytes)
+{
+	uint8_t x[PREFIX_MAX + 8];
+	for (size_t i = 1; i < n; i++) {
+		size_t k = i;
+		if (memcmp(a + (k - 1) * stride, a + i * stride, nbytes) <= 0)
+			continue;
+		memcpy(x, a + i * stride, stride);
+		do {
+			memcpy(a + k * stride, a + (k - 1) * stride, stride);
+			k--;
+		} while (k > 0 && memcmp(a + (k - 1) * stride, x, nbytes) > 0);
+		memcpy(a + k * stride, x, stride);
+	}
+}
+
 /*
  * Sort n entries of `stride` bytes by their bytes [0, nbytes) (byte 0 most
  * significant). Returns the buffer (a or b) that holds the result. Passes
@@ -102,8 +121,10 @@ static void pass_scatter(void *p, int t, int nt)
  */
 static uint8_t *radix_sort(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int nt)
 {
-	if (n < 2)
+	if (n <= SMALL_SORT) {
+		insertion_sort(a, n, stride, nbytes);
 		return a;
+	}
 	if ((size_t)nt > n / 4096 + 1)
 		nt = (int)(n / 4096 + 1);
 	struct radix r = { .src = a, .dst = b, .n = n, .stride = stride, .nbytes = nbytes };
@@ -131,7 +152,14 @@ static uint8_t *radix_sort(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint
 		if (skip[byte])
 			continue;
 		r.byte = byte;
-		util_par_run(nt, pass_hist, &r);
+		if (nt == 1) {
+			/* one part: the scan's counts are this pass's (a pass moves
+			 * entries, it does not change which bytes they hold) */
+			for (int d = 0; d < 256; d++)
+				r.hist[0][d] = r.all[0][byte][d];
+		} else {
+			util_par_run(nt, pass_hist, &r);
+		}
 		size_t sum = 0;
 		for (int d = 0; d < 256; d++) {
 			for (int t = 0; t < nt; t++) {
@@ -165,13 +193,8 @@ static void make_entries(void *p, int t, int nt)
 	size_t lo, hi;
 	util_split(j->n, t, nt, &lo, &hi);
 	size_t R = j->s->record_size;
-	for (size_t i = lo; i < hi; i++) {
-		uint8_t *e = j->ent + i * j->esz;
-		memset(e, 0, j->esz - 4);
-		keys_normalize_prefix(j->s, j->recs + i * R, e, j->plen);
-		uint32_t idx = (uint32_t)i;
-		memcpy(e + j->esz - 4, &idx, 4);
-	}
+	for (size_t i = lo; i < hi; i++)
+		cpusort_make_entry(j->s, j->recs + i * R, (uint32_t)i, j->ent + i * j->esz);
 }
 
 static inline uint32_t ent_idx(const struct job *j, const uint8_t *e)
@@ -283,29 +306,71 @@ static int threads_for(size_t n, int threads)
 	return threads < max ? threads : max;
 }
 
-uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *scratch, int threads)
+/* ---- the pieces, for callers that sort parts of a chunk (cpustream.h) ------ */
+
+int cpusort_key_only(const keys_spec *s)
+{
+	return s->key_only && s->record_size <= PREFIX_MAX;
+}
+
+size_t cpusort_entry_size(const keys_spec *s)
+{
+	return entry_size(s);
+}
+
+void cpusort_make_entry(const keys_spec *s, const uint8_t *rec, uint32_t idx, uint8_t *e)
+{
+	size_t esz = entry_size(s);
+	memset(e, 0, esz - 4);
+	keys_normalize_prefix(s, rec, e, prefix_len(s));
+	memcpy(e + esz - 4, &idx, 4);
+}
+
+void cpusort_code(const keys_spec *s, uint8_t *recs, size_t n, int decode, int threads)
+{
+	struct inplace c = { s, recs, n, decode };
+	util_par_run(threads_for(n, threads), code_inplace, &c);
+}
+
+uint8_t *cpusort_radix(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int threads)
+{
+	return radix_sort(a, b, n, stride, nbytes, threads_for(n, threads));
+}
+
+uint8_t *cpusort_sort_entries(const keys_spec *s, const uint8_t *recs, uint8_t *e0, uint8_t *e1, size_t n,
+			      int threads)
 {
 	int nt = threads_for(n, threads);
-	size_t R = s->record_size;
-	if (n < 2)
-		return a;
-	if (s->key_only && R <= PREFIX_MAX) {
-		struct inplace c = { s, a, n, 0 };
-		util_par_run(nt, code_inplace, &c);
-		uint8_t *res = radix_sort(a, b, n, R, (uint32_t)R, nt);
-		c.recs = res;
-		c.decode = 1;
-		util_par_run(nt, code_inplace, &c);
-		return res;
-	}
-	struct job j = { .s = s, .recs = a, .out = b, .n = n, .esz = entry_size(s), .plen = prefix_len(s) };
-	uint8_t *e0 = scratch, *e1 = e0 + n * j.esz;
-	j.ent = e0;
-	util_par_run(nt, make_entries, &j);
+	struct job j = { .s = s, .recs = (uint8_t *)recs, .n = n, .esz = entry_size(s), .plen = prefix_len(s) };
 	j.ent = radix_sort(e0, e1, n, j.esz, j.plen, nt);
 	j.tmp = j.ent == e0 ? e1 : e0;
 	if (s->key_width > j.plen)
 		util_par_run(nt, fix_ties, &j);
-	util_par_run(nt, gather, &j);
+	return j.ent;
+}
+
+void cpusort_gather(const keys_spec *s, const uint8_t *recs, const uint8_t *ent, size_t n, uint8_t *out,
+		    int threads)
+{
+	struct job j = { .s = s, .recs = (uint8_t *)recs, .out = out, .ent = (uint8_t *)ent, .n = n,
+			 .esz = entry_size(s) };
+	util_par_run(threads_for(n, threads), gather, &j);
+}
+
+uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *scratch, int threads)
+{
+	if (n < 2)
+		return a;
+	if (cpusort_key_only(s)) {
+		cpusort_code(s, a, n, 0, threads);
+		uint8_t *res = cpusort_radix(a, b, n, s->record_size, s->record_size, threads);
+		cpusort_code(s, res, n, 1, threads);
+		return res;
+	}
+	struct job j = { .s = s, .recs = a, .n = n, .esz = entry_size(s), .plen = prefix_len(s) };
+	uint8_t *e0 = scratch, *e1 = e0 + n * j.esz;
+	j.ent = e0;
+	util_par_run(threads_for(n, threads), make_entries, &j);
+	cpusort_gather(s, a, cpusort_sort_entries(s, a, e0, e1, n, threads), n, b, threads);
 	return b;
 }

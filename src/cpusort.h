@@ -33,4 +33,48 @@ size_t cpusort_scratch_per_record(const keys_spec *s);
  */
 uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *scratch, int threads);
 
+/*
+ * The pieces of cpusort_sort, for callers that sort a chunk in parts
+ * (cpustream.h: an MSD radix partition, then each part on its own).
+ * threads >= 1 everywhere; each call splits its work among at most that many
+ * threads of its own (util_par_run), fewer for small n.
+ */
+
+/* 1 when records are sorted as they are (key-only layout), 0 when through entries. */
+int cpusort_key_only(const keys_spec *s);
+
+/*
+ * Key-only layout: turn n records at recs into their normalized keys in place
+ * (decode = 0), or back (decode = 1).
+ */
+void cpusort_code(const keys_spec *s, uint8_t *recs, size_t n, int decode, int threads);
+
+/*
+ * Stable LSD radix sort of n items of `stride` bytes at a by their bytes
+ * [0, nbytes) (byte 0 most significant; nbytes <= 16, nbytes <= stride <= 24);
+ * b: room for n items. Bytes equal in every item cost no pass.
+ * Returns a or b: the buffer holding the sorted items.
+ */
+uint8_t *cpusort_radix(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int threads);
+
+/* General layout: bytes per entry (normalized key prefix, padding, u32 record index). */
+size_t cpusort_entry_size(const keys_spec *s);
+
+/* The entry of record number idx (its bytes at rec) into e (cpusort_entry_size bytes). */
+void cpusort_make_entry(const keys_spec *s, const uint8_t *rec, uint32_t idx, uint8_t *e);
+
+/*
+ * Sort n entries at e0 stably: by their key prefix, then ranges of equal
+ * prefixes by the full key of their records (recs: the records the indices
+ * count from), then by index. e1: room for n entries. The entries may be any
+ * part of a chunk's entries, in index order within equal keys.
+ * Returns e0 or e1: the buffer holding the sorted entries.
+ */
+uint8_t *cpusort_sort_entries(const keys_spec *s, const uint8_t *recs, uint8_t *e0, uint8_t *e1, size_t n,
+			      int threads);
+
+/* out[i] = the record of entry i (recs[index]), for n entries: n * record_size bytes at out. */
+void cpusort_gather(const keys_spec *s, const uint8_t *recs, const uint8_t *ent, size_t n, uint8_t *out,
+		    int threads);
+
 #endif

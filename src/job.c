@@ -6,9 +6,11 @@
 #define _GNU_SOURCE
 #include "job.h"
 #include "cpusort.h"
+#include "cpustream.h"
 #include "engine.h"
 #include "gpumerge.h"
 #include "merge.h"
+#include "readall.h"
 #include "resident.h"
 #include "tpool.h"
 #include "run.h"
@@ -28,12 +30,14 @@
 #define MAX_KEEP_RUNS 64          /* keep-in-memory plans make at most this many runs */
 #define MIN_MERGE_MEM (1u << 20)  /* merge memory floor when -S is tiny */
 #define MERGE_SINK_MAX ((size_t)256 << 20) /* bytes per output buffer of the final merge */
+#define STREAM_MAX_INPUTS 64      /* the streamed single chunk reads at most this many files side by side */
 
 struct stats {
 	double t0, read_s, sort_s, spill_s, merge_s, write_s, mread_s;
 	double start_s;   /* engine start (CUDA context, device arena) and pinned staging */
 	uint64_t records, bytes_in, records_out, runs, spilled, chunk, rounds, passes, gpu_groups;
 	const char *engine;
+	cpustream_stats stream;  /* the streamed single chunk (cpustream.h); bits 0: not used */
 };
 
 struct ctx {
@@ -436,6 +440,142 @@ static void progress(struct ctx *c, const char *what, uint64_t done, int64_t tot
 		fprintf(stderr, "gpusort: %s %s\n", what, util_fmt_bytes(done, a, sizeof a));
 }
 
+/* ---- the streamed single chunk (cpustream.h) -------------------------------- */
+
+/*
+ * GPUSORT_STREAM=0 turns the streamed single-chunk sort off (to measure the
+ * sort-then-write path against it); GPUSORT_STREAM_BITS=N (1..16) fixes its
+ * partition bits. Returns -1 (off), 0 (on, bits chosen by cpustream_bits)
+ * or N.
+ */
+static int stream_setting(void)
+{
+	const char *e = getenv("GPUSORT_STREAM"), *b = getenv("GPUSORT_STREAM_BITS");
+	if (e && !strcmp(e, "0"))
+		return -1;
+	int bits = b ? atoi(b) : 0;
+	return bits >= 1 && bits <= CPUSTREAM_MAX_BITS ? bits : 0;
+}
+
+/*
+ * Sort the whole input, n records at a (b: a second buffer, scratch:
+ * cpusort_scratch_bytes), on the CPU while writing it to out. With tp NULL
+ * a pool of its own is started. Returns 0 or -1 (c->r filled, or the sink's
+ * error, which the caller reports).
+ */
+static int stream_chunk(struct ctx *c, tpool *tp, uint8_t *a, uint8_t *b, size_t n, void *scratch, sink *out)
+{
+	tpool *own = NULL;
+	int rc = 0;
+	if (!tp && (rc = tpool_start(&own, c->o->threads))) {
+		fail(c, "cannot start threads: %s", strerror(-rc));
+		return -1;
+	}
+	rc = cpustream_sort(c->s, a, b, n, scratch, stream_setting(), tp ? tp : own, out, &c->st.stream);
+	tpool_stop(own);
+	c->st.sort_s += c->st.stream.sort_s;
+	c->st.engine = "cpu (streamed)";
+	if (rc == -ENOMEM)
+		fail(c, "out of memory");
+	return rc ? -1 : 0;
+}
+
+/* Close inputs [0, upto) again, but standard input (read there, never reopened). */
+static void reclose_inputs(struct ctx *c, int upto)
+{
+	for (int k = 0; k < upto; k++)
+		if (strcmp(c->o->inputs[k], "-"))
+			io_close(&c->in[k]);
+}
+
+/*
+ * Open the inputs (every one a regular file, closed again after the checks)
+ * side by side for reading at known offsets. Returns 0, 1 (one is no longer
+ * what was checked, or no more files can be open at once: read them as a
+ * stream instead; the ones opened here are closed again) or -1 (c->r
+ * filled).
+ */
+static int reopen_inputs(struct ctx *c)
+{
+	for (int i = 0; i < c->nin; i++) {
+		io_file *f = &c->in[i];
+		uint64_t was = f->size - f->pos;
+		int rc = f->fd < 0 ? io_open_input(f, c->o->inputs[i]) : 0;
+		if (rc == -EMFILE || rc == -ENFILE) {
+			reclose_inputs(c, i);
+			return 1; /* the stream reader opens one at a time */
+		}
+		if (rc) {
+			fail(c, "cannot read '%s': %s", c->o->inputs[i], strerror(-rc));
+			return -1;
+		}
+		if (!f->regular || f->size - f->pos != was) {
+			reclose_inputs(c, i + 1);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The CPU engine's single chunk when every input is a regular file: read by
+ * all threads (readall_range), then sorted and written by cpustream_sort,
+ * the writing overlapping the sort. Returns 0 (written), 1 (not taken:
+ * nothing read; the chunked path reads the inputs as a stream) or -1
+ * (c->r filled, or the sink's error, which the caller reports).
+ */
+static int form_runs_stream(struct ctx *c, sink *out, int64_t total)
+{
+	size_t R = c->R, n = (size_t)((uint64_t)total / R);
+	if (c->nin > STREAM_MAX_INPUTS)
+		return 1;
+	int rc = reopen_inputs(c);
+	if (rc)
+		return rc;
+	size_t sb = cpusort_scratch_bytes(c->s, n);
+	/* plain pages, as the chunk pool's: first touches of 2 MiB pages cost
+	 * 2.6x more on the 2-core VM (bench/results/cpu-stream-2core-2026-11-22.md) */
+	uint8_t *a = util_alloc_aligned(n * R, IO_ALIGN), *b = util_alloc_aligned(n * R, IO_ALIGN);
+	uint8_t *scratch = sb ? util_alloc_aligned(sb, IO_ALIGN) : NULL;
+	tpool *tp = NULL;
+	int ret = -1, bad = -1;
+	if (!a || !b || (sb && !scratch)) {
+		fail(c, "out of memory (2 buffers of %zu bytes and %zu of sort scratch; try a smaller -S)", n * R, sb);
+		goto out;
+	}
+	if ((rc = tpool_start(&tp, c->o->threads))) {
+		fail(c, "cannot start threads: %s", strerror(-rc));
+		goto out;
+	}
+	double t0 = util_now();
+	rc = readall_range(tp, c->in, c->nin, 0, (uint64_t)n * R, a, R, c->o->verify ? &c->vin : NULL, &bad);
+	c->st.read_s += util_now() - t0;
+	if (rc) {
+		if (bad < 0)
+			fail(c, "out of memory");
+		else if (rc == -ENODATA)
+			fail(c, "%s: read error: the file shrank while being read", c->in[bad].name);
+		else
+			fail(c, "%s: read error: %s", c->in[bad].name, strerror(-rc));
+		goto out;
+	}
+	c->st.records = n;
+	c->st.chunk = n ? n : 1;
+	for (int i = 0; i < c->nin; i++)
+		c->in_bytes[i] = c->in[i].size - c->in[i].pos;
+	if (stream_chunk(c, tp, a, b, n, scratch, out) == 0) {
+		ret = 0;
+		progress(c, "sorted", (uint64_t)total, total);
+	}
+out:
+	tpool_stop(tp);
+	close_inputs(c);
+	free(a);
+	free(b);
+	free(scratch);
+	return ret;
+}
+
 /*
  * Read, sort and keep/spill every chunk. On return either the output was
  * written already (*single = 1: one chunk, no merge) or c->runs holds the
@@ -445,6 +585,15 @@ static int form_runs(struct ctx *c, sink *out, int *single)
 {
 	int64_t total = known_size(c);
 	struct plan pl = make_plan(c, total);
+	*single = 0;
+	if (!c->eng.gpu && total >= 0 && (uint64_t)total / c->R <= pl.chunk && stream_setting() >= 0) {
+		/* one chunk of regular files on the CPU: read by all threads, written while sorted */
+		int rc = form_runs_stream(c, out, total);
+		if (rc <= 0) {
+			*single = 1;
+			return rc;
+		}
+	}
 	struct pool p = { .max = pl.maxbufs };
 	size_t R = c->R;
 	p.bytes = pl.chunk * R + IO_ALIGN;
@@ -507,6 +656,16 @@ static int form_runs(struct ctx *c, sink *out, int *single)
 		uint8_t *T = pool_take(c, &p, &writer);
 		if (!T)
 			goto out;
+		if (first && eof && !c->eng.gpu && stream_setting() >= 0) {
+			/* one chunk on the CPU (read as a stream): written while sorted */
+			rc = stream_chunk(c, NULL, A, T, (size_t)n, scratch, out);
+			pool_give(&p, A);
+			pool_give(&p, T);
+			*single = 1;
+			if (rc)
+				goto out;
+			break;
+		}
 		double t0 = util_now();
 		uint8_t *sorted = NULL;
 		rc = c->eng.sort(&c->eng, A, T, (size_t)n, scratch, &sorted);
@@ -517,10 +676,9 @@ static int form_runs(struct ctx *c, sink *out, int *single)
 		}
 		pool_give(&p, sorted == A ? T : A);
 		if (first && eof) {
-			/* one chunk: no run, no merge, no temp file */
-			double w0 = util_now();
+			/* one chunk: no run, no merge, no temp file (the write is
+			 * timed by the sink's writer: job_sort adds its busy time) */
 			rc = sink_put(out, sorted, (size_t)n);
-			c->st.write_s += util_now() - w0;
 			pool_give(&p, sorted);
 			*single = 1;
 			if (rc)
@@ -1000,6 +1158,9 @@ static void print_stats(struct ctx *c, double wall)
 			s->runs, s->spilled, s->passes, s->rounds, s->read_s, s->sort_s, s->spill_s, s->mread_s,
 			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, c->eng.gpu_overlapped, s->gpu_groups, s->start_s, wall,
 			wall > 0 ? gb / wall : 0.0);
+		fprintf(stderr, ",\"stream_bits\":%d,\"stream_buckets\":%" PRIu64 ",\"stream_largest_bucket\":%" PRIu64
+			",\"stream_big_buckets\":%" PRIu64 ",\"stream_partition_s\":%.6f",
+			s->stream.bits, s->stream.buckets, s->stream.largest, s->stream.big, s->stream.partition_s);
 		fprintf(stderr, ",\"fixed_buffers\":\"%s\",\"fixed_buffers_why\":\"", fixed);
 		json_str(stderr, why);
 		fprintf(stderr, "\",\"io_bytes\":%" PRIu64 ",\"io_fixed_bytes\":%" PRIu64 ",\"notice\":\"",
@@ -1018,6 +1179,10 @@ static void print_stats(struct ctx *c, double wall)
 	fprintf(stderr, "gpusort: stats: read %.3f s, sort %.3f s, spill %.3f s, merge-read %.3f s, "
 		"merge %.3f s, write %.3f s\n",
 		s->read_s, s->sort_s, s->spill_s, s->mread_s, s->merge_s, s->write_s);
+	if (s->stream.bits)
+		fprintf(stderr, "gpusort: stats: streamed: partition %.3f s (%d bits, %" PRIu64 " buckets, the largest %"
+			PRIu64 " records, %" PRIu64 " sorted by all threads); sort includes it, write overlaps sort\n",
+			s->stream.partition_s, s->stream.bits, s->stream.buckets, s->stream.largest, s->stream.big);
 	if (c->eng.gpu)
 		fprintf(stderr, "gpusort: stats: gpu: h2d %.3f s, sort %.3f s (%" PRIu64 " passes over device memory), "
 			"d2h %.3f s, %" PRIu64 " chunks sorted on the CPU after device out-of-memory, %" PRIu64

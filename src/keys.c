@@ -131,8 +131,8 @@ int keys_finish(keys_spec *s, uint32_t record_size, int reverse, char *msg, size
 	return 0;
 }
 
-/* Load a 1/2/4/8-byte field as an integer. */
-static inline uint64_t load_num(const uint8_t *p, uint32_t w, int be)
+/* Load a w-byte field as an integer. */
+static inline uint64_t load_w(const uint8_t *p, uint32_t w, int be)
 {
 	uint64_t v = 0;
 	if (be) {
@@ -143,6 +143,18 @@ static inline uint64_t load_num(const uint8_t *p, uint32_t w, int be)
 			v = v << 8 | p[i];
 	}
 	return v;
+}
+
+/* Load a 1/2/4/8-byte field as an integer (constant widths: one load, no loop). */
+static inline uint64_t load_num(const uint8_t *p, uint32_t w, int be)
+{
+	switch (w) {
+	case 1: return p[0];
+	case 2: return load_w(p, 2, be);
+	case 4: return load_w(p, 4, be);
+	case 8: return load_w(p, 8, be);
+	default: return load_w(p, w, be);
+	}
 }
 
 /*
@@ -165,12 +177,28 @@ static inline uint64_t norm_num(const keys_field *f, const uint8_t *rec)
 	return v;
 }
 
+/* Store the low w bytes of v, big-endian (be) or little-endian. */
+static inline void store_w(uint8_t *out, uint64_t v, uint32_t w, int be)
+{
+	for (uint32_t i = 0; i < w; i++, v >>= 8)
+		out[be ? w - 1 - i : i] = (uint8_t)v;
+}
+
+/* store_w for a 1/2/4/8-byte field (constant widths: one store, no loop). */
+static inline void store_num(uint8_t *out, uint64_t v, uint32_t w, int be)
+{
+	switch (w) {
+	case 1: out[0] = (uint8_t)v; break;
+	case 2: store_w(out, v, 2, be); break;
+	case 4: store_w(out, v, 4, be); break;
+	case 8: store_w(out, v, 8, be); break;
+	default: store_w(out, v, w, be); break;
+	}
+}
+
 static inline void store_be(uint8_t *out, uint64_t v, uint32_t w)
 {
-	for (uint32_t i = w; i-- > 0;) {
-		out[i] = (uint8_t)v;
-		v >>= 8;
-	}
+	store_num(out, v, w, 1);
 }
 
 static void norm_field(const keys_field *f, const uint8_t *rec, uint8_t *out, uint32_t len)
@@ -180,6 +208,10 @@ static void norm_field(const keys_field *f, const uint8_t *rec, uint8_t *out, ui
 		if (f->descending)
 			for (uint32_t i = 0; i < len; i++)
 				out[i] = (uint8_t)~out[i];
+		return;
+	}
+	if (len == f->width) {
+		store_be(out, norm_num(f, rec), len);
 		return;
 	}
 	uint8_t tmp[8];
@@ -204,7 +236,6 @@ void keys_normalize(const keys_spec *s, const uint8_t *rec, uint8_t *out)
 
 void keys_encode_inplace(const keys_spec *s, uint8_t *rec)
 {
-	uint8_t tmp[8];
 	const keys_field *f = &s->f[0];
 	if (f->kind == KEYS_BYTES) {
 		if (f->descending)
@@ -212,8 +243,7 @@ void keys_encode_inplace(const keys_spec *s, uint8_t *rec)
 				rec[i] = (uint8_t)~rec[i];
 		return;
 	}
-	store_be(tmp, norm_num(f, rec), f->width);
-	memcpy(rec, tmp, f->width);
+	store_be(rec, norm_num(f, rec), f->width); /* the whole field is read before it is written */
 }
 
 void keys_decode_inplace(const keys_spec *s, uint8_t *rec)
@@ -233,14 +263,7 @@ void keys_decode_inplace(const keys_spec *s, uint8_t *rec)
 		v ^= sign;
 	else if (f->kind == KEYS_FLOAT)
 		v = (v & sign) ? (v & ~sign) : (~v & mask);
-	uint8_t tmp[8];
-	if (f->big_endian) {
-		store_be(tmp, v, f->width);
-	} else {
-		for (uint32_t i = 0; i < f->width; i++, v >>= 8)
-			tmp[i] = (uint8_t)v;
-	}
-	memcpy(rec, tmp, f->width);
+	store_num(rec, v, f->width, f->big_endian);
 }
 
 int keys_compare(const keys_spec *s, const uint8_t *a, const uint8_t *b)

@@ -101,7 +101,8 @@ static void help(void)
 "  gpusort -c -k u64 sorted.bin                 is it sorted?\n"
 "\n"
 "Environment: TMPDIR (spill directory), GPUSORT_DIRECT=1 (O_DIRECT I/O),\n"
-"GPUSORT_FIXED=0 (no io_uring registered buffers).\n"
+"GPUSORT_FIXED=0 (no io_uring registered buffers), GPUSORT_STREAM=0 (CPU: sort,\n"
+"then write a single chunk, instead of writing it while it is sorted).\n"
 "Full documentation: man gpusort\n", stdout);
 }
 

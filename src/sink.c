@@ -194,8 +194,47 @@ int sink_put(sink *k, uint8_t *recs, size_t n)
 	return k->err;
 }
 
+static void wait_oldest(sink *k)
+{
+	ssize_t r = io_worker_wait(&k->w, &k->q[k->qh]);
+	if (r < 0 && !k->err)
+		k->err = (int)r;
+	k->qh = (k->qh + 1) % SINK_QUEUE;
+	k->qn--;
+}
+
+int sink_put_async(sink *k, uint8_t *recs, size_t n)
+{
+	if (k->err)
+		return k->err;
+	if (k->unique)
+		n = dedup(k, recs, n);
+	if (k->fill)
+		flush(k, 1); /* reserved records go first */
+	if (k->qn == SINK_QUEUE)
+		wait_oldest(k);
+	if (k->err)
+		return k->err;
+	io_job *j = &k->q[(k->qh + k->qn) % SINK_QUEUE];
+	*j = (io_job){ .op = IO_JOB_WRITE, .f = k->f, .buf = recs, .len = n * k->s->record_size,
+		       .hook = write_hook, .arg = k };
+	io_worker_submit(&k->w, j);
+	k->qn++;
+	k->records += n;
+	k->bytes += n * k->s->record_size;
+	return 0;
+}
+
+int sink_sync(sink *k)
+{
+	while (k->qn)
+		wait_oldest(k);
+	return k->err;
+}
+
 int sink_close(sink *k)
 {
+	sink_sync(k);
 	if (k->buf[0]) {
 		if (!k->err && k->fill)
 			flush(k, 1);

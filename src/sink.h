@@ -18,6 +18,8 @@
 #include "keys.h"
 #include "run.h"
 
+#define SINK_QUEUE 64 /* sink_put_async writes in flight at most */
+
 typedef struct sink {
 	const keys_spec *s;
 	io_file *f;            /* output file or spill file */
@@ -31,6 +33,8 @@ typedef struct sink {
 	io_job job[2];
 	int pending[2];
 	io_job ext;            /* a caller's buffer written in place */
+	io_job q[SINK_QUEUE];  /* sink_put_async's writes in flight: a ring, oldest at qh */
+	int qh, qn;
 	uint8_t *last;         /* last record kept (for -u) */
 	int have_last;
 	uint64_t records;      /* records committed */
@@ -54,6 +58,17 @@ uint8_t *sink_reserve(sink *k, size_t n);
 void sink_commit(sink *k, uint8_t *p, size_t n);
 /* Write n records from the caller's buffer (-u applied in place); waits. */
 int sink_put(sink *k, uint8_t *recs, size_t n);
+/*
+ * Queue a write of n records from the caller's buffer (-u applied in place
+ * first) and return without waiting for it: the records must stay as they
+ * are until sink_sync or sink_close returns. Writes go in call order, after
+ * whatever was reserved before; with SINK_QUEUE of them in flight this waits
+ * for the oldest. Not thread-safe: one caller at a time (a lock of the
+ * caller's may serialize several threads). Returns k->err (0 or -errno).
+ */
+int sink_put_async(sink *k, uint8_t *recs, size_t n);
+/* Wait for every write queued so far. Returns k->err. */
+int sink_sync(sink *k);
 /* Flush, wait for the writer, stop it. Returns k->err. */
 int sink_close(sink *k);
 /* Largest n sink_reserve accepts. */

@@ -16,12 +16,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-for p in "$GS" "$GEN" "$REF"; do
-	if [ ! -x "$p" ]; then
-		echo "FAIL cli.sh: $p is missing (run make first)"
-		exit 1
-	fi
-done
+need_built cli.sh
 
 mkdir spill t1 t2
 

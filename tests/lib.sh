@@ -35,6 +35,17 @@ gsrun() { (
 	gsexec "$@"
 ); }
 
+# need_built SCRIPT: gpusort, bench/gen and tests/refsort must be built;
+# else one FAIL line naming SCRIPT, and exit.
+need_built() {
+	for _p in "$GS" "$GEN" "$REF"; do
+		if [ ! -x "$_p" ]; then
+			echo "FAIL $1: $_p is missing (run make first)"
+			exit 1
+		fi
+	done
+}
+
 NFAIL=0
 pass() { printf 'PASS %s\n' "$1"; }
 fail() { _n=$1; shift; printf 'FAIL %s: %s\n' "$_n" "$*"; NFAIL=$((NFAIL + 1)); }

@@ -3,12 +3,12 @@
 #
 #   sh tests/run.sh [UNIT-TEST-PROGRAM]...
 #
-# Runs each unit-test program, then `sh tests/cli.sh`. Every program prints
-# one line per test case on stdout: "PASS name", "FAIL name: why" or
-# "SKIP name: why"; those lines are echoed and counted (other output is
-# passed through). A program that crashes (killed by a signal), cannot be
-# run, or exits non-zero without having printed a FAIL line counts as one
-# more FAIL line naming the program. The last line is
+# Runs each unit-test program, then `sh tests/cli.sh` and `sh tests/stream.sh`.
+# Every program prints one line per test case on stdout: "PASS name",
+# "FAIL name: why" or "SKIP name: why"; those lines are echoed and counted
+# (other output is passed through). A program that crashes (killed by a
+# signal), cannot be run, or exits non-zero without having printed a FAIL
+# line counts as one more FAIL line naming the program. The last line is
 #   N passed, M failed[, K skipped]
 # and the exit status is 1 if M > 0 or N == 0, else 0.
 # Ignored arguments: an unexpanded glob (no unit tests built) and compiler
@@ -57,6 +57,7 @@ for prog in "$@"; do
 	esac
 done
 runone tests/cli.sh sh "$here/cli.sh"
+runone tests/stream.sh sh "$here/stream.sh"
 
 npass=$(grep -c '^PASS ' "$log")
 nfail=$(grep -c '^FAIL ' "$log")

@@ -1,0 +1,65 @@
+/*
+ * cpustream.h - the CPU engine's sort of a whole input held as one chunk,
+ * streamed to the output while it is sorted.
+ *
+ * An MSD radix partition (one stable counting-sort pass on the leading
+ * `bits` bits of the normalized key, keys.h) cuts the chunk into buckets of
+ * about cache size; the pool's threads then sort the buckets in increasing
+ * order, each on one thread (cpusort's pieces, cpusort.h), and every bucket
+ * is handed to the output as soon as it and all before it are sorted, so the
+ * output is written while later buckets are still being sorted. A bucket too
+ * large for one thread (skewed keys: all equal, zipf) is sorted by all of
+ * them in its turn. The partition is stable and so is each bucket's sort, so
+ * the output is byte-identical to cpusort_sort's for every key spec.
+ *
+ * Items partitioned: key-only records (cpusort_key_only) are partitioned
+ * themselves, as normalized keys; otherwise (key prefix, record index)
+ * entries are, and each bucket's records are gathered into the second
+ * record buffer when it is sorted (moving 16-byte entries instead of wide
+ * records twice).
+ */
+#ifndef GPUSORT_CPUSTREAM_H
+#define GPUSORT_CPUSTREAM_H
+#include <stddef.h>
+#include <stdint.h>
+#include "keys.h"
+#include "sink.h"
+#include "tpool.h"
+
+#define CPUSTREAM_MIN_BITS 8
+#define CPUSTREAM_MAX_BITS 16
+/* item bytes an average bucket is sized for (cpustream_bits): two of them, the
+ * bucket and its sort buffer, fit a core's L2 (bench/results/cpu-stream-2core-2026-11-22.md) */
+#define CPUSTREAM_BUCKET_BYTES ((size_t)512 << 10)
+
+typedef struct cpustream_stats {
+	double partition_s;  /* normalizing, counting and scattering the items */
+	double sort_s;       /* the partition and every bucket's sort: until the last bucket was sorted */
+	int bits;            /* partition bits used */
+	uint64_t buckets;    /* non-empty buckets */
+	uint64_t big;        /* of those, sorted by all threads (larger than one thread's share) */
+	uint64_t largest;    /* records in the largest bucket */
+} cpustream_stats;
+
+/*
+ * The partition bits for n records of spec s: enough that an average bucket
+ * holds about CPUSTREAM_BUCKET_BYTES of items (records when key-only, else
+ * entries), within CPUSTREAM_MIN_BITS..CPUSTREAM_MAX_BITS, and never more
+ * than the normalized key has (8 for a one-byte key).
+ */
+int cpustream_bits(const keys_spec *s, size_t n);
+
+/*
+ * Sort n records at a stably by s and write them, in order, to out
+ * (sink_put_async: the sink applies -u and --verify's output sums). b: a
+ * second buffer of n records; scratch: cpusort_scratch_bytes(s, n) bytes,
+ * 16-byte aligned (NULL when 0), as for cpusort_sort. a's, b's and scratch's
+ * contents are destroyed. bits: 0 for cpustream_bits, else 1..16 (capped as
+ * there). tp: the worker threads (tpool_size >= 1). n <= CPUSORT_MAX_RECORDS.
+ * Returns when every record has been written: 0, or the sink's error
+ * (-errno; out->err), or -ENOMEM. st (may be NULL) gets the stage times.
+ */
+int cpustream_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *scratch, int bits, tpool *tp,
+		   sink *out, cpustream_stats *st);
+
+#endif
