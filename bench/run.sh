@@ -15,7 +15,9 @@
 #   --dist       bench/gen's --dist for every workload (uniform, zipf, ...)
 #   --tools      any of: sort numpy cupy gpusort-cpu gpusort gpusort-budget
 #                (default all; cat always runs); GPU tools need nvidia-smi
-#                (cupy also the module) and are left out with --cpu
+#                (cupy also the module) and are left out with --cpu;
+#                gpusort is the auto engine (the GPU, or the CPU for inputs
+#                too small to pay for the CUDA start-up: --stats says which)
 #   --budget     gpusort-budget's --gpu-memory; that row runs only for data
 #                larger than the budget (the larger-than-device case)
 #   --mem        -S for GNU sort and gpusort alike (default half the RAM)

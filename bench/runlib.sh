@@ -41,7 +41,7 @@ label() {
 	numpy) echo "NumPy" ;;
 	cupy) echo "CuPy" ;;
 	gpusort-cpu) echo "gpusort --cpu" ;;
-	gpusort) echo "gpusort (GPU)" ;;
+	gpusort) echo "gpusort" ;;
 	gpusort-budget) echo "gpusort --gpu-memory $BUDGET" ;;
 	esac
 }

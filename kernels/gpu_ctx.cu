@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpu_internal.cuh"
 
@@ -63,6 +64,11 @@ extern "C" void gpu_prewarm_wait(void)
 		pthread_join(gs_prewarm_thread, NULL);
 		gs_prewarm_started = 0;
 	}
+}
+
+extern "C" int gpu_driver_present(void)
+{
+	return access("/proc/driver/nvidia/version", R_OK) == 0;
 }
 
 extern "C" int gpu_device_count(void)

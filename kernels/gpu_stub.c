@@ -21,6 +21,11 @@ int gpu_device_count(void)
 	return 0;
 }
 
+int gpu_driver_present(void)
+{
+	return 0;
+}
+
 int gpu_open(gpu_ctx **out, int device, size_t budget_bytes, char *name, size_t namelen)
 {
 	(void)device;

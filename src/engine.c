@@ -150,7 +150,7 @@ void engine_unpin(engine *e, void *p)
 
 int engine_gpu_likely(const job_opts *o)
 {
-	return GPUSORT_CUDA && o->use_gpu && access("/proc/driver/nvidia/version", R_OK) == 0;
+	return GPUSORT_CUDA && o->use_gpu && gpu_driver_present();
 }
 
 int engine_prewarm(const job_opts *o)

@@ -31,6 +31,10 @@
 #define MIN_MERGE_MEM (1u << 20)  /* merge memory floor when -S is tiny */
 #define MERGE_SINK_MAX ((size_t)256 << 20) /* bytes per output buffer of the final merge */
 #define STREAM_MAX_INPUTS 64      /* the streamed single chunk reads at most this many files side by side */
+/* sort-entry bytes per CPU thread below which the auto engine sorts on the
+ * CPU: the CUDA start-up and teardown (~0.4 s) cost more than the streamed
+ * CPU sort then (small_on_cpu) */
+#define SMALL_CPU_PER_THREAD ((uint64_t)28 << 20)
 
 struct stats {
 	double t0, read_s, sort_s, spill_s, merge_s, write_s, mread_s;
@@ -60,6 +64,7 @@ struct ctx {
 	verify_order vord;
 	struct stats st;
 	engine eng;
+	int small_cpu;          /* the auto engine chose the CPU for a small input (small_on_cpu) */
 };
 
 static void fail(struct ctx *c, const char *fmt, ...)
@@ -474,7 +479,7 @@ static int stream_chunk(struct ctx *c, tpool *tp, uint8_t *a, uint8_t *b, size_t
 	rc = cpustream_sort(c->s, a, b, n, scratch, stream_setting(), tp ? tp : own, out, &c->st.stream);
 	tpool_stop(own);
 	c->st.sort_s += c->st.stream.sort_s;
-	c->st.engine = "cpu (streamed)";
+	c->st.engine = c->small_cpu ? "cpu (streamed; small input, see --device)" : "cpu (streamed)";
 	if (rc == -ENOMEM)
 		fail(c, "out of memory");
 	return rc ? -1 : 0;
@@ -1267,15 +1272,58 @@ static int inputs_as_runs(struct ctx *c)
 	return 0;
 }
 
+/*
+ * The auto engine's choice for small inputs: sort on the CPU, without
+ * starting CUDA at all, when the input is so small that the CUDA context's
+ * start-up and teardown (~0.3 s and ~0.1 s on the H200 machine, whatever
+ * the size) cost more than the CPU engine's streamed single chunk
+ * (cpustream.h) takes for the whole sort. The CPU's work is counted in
+ * sort-entry bytes: the records themselves when they are key-only, else one
+ * (key prefix, record index) entry per record (cpusort_entry_size), which
+ * is what its radix passes move. The bound grows with the threads that
+ * share that work: SMALL_CPU_PER_THREAD each, 448 MiB on 16 threads, where
+ * the two engines were measured to break even (H200 machine, 16 threads,
+ * bench/results/h200-small-2026-11-22.md: u64 at ~60 M records = 480 MB of
+ * keys, u32 at ~120 M = 480 MB, 16-byte two-key records and 100-byte
+ * records at ~27 M = 430 MB of entries).
+ * Only when the GPU engine is likely (engine_gpu_likely: a driver, no
+ * --cpu), never when something asks for the GPU (--device, --algorithm=bitonic,
+ * --merge=gpu), and only where the streamed chunk is taken: regular inputs
+ * (a known size) whose records fit one CPU chunk under -S. GPUSORT_SMALL_CPU=0
+ * turns it off, to measure one engine against the other and for the tests
+ * that want the device on small inputs. Returns 1 (sort on the CPU) or 0.
+ */
+static int small_on_cpu(struct ctx *c)
+{
+	const job_opts *o = c->o;
+	const char *e = getenv("GPUSORT_SMALL_CPU");
+	if (!engine_gpu_likely(o) || o->device >= 0 || o->algorithm == JOB_WHERE_GPU || o->merge_where == JOB_WHERE_GPU ||
+	    o->merge_only || (e && !strcmp(e, "0")) || stream_setting() < 0 || c->nin > STREAM_MAX_INPUTS)
+		return 0;
+	int64_t total = known_size(c);
+	if (total < 0)
+		return 0;
+	uint64_t n = (uint64_t)total / c->R;
+	uint64_t E = cpusort_scratch_per_record(c->s);
+	if (n > CPUSORT_MAX_RECORDS || n * (2 * c->R + E) > c->o->mem)
+		return 0; /* not one CPU chunk: the run phase and merge favour the GPU */
+	uint64_t entry = cpusort_key_only(c->s) ? c->R : cpusort_entry_size(c->s);
+	return n * entry <= (uint64_t)o->threads * SMALL_CPU_PER_THREAD;
+}
+
 void job_sort(const job_opts *o, job_result *r)
 {
 	struct ctx c;
 	memset(r, 0, sizeof *r);
-	const int gpu_likely = engine_prewarm(o);
 	if (setup(&c, o, r))
 		goto done;
 	if (open_inputs(&c, o->merge_only))
 		goto done;
+	/* the engine's options: o, or o on the CPU when the input is small */
+	job_opts eo = *o;
+	if ((c.small_cpu = small_on_cpu(&c)))
+		eo.use_gpu = 0;
+	const int gpu_likely = engine_prewarm(&eo);
 	double e0 = util_now();
 	/* The CUDA start-up (~0.2 s) runs on its own thread while this one
 	 * faults in the resident path's staging buffers (~50 ms for 256 MiB). */
@@ -1288,7 +1336,7 @@ void job_sort(const job_opts *o, job_result *r)
 			(void)engine_staging_prepare(&stage, resident_piece(&c)); /* optional: resident.c allocates otherwise */
 		engine_prewarm_wait();
 	}
-	int erc = engine_open(&c.eng, o, o->merge_only ? 0 : known_size(&c), r->notice, sizeof r->notice);
+	int erc = engine_open(&c.eng, &eo, o->merge_only ? 0 : known_size(&c), r->notice, sizeof r->notice);
 	if (c.eng.gpu)
 		c.eng.stage = stage;
 	else

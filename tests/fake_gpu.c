@@ -73,6 +73,11 @@ int gpu_device_count(void)
 	return 1;
 }
 
+int gpu_driver_present(void)
+{
+	return 1; /* the fake device is always there */
+}
+
 int gpu_open(gpu_ctx **out, int device, size_t budget_bytes, char *name, size_t namelen)
 {
 	*out = NULL;

@@ -16,6 +16,9 @@ G=$(pwd)/tests/bin/gpusort-fakegpu GS=$(pwd)/gpusort GEN=$(pwd)/bench/gen
 for p in "$G" "$GS" "$GEN"; do
 	[ -x "$p" ] || { echo "FAIL fakegpu: $p is missing (make tests/bin/gpusort-fakegpu)"; exit 1; }
 done
+# the cases below are about the device's path even for small inputs, which
+# the auto engine would sort on the CPU (job.c small_on_cpu): tested at the end
+export GPUSORT_SMALL_CPU=0
 d=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-fakegpu.XXXXXX") || exit 2
 trap 'rm -rf "$d"' EXIT
 mkdir "$d/tmp"
@@ -86,4 +89,50 @@ one 3inputs "--record-size 12 -k u32@4" "-S 16M" GPUSORT_FAKE_CAP=400000
 $GS --record-size 12 -k u32@4 -u --cpu $IN > "$d/cpu" 2> /dev/null
 GPUSORT_FAKE_CAP=400000 $G --record-size 12 -k u32@4 -u -S 16M $IN > "$d/gpu1" 2> "$d/err"
 if cmp -s "$d/cpu" "$d/gpu1"; then echo "PASS fakegpu-3inputs-u"; else bad fakegpu-3inputs-u "output differs: $(head -n 1 "$d/err")"; fi
+
+# The auto engine's choice for small inputs (job.c small_on_cpu): the CPU
+# when the sort entries (here the u64 keys themselves) are at most 28 MiB per
+# thread, without starting the device; the device above that, and whenever
+# something asks for it. Outputs equal the CPU engine's either way.
+# small NAME WANT("cpu"|"gpu") FILE "KEYS" [ENGINE ARGS...]: WANT is the engine --stats names
+small() {
+	nm=fakegpu-small-$1 want=$2 f=$3 k=$4
+	shift 4
+	if ! env -u GPUSORT_SMALL_CPU $G $k "$@" --stats "$f" -o "$d/s.out" 2> "$d/s.err"; then
+		bad "$nm" "$(grep -v stats: "$d/s.err" | head -n 1)"; return
+	fi
+	case $want in
+	cpu) pat="engine cpu (streamed; small input, see --device)" ;;
+	gpu) pat="engine gpu:bitonic" ;;
+	esac
+	if ! grep -qF "$pat" "$d/s.err"; then bad "$nm" "want '$pat': $(grep -o 'engine [^,]*' "$d/s.err")"
+	elif ! $GS --cpu $k "$f" | cmp -s - "$d/s.out"; then bad "$nm" "output differs from the CPU engine's"
+	else echo "PASS $nm"; fi
+}
+# 28 MiB of u64 keys on one thread is 3670016 records: the last on the CPU
+$GEN -n 3670016 -k u64 -o "$d/at" 2> /dev/null
+$GEN -n 3670017 -k u64 -o "$d/over" 2> /dev/null
+small at-bound cpu "$d/at" "-k u64" --parallel=1
+small over-bound gpu "$d/over" "-k u64" --parallel=1
+small over-bound-2-threads cpu "$d/over" "-k u64" --parallel=2
+small device gpu "$d/at" "-k u64" --parallel=1 --device=0
+small algorithm gpu "$d/at" "-k u64" --parallel=1 --algorithm=bitonic
+small merge-gpu gpu "$d/at" "-k u64" --parallel=1 --merge=gpu
+small gpu-memory cpu "$d/at" "-k u64" --parallel=1 --gpu-memory 20M
+# no single CPU chunk under -S: the device's run phase and merge
+small not-one-chunk gpu "$d/at" "-k u64" --parallel=1 -S 32M
+# wide records: counted in (key prefix, index) entries, not record bytes
+$GEN -n 200000 --record-size 100 -k bytes10 -o "$d/w" 2> /dev/null
+small rec100 cpu "$d/w" "--record-size 100 -k bytes10" --parallel=1
+# a pipe has no size to judge by
+if cat "$d/at" | env -u GPUSORT_SMALL_CPU $G -k u64 --stats > "$d/s.out" 2> "$d/s.err" &&
+	grep -qF "engine gpu:bitonic" "$d/s.err"; then
+	echo "PASS fakegpu-small-stdin"
+else
+	bad fakegpu-small-stdin "$(grep -o 'engine [^,]*' "$d/s.err")"
+fi
+# off: GPUSORT_SMALL_CPU=0 (what the cases above use)
+GPUSORT_SMALL_CPU=0 $G -k u64 --parallel=1 --stats "$d/at" -o "$d/s.out" 2> "$d/s.err"
+if grep -qF "engine gpu:bitonic" "$d/s.err"; then echo "PASS fakegpu-small-off"
+else bad fakegpu-small-off "$(grep -o 'engine [^,]*' "$d/s.err")"; fi
 exit $fails

@@ -6,6 +6,8 @@
 # GPUSORT_OVERLAP=0). Prints PASS/FAIL/SKIP lines.
 cd "$(dirname "$0")/../.." || exit 2
 G=./gpusort GEN=./bench/gen
+# small inputs would go to the CPU engine (job.c small_on_cpu): this is about the device
+export GPUSORT_SMALL_CPU=0
 d=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-gpuid.XXXXXX") || exit 2
 trap 'rm -rf "$d"' EXIT
 printf '' > "$d/empty"
