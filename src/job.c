@@ -479,7 +479,7 @@ static int stream_chunk(struct ctx *c, tpool *tp, uint8_t *a, uint8_t *b, size_t
 	rc = cpustream_sort(c->s, a, b, n, scratch, stream_setting(), tp ? tp : own, out, &c->st.stream);
 	tpool_stop(own);
 	c->st.sort_s += c->st.stream.sort_s;
-	c->st.engine = c->small_cpu ? "cpu (streamed; small input, see --device)" : "cpu (streamed)";
+	c->st.engine = c->small_cpu ? "cpu (streamed; small input)" : "cpu (streamed)";
 	if (rc == -ENOMEM)
 		fail(c, "out of memory");
 	return rc ? -1 : 0;

@@ -102,7 +102,7 @@ small() {
 		bad "$nm" "$(grep -v stats: "$d/s.err" | head -n 1)"; return
 	fi
 	case $want in
-	cpu) pat="engine cpu (streamed; small input, see --device)" ;;
+	cpu) pat="engine cpu (streamed; small input)" ;;
 	gpu) pat="engine gpu:bitonic" ;;
 	esac
 	if ! grep -qF "$pat" "$d/s.err"; then bad "$nm" "want '$pat': $(grep -o 'engine [^,]*' "$d/s.err")"
