@@ -362,6 +362,69 @@ __device__ __forceinline__ void group_steps(T (&v)[1 << RB])
 }
 
 /*
+ * The register-group moves of high_body and low_body, which differ only in
+ * where tile element e lives in device memory: addr(e), an index that is n
+ * or more for a virtual element (the padding to a power of two, never
+ * stored). Group gi's R = 2^RB elements of this thread are the tile
+ * elements eb | m << g (m < R). group_load: the first group straight from
+ * device memory (virtual ones as +inf), the others from the tile, after a
+ * barrier. group_store: the last group straight to device memory when its
+ * lanes are consecutive (g >= WB: coalesced), else into the tile; returns
+ * whether it went to the tile, which tile_store then writes back.
+ */
+template <class T, int RB, int WB, class IX, class A>
+__device__ __forceinline__ void group_load(T (&v)[1 << RB], bool first, uint32_t eb, int g, const T *__restrict__ d,
+					   IX n, const T *tile, A addr)
+{
+	if (first) {
+#pragma unroll
+		for (int m = 0; m < (1 << RB); ++m) {
+			const IX a = addr(eb | ((uint32_t)m << g));
+			v[m] = a < n ? d[a] : Tr<T>::inf();
+		}
+	} else {
+		__syncthreads();
+#pragma unroll
+		for (int m = 0; m < (1 << RB); ++m)
+			v[m] = tile[swz<RB, WB>(eb | ((uint32_t)m << g))];
+	}
+}
+
+template <class T, int RB, int WB, class IX, class A>
+__device__ __forceinline__ bool group_store(const T (&v)[1 << RB], bool last, uint32_t eb, int g, T *__restrict__ d,
+					    IX n, T *tile, A addr)
+{
+	if (last && g >= WB) {
+#pragma unroll
+		for (int m = 0; m < (1 << RB); ++m) {
+			const IX a = addr(eb | ((uint32_t)m << g));
+			if (a < n)
+				d[a] = v[m];
+		}
+		return false;
+	}
+#pragma unroll
+	for (int m = 0; m < (1 << RB); ++m)
+		tile[swz<RB, WB>(eb | ((uint32_t)m << g))] = v[m];
+	return true;
+}
+
+/* The whole tile (R x NT elements) back to device memory, coalesced: thread
+ * tid writes elements tid + q NT. */
+template <class T, int RB, int WB, uint32_t NT, class IX, class A>
+__device__ __forceinline__ void tile_store(T *__restrict__ d, IX n, const T *tile, A addr)
+{
+	__syncthreads();
+#pragma unroll 8
+	for (int q = 0; q < (1 << RB); ++q) {
+		const uint32_t e = threadIdx.x + q * NT;
+		const IX a = addr(e);
+		if (a < n)
+			d[a] = tile[swz<RB, WB>(e)];
+	}
+}
+
+/*
  * One pass of stage s (merge of sorted runs of 2^(s-1) into runs of 2^s):
  * the H steps on index bits hi..lo (lo = hi - H + 1 >= TB), on Γ-partitions
  * with Γ = {0..c-1} ∪ {lo..hi}, c = TB - H (Definitions 1-3 and Algorithm 2
@@ -398,18 +461,7 @@ __device__ __forceinline__ void high_body(T *__restrict__ d, IX n, IX xblk, int 
 		const int khi = top - g, klo = (c > top - RB + 1 ? c : top - RB + 1) - g;
 		const uint32_t eb = (tid & ((1u << g) - 1)) | ((tid >> g) << (g + RB));
 		T v[R];
-		if (gi == 0) {
-#pragma unroll
-			for (int m = 0; m < R; ++m) {
-				const IX a = addr(eb | ((uint32_t)m << g));
-				v[m] = a < n ? d[a] : Tr<T>::inf();
-			}
-		} else {
-			__syncthreads();
-#pragma unroll
-			for (int m = 0; m < R; ++m)
-				v[m] = tile[swz<RB, WB>(eb | ((uint32_t)m << g))];
-		}
+		group_load<T, RB, WB, IX>(v, gi == 0, eb, g, d, n, tile, addr);
 		/* (the switch folds: gi, khi and klo are constants once unrolled) */
 #define GS_GROUP(KH, KL)                                                        \
 	if (khi == KH && klo == KL) {                                           \
@@ -428,31 +480,10 @@ __device__ __forceinline__ void high_body(T *__restrict__ d, IX n, IX xblk, int 
 		else GS_GROUP(RB - 1, 3)
 		else GS_GROUP(RB - 1, 4)
 #undef GS_GROUP
-		if (gi == NG - 1 && g >= WB) {
-#pragma unroll
-			for (int m = 0; m < R; ++m) {
-				const IX a = addr(eb | ((uint32_t)m << g));
-				if (a < n)
-					d[a] = v[m];
-			}
-			in_smem = false;
-		} else {
-#pragma unroll
-			for (int m = 0; m < R; ++m)
-				tile[swz<RB, WB>(eb | ((uint32_t)m << g))] = v[m];
-			in_smem = true;
-		}
+		in_smem = group_store<T, RB, WB, IX>(v, gi == NG - 1, eb, g, d, n, tile, addr);
 	}
-	if (in_smem) {
-		__syncthreads();
-#pragma unroll 8
-		for (int q = 0; q < R; ++q) {
-			const uint32_t e = tid + q * NT;
-			const IX a = addr(e);
-			if (a < n)
-				d[a] = tile[swz<RB, WB>(e)];
-		}
-	}
+	if (in_smem)
+		tile_store<T, RB, WB, NT, IX>(d, n, tile, addr);
 }
 
 template <class T, class C, int H, class IX>
@@ -494,24 +525,14 @@ __device__ __forceinline__ void low_body(T *__restrict__ d, IX n, IX xb, T *tile
 	constexpr int TB = C::TB, RB = C::RB, WB = Tr<T>::WB, R = 1 << RB, NG = (TB + RB - 1) / RB;
 	constexpr uint32_t NT = 1u << C::NTB;
 	const uint32_t tid = threadIdx.x;
+	auto addr = [xb](uint32_t e) -> IX { return xb ^ (IX)e; };
 	bool in_smem = false;
 #pragma unroll
 	for (int gi = 0; gi < NG; ++gi) {
 		const int top = TB - 1 - gi * RB, g = top - RB + 1 > 0 ? top - RB + 1 : 0, nb = top - g + 1;
 		const uint32_t eb = (tid & ((1u << g) - 1)) | ((tid >> g) << (g + RB));
 		T v[R];
-		if (gi == 0) {
-#pragma unroll
-			for (int m = 0; m < R; ++m) {
-				const IX a = xb ^ (IX)(eb | ((uint32_t)m << g));
-				v[m] = a < n ? d[a] : Tr<T>::inf();
-			}
-		} else {
-			__syncthreads();
-#pragma unroll
-			for (int m = 0; m < R; ++m)
-				v[m] = tile[swz<RB, WB>(eb | ((uint32_t)m << g))];
-		}
+		group_load<T, RB, WB, IX>(v, gi == 0, eb, g, d, n, tile, addr);
 #pragma unroll
 		for (int k = RB - 1; k >= 0; --k)
 			if (k < nb) {
@@ -524,31 +545,10 @@ __device__ __forceinline__ void low_body(T *__restrict__ d, IX n, IX xb, T *tile
 							Tr<T>::cx(v[m], v[m | (1 << k)]);
 					}
 			}
-		if (gi == NG - 1 && g >= WB) {
-#pragma unroll
-			for (int m = 0; m < R; ++m) {
-				const IX a = xb ^ (IX)(eb | ((uint32_t)m << g));
-				if (a < n)
-					d[a] = v[m];
-			}
-			in_smem = false;
-		} else {
-#pragma unroll
-			for (int m = 0; m < R; ++m)
-				tile[swz<RB, WB>(eb | ((uint32_t)m << g))] = v[m];
-			in_smem = true;
-		}
+		in_smem = group_store<T, RB, WB, IX>(v, gi == NG - 1, eb, g, d, n, tile, addr);
 	}
-	if (in_smem) {
-		__syncthreads();
-#pragma unroll 8
-		for (int q = 0; q < R; ++q) {
-			const uint32_t e = tid + q * NT;
-			const IX a = xb ^ (IX)e;
-			if (a < n)
-				d[a] = tile[swz<RB, WB>(e)];
-		}
-	}
+	if (in_smem)
+		tile_store<T, RB, WB, NT, IX>(d, n, tile, addr);
 }
 
 template <class T, class C, class IX>
