@@ -320,6 +320,52 @@ void run_case(gpu_ctx *ctx, const Kind &k, size_t n, Dist d, bool inplace)
 }
 
 /*
+ * The resident API as src/resident.c drives it: begin (a merged chunk when
+ * merge), the n records of `in` put in pieces of `piece` records through 3
+ * pinned staging buffers, order() (sort or merge), every piece got back the
+ * same way into `out`, end (stage times into *t). Then `out` is held
+ * against the reference order o byte for byte. Returns "" or what failed:
+ * a GPU error's text (prefixed with what) or the first differing record.
+ */
+template <class Order>
+std::string resident_roundtrip(gpu_ctx *ctx, const gpu_key_layout *L, const std::vector<unsigned char> &in,
+			       const std::vector<size_t> &o, unsigned rs, size_t piece, bool merge, Order order,
+			       gpu_stage_times *t, const char *what)
+{
+	const size_t n = in.size() / rs;
+	std::vector<unsigned char> out(n * rs + 1, 0xA5);
+	unsigned char *stage[3];
+	for (int s = 0; s < 3; ++s)
+		stage[s] = (unsigned char *)gpu_host_alloc(piece * rs);
+	int r = merge ? gpu_resident_begin_merge(ctx, L, n) : gpu_resident_begin(ctx, L, n);
+	for (size_t i = 0, p = 0; r == 0 && p < n; ++i, p += piece) {
+		int s = (int)(i % 3);
+		size_t c = n - p < piece ? n - p : piece;
+		if ((r = gpu_slot_wait(ctx, s)) == 0) {
+			memcpy(stage[s], in.data() + p * rs, c * rs);
+			r = gpu_resident_put(ctx, stage[s], p, c, s);
+		}
+	}
+	if (r == 0)
+		r = order();
+	for (size_t i = 0, p = 0; r == 0 && p < n; ++i, p += piece) {
+		int s = (int)(i % 3);
+		size_t c = n - p < piece ? n - p : piece;
+		if ((r = gpu_resident_get(ctx, stage[s], p, c, s)) == 0 && (r = gpu_slot_wait(ctx, s)) == 0)
+			memcpy(out.data() + p * rs, stage[s], c * rs);
+	}
+	int e = gpu_resident_end(ctx, t);
+	for (int s = 0; s < 3; ++s)
+		gpu_host_free(stage[s]);
+	if (r < 0 || e < 0)
+		return std::string(what) + ": " + gpu_strerror(r < 0 ? r : e) + ": " + gpu_last_error(ctx);
+	for (size_t i = 0; i < n; ++i)
+		if (memcmp(out.data() + i * rs, in.data() + o[i] * rs, rs))
+			return "record " + std::to_string(i) + " of " + std::to_string(n) + " differs";
+	return "";
+}
+
+/*
  * The device-resident chunk: records go in through 3 pinned staging
  * buffers of `piece` records (slots reused many times), are sorted, and
  * come back the same way; the output must equal the reference order.
@@ -332,43 +378,12 @@ void resident_case(gpu_ctx *ctx, const Kind &k, size_t n, Dist d, size_t piece)
 	std::vector<size_t> o = ref_order(in, n, k);
 	std::vector<gpu_key_field> st;
 	gpu_key_layout L = layout_of(k, st);
-	std::vector<unsigned char> out(n * k.rs + 1, 0xA5);
-	unsigned char *stage[3];
-	for (int s = 0; s < 3; ++s)
-		stage[s] = (unsigned char *)gpu_host_alloc(piece * k.rs);
-	std::string why;
-	int r = gpu_resident_begin(ctx, &L, n);
-	for (size_t i = 0, p = 0; r == 0 && p < n; ++i, p += piece) {
-		int s = (int)(i % 3);
-		size_t c = n - p < piece ? n - p : piece;
-		if ((r = gpu_slot_wait(ctx, s)) == 0) {
-			memcpy(stage[s], in.data() + p * k.rs, c * k.rs);
-			r = gpu_resident_put(ctx, stage[s], p, c, s);
-		}
-	}
-	if (r == 0)
-		r = gpu_resident_sort(ctx);
-	for (size_t i = 0, p = 0; r == 0 && p < n; ++i, p += piece) {
-		int s = (int)(i % 3);
-		size_t c = n - p < piece ? n - p : piece;
-		if ((r = gpu_resident_get(ctx, stage[s], p, c, s)) == 0 && (r = gpu_slot_wait(ctx, s)) == 0)
-			memcpy(out.data() + p * k.rs, stage[s], c * k.rs);
-	}
 	gpu_stage_times t;
-	int e = gpu_resident_end(ctx, &t);
-	if (r < 0 || e < 0)
-		why = std::string("resident: ") + gpu_strerror(r < 0 ? r : e) + ": " + gpu_last_error(ctx);
-	else
-		for (size_t i = 0; i < n; ++i)
-			if (memcmp(out.data() + i * k.rs, in.data() + o[i] * k.rs, k.rs)) {
-				why = "record " + std::to_string(i) + " of " + std::to_string(n) + " differs";
-				break;
-			}
+	std::string why = resident_roundtrip(ctx, &L, in, o, k.rs, piece, false, [&] { return gpu_resident_sort(ctx); },
+					     &t, "resident");
 	if (why.empty() && n >= 2 && (t.passes == 0 || t.h2d <= 0 || t.d2h <= 0))
 		why = "stage times not reported";
 	result(nm, why);
-	for (int s = 0; s < 3; ++s)
-		gpu_host_free(stage[s]);
 }
 
 void resident_api_checks(gpu_ctx *ctx)
@@ -590,46 +605,17 @@ void merge_case_on(gpu_ctx *ctx, const Kind &k, const std::vector<size_t> &lens,
 	std::vector<gpu_key_field> st;
 	gpu_key_layout L = layout_of(k, st);
 	const size_t piece = n > 200000 ? 300007 : 1000;
-	std::vector<unsigned char> out(n * k.rs + 1, 0xA5);
-	unsigned char *stage[3];
-	for (int s = 0; s < 3; ++s)
-		stage[s] = (unsigned char *)gpu_host_alloc(piece * k.rs);
-	std::string why;
-	int r = gpu_resident_begin_merge(ctx, &L, n);
-	for (size_t i = 0, p = 0; r == 0 && p < n; ++i, p += piece) {
-		int s = (int)(i % 3);
-		size_t c = n - p < piece ? n - p : piece;
-		if ((r = gpu_slot_wait(ctx, s)) == 0) {
-			memcpy(stage[s], in.data() + p * k.rs, c * k.rs);
-			r = gpu_resident_put(ctx, stage[s], p, c, s);
-		}
-	}
-	if (r == 0)
-		r = by_sort ? gpu_resident_sort(ctx) : gpu_resident_merge(ctx, starts.data(), (int)starts.size());
-	for (size_t i = 0, p = 0; r == 0 && p < n; ++i, p += piece) {
-		int s = (int)(i % 3);
-		size_t c = n - p < piece ? n - p : piece;
-		if ((r = gpu_resident_get(ctx, stage[s], p, c, s)) == 0 && (r = gpu_slot_wait(ctx, s)) == 0)
-			memcpy(out.data() + p * k.rs, stage[s], c * k.rs);
-	}
 	gpu_stage_times t;
-	int e = gpu_resident_end(ctx, &t);
+	std::string why = resident_roundtrip(
+		ctx, &L, in, o, k.rs, piece, true,
+		[&] { return by_sort ? gpu_resident_sort(ctx) : gpu_resident_merge(ctx, starts.data(), (int)starts.size()); },
+		&t, "resident merge");
 	size_t nonempty = 0;
 	for (size_t l : lens)
 		nonempty += l > 0;
-	if (r < 0 || e < 0)
-		why = std::string("resident merge: ") + gpu_strerror(r < 0 ? r : e) + ": " + gpu_last_error(ctx);
-	else
-		for (size_t i = 0; i < n; ++i)
-			if (memcmp(out.data() + i * k.rs, in.data() + o[i] * k.rs, k.rs)) {
-				why = "record " + std::to_string(i) + " of " + std::to_string(n) + " differs";
-				break;
-			}
 	if (why.empty() && nonempty >= 2 && (t.passes == 0 || t.h2d <= 0 || t.d2h <= 0))
 		why = "stage times not reported";
 	result(nm, why);
-	for (int s = 0; s < 3; ++s)
-		gpu_host_free(stage[s]);
 }
 
 /* The segment shapes every merge kind goes through (tile T of the kind). */
