@@ -321,18 +321,17 @@ void run_case(gpu_ctx *ctx, const Kind &k, size_t n, Dist d, bool inplace)
 
 /*
  * The resident API as src/resident.c drives it: begin (a merged chunk when
- * merge), the n records of `in` put in pieces of `piece` records through 3
+ * merge), the first n records of `in` put in pieces of `piece` records through 3
  * pinned staging buffers, order() (sort or merge), every piece got back the
  * same way into `out`, end (stage times into *t). Then `out` is held
  * against the reference order o byte for byte. Returns "" or what failed:
  * a GPU error's text (prefixed with what) or the first differing record.
  */
 template <class Order>
-std::string resident_roundtrip(gpu_ctx *ctx, const gpu_key_layout *L, const std::vector<unsigned char> &in,
+std::string resident_roundtrip(gpu_ctx *ctx, const gpu_key_layout *L, const std::vector<unsigned char> &in, size_t n,
 			       const std::vector<size_t> &o, unsigned rs, size_t piece, bool merge, Order order,
 			       gpu_stage_times *t, const char *what)
 {
-	const size_t n = in.size() / rs;
 	std::vector<unsigned char> out(n * rs + 1, 0xA5);
 	unsigned char *stage[3];
 	for (int s = 0; s < 3; ++s)
@@ -379,7 +378,7 @@ void resident_case(gpu_ctx *ctx, const Kind &k, size_t n, Dist d, size_t piece)
 	std::vector<gpu_key_field> st;
 	gpu_key_layout L = layout_of(k, st);
 	gpu_stage_times t;
-	std::string why = resident_roundtrip(ctx, &L, in, o, k.rs, piece, false, [&] { return gpu_resident_sort(ctx); },
+	std::string why = resident_roundtrip(ctx, &L, in, n, o, k.rs, piece, false, [&] { return gpu_resident_sort(ctx); },
 					     &t, "resident");
 	if (why.empty() && n >= 2 && (t.passes == 0 || t.h2d <= 0 || t.d2h <= 0))
 		why = "stage times not reported";
@@ -607,7 +606,7 @@ void merge_case_on(gpu_ctx *ctx, const Kind &k, const std::vector<size_t> &lens,
 	const size_t piece = n > 200000 ? 300007 : 1000;
 	gpu_stage_times t;
 	std::string why = resident_roundtrip(
-		ctx, &L, in, o, k.rs, piece, true,
+		ctx, &L, in, n, o, k.rs, piece, true,
 		[&] { return by_sort ? gpu_resident_sort(ctx) : gpu_resident_merge(ctx, starts.data(), (int)starts.size()); },
 		&t, "resident merge");
 	size_t nonempty = 0;
