@@ -178,6 +178,63 @@ static uint8_t *radix_sort(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint
 	return r.src;
 }
 
+/* ---- native integers, one thread ------------------------------------------ */
+
+#define NATIVE_DIGIT 11 /* 2^11 counters per pass: all passes' counts fit L1 together */
+#define NATIVE_PASSES 6 /* ceil(64 / 11) */
+
+/*
+ * One LSD sort per item type. The counting scan fills every pass's
+ * histogram at once (the items are read once for all passes), and a pass
+ * whose digit is the same for all n items is skipped, as in radix_sort.
+ */
+#define RADIX_NATIVE(T, NAME, WBITS)                                                     \
+	T *NAME(T *a, T *b, size_t n, int bits)                                          \
+	{                                                                                \
+		if (n < 2 || bits <= 0)                                                  \
+			return a;                                                        \
+		if (bits > (WBITS))                                                      \
+			bits = (WBITS);                                                  \
+		int passes = (bits + NATIVE_DIGIT - 1) / NATIVE_DIGIT;                   \
+		int dw = (bits + passes - 1) / passes;                                   \
+		const T mask = ((T)1 << dw) - 1;                                         \
+		uint32_t h[NATIVE_PASSES][1u << NATIVE_DIGIT];                           \
+		memset(h, 0, sizeof h[0] * (size_t)passes);                              \
+		for (size_t i = 0; i < n; i++) {                                         \
+			T v = a[i];                                                      \
+			for (int p = 0; p < passes; p++)                                 \
+				h[p][(v >> (p * dw)) & mask]++;                          \
+		}                                                                        \
+		T *src = a, *dst = b;                                                    \
+		for (int p = 0; p < passes; p++) {                                       \
+			uint32_t *c = h[p], sum = 0;                                     \
+			int skip = 0;                                                    \
+			for (uint32_t d = 0; d <= mask; d++) {                           \
+				uint32_t k = c[d];                                       \
+				if (k == n) {                                            \
+					skip = 1;                                        \
+					break;                                           \
+				}                                                        \
+				c[d] = sum;                                              \
+				sum += k;                                                \
+			}                                                                \
+			if (skip)                                                        \
+				continue;                                                \
+			const int sh = p * dw;                                           \
+			for (size_t i = 0; i < n; i++) {                                 \
+				T v = src[i];                                            \
+				dst[c[(v >> sh) & mask]++] = v;                          \
+			}                                                                \
+			T *x = src;                                                      \
+			src = dst;                                                       \
+			dst = x;                                                         \
+		}                                                                        \
+		return src;                                                              \
+	}
+
+RADIX_NATIVE(uint64_t, cpusort_radix_u64, 64)
+RADIX_NATIVE(uint32_t, cpusort_radix_u32, 32)
+
 /* ---- general layout: entries, tie fix-up, gather ---------------------------- */
 
 struct job {

@@ -57,6 +57,19 @@ void cpusort_code(const keys_spec *s, uint8_t *recs, size_t n, int decode, int t
  */
 uint8_t *cpusort_radix(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int threads);
 
+/*
+ * Stable LSD radix sort of n native unsigned integers at a (8-byte aligned
+ * u64, or 4-byte aligned u32) by their low `bits` bits (1..64, 1..32), on
+ * the calling thread; higher bits are ignored (cpustream's buckets: items of
+ * a bucket agree on them). b: room for n items. Digits of at most 11 bits,
+ * all counted in one scan; a digit equal in every item costs no pass.
+ * Meant for cache-sized pieces: about 1.5 + 1.2 x passes ns per item where
+ * two pieces fit the core's L2. n <= CPUSORT_MAX_RECORDS.
+ * Returns a or b: the buffer holding the sorted items.
+ */
+uint64_t *cpusort_radix_u64(uint64_t *a, uint64_t *b, size_t n, int bits);
+uint32_t *cpusort_radix_u32(uint32_t *a, uint32_t *b, size_t n, int bits);
+
 /* General layout: bytes per entry (normalized key prefix, padding, u32 record index). */
 size_t cpusort_entry_size(const keys_spec *s);
 

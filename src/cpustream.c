@@ -1,6 +1,7 @@
 /* cpustream.c - see cpustream.h. */
 #include "cpustream.h"
 #include "cpusort.h"
+#include "keys.h"
 #include "util.h"
 
 #include <errno.h>
@@ -24,15 +25,25 @@ struct stream {
 	uint8_t *outbuf;         /* entries: sorted records are gathered here (b) */
 	int shift;               /* digit = (first two key bytes, big-endian) >> shift */
 	int one_byte;            /* key-only records of one byte: no second byte to read */
+	/* num (4 or 8, else 0): key-only records of a 4- or 8-byte key, aligned;
+	 * their items are native integers (keys_native: the normalized key read
+	 * big-endian) and the digit is their top `bits` bits, nshift = 8 num - bits */
+	int num, nshift;
+	keys_native kn;
+	tpool *tp;
 	size_t nb;               /* buckets (1 << bits) */
 	size_t *cnt;             /* [part * nb + bucket]: items counted, then next scatter slot */
 	size_t *start;           /* [nb + 1]: first item of each bucket */
 	/* the bucket sorts */
 	size_t big;              /* larger buckets are sorted by all threads */
 	int threads;
+	int sorters;             /* pool threads that take buckets in a step (the others leave a core to the writer) */
 	atomic_size_t next;      /* next bucket to take in this step */
 	size_t seg_end;          /* this step takes buckets below it */
 	atomic_int failed;       /* a write failed: stop sorting */
+	double t0;               /* the start (util_now) */
+	/* under mu: cpustream_stats' sums, and when the first write was queued */
+	double bucket_s, handoff_s, first_out_s;
 	/* under mu: which buckets are sorted and which are queued for writing */
 	pthread_mutex_t mu;
 	unsigned char *done;     /* [nb] */
@@ -79,7 +90,21 @@ static void count_part(void *arg, int t, int nt)
 	size_t lo, hi, *c = S->cnt + (size_t)t * S->nb;
 	util_split(S->n, t, nt, &lo, &hi);
 	memset(c, 0, S->nb * sizeof *c);
-	if (S->key_only) {
+	if (S->num == 8) {
+		uint64_t *v = (uint64_t *)S->recs;
+		for (size_t i = lo; i < hi; i++) {
+			uint64_t x = keys_native_enc64(&S->kn, v[i]);
+			v[i] = x;
+			c[x >> S->nshift]++;
+		}
+	} else if (S->num == 4) {
+		uint32_t *v = (uint32_t *)S->recs;
+		for (size_t i = lo; i < hi; i++) {
+			uint32_t x = keys_native_enc32(&S->kn, v[i]);
+			v[i] = x;
+			c[x >> S->nshift]++;
+		}
+	} else if (S->key_only) {
 		for (size_t i = lo; i < hi; i++) {
 			uint8_t *r = S->recs + i * S->R;
 			keys_encode_inplace(S->s, r);
@@ -108,6 +133,20 @@ static void scatter_part(void *arg, int t, int nt)
 	struct stream *S = arg;
 	size_t lo, hi, *pos = S->cnt + (size_t)t * S->nb;
 	util_split(S->n, t, nt, &lo, &hi);
+	if (S->num == 8) {
+		const uint64_t *v = (const uint64_t *)S->src;
+		uint64_t *d = (uint64_t *)S->dst;
+		for (size_t i = lo; i < hi; i++)
+			d[pos[v[i] >> S->nshift]++] = v[i];
+		return;
+	}
+	if (S->num == 4) {
+		const uint32_t *v = (const uint32_t *)S->src;
+		uint32_t *d = (uint32_t *)S->dst;
+		for (size_t i = lo; i < hi; i++)
+			d[pos[v[i] >> S->nshift]++] = v[i];
+		return;
+	}
 	switch (S->isz) {
 	case 4: scatter_items(S, pos, lo, hi, 4); break;
 	case 8: scatter_items(S, pos, lo, hi, 8); break;
@@ -123,10 +162,11 @@ static void scatter_part(void *arg, int t, int nt)
  * bucket follow part t-1's. Sets start[], part and spare. Nothing moves when
  * one bucket holds every item.
  */
-static void partition(struct stream *S, tpool *tp)
+static void partition(struct stream *S, tpool *tp, cpustream_stats *st)
 {
 	int nt = tpool_size(tp);
 	tpool_run(tp, count_part, S);
+	st->count_s = util_now() - S->t0;
 	size_t sum = 0, most = 0;
 	for (size_t d = 0; d < S->nb; d++) {
 		S->start[d] = sum;
@@ -156,6 +196,54 @@ static size_t bucket_len(const struct stream *S, size_t d)
 	return S->start[d + 1] - S->start[d];
 }
 
+/* Items of a num bucket [lo, hi): native integers back to records. */
+struct native_part {
+	const struct stream *S;
+	uint8_t *p;
+	size_t m;
+	int to_be; /* 1: to normalized (big-endian) bytes; 0: to records */
+};
+
+static void native_convert(void *arg, int t, int nt)
+{
+	struct native_part *q = arg;
+	const keys_native *k = &q->S->kn;
+	size_t lo, hi;
+	util_split(q->m, t, nt, &lo, &hi);
+	if (q->S->num == 8) {
+		uint64_t *v = (uint64_t *)q->p;
+		for (size_t i = lo; i < hi; i++)
+			v[i] = q->to_be ? __builtin_bswap64(v[i]) : keys_native_dec64(k, v[i]);
+	} else {
+		uint32_t *v = (uint32_t *)q->p;
+		for (size_t i = lo; i < hi; i++)
+			v[i] = q->to_be ? __builtin_bswap32(v[i]) : keys_native_dec32(k, v[i]);
+	}
+}
+
+/*
+ * A num bucket of m items at x (y: room for m): sorted on the bits below
+ * the partition's and turned back into records, in x or y (returned). One
+ * thread: cpusort_radix_u64/u32 in the core's cache. Several (a bucket too
+ * large for one: skewed keys): the items become normalized bytes and take
+ * the byte-wise parallel path, as every key-only bucket did before.
+ */
+static uint8_t *sort_native(struct stream *S, uint8_t *x, uint8_t *y, size_t m, int threads)
+{
+	struct native_part q = { S, x, m, 0 };
+	if (threads > 1) {
+		q.to_be = 1;
+		tpool_run(S->tp, native_convert, &q);
+		uint8_t *res = cpusort_radix(x, y, m, S->R, (uint32_t)S->R, threads);
+		cpusort_code(S->s, res, m, 1, threads);
+		return res;
+	}
+	q.p = S->num == 8 ? (uint8_t *)cpusort_radix_u64((uint64_t *)x, (uint64_t *)y, m, S->nshift)
+			  : (uint8_t *)cpusort_radix_u32((uint32_t *)x, (uint32_t *)y, m, S->nshift);
+	native_convert(&q, 0, 1);
+	return q.p;
+}
+
 /* Sort bucket d with `threads` threads; its records end up sorted in where[d]'s buffer (or outbuf). */
 static void sort_bucket(struct stream *S, size_t d, int threads)
 {
@@ -163,6 +251,11 @@ static void sort_bucket(struct stream *S, size_t d, int threads)
 	S->where[d] = 0;
 	if (m == 0)
 		return;
+	if (S->num) {
+		uint8_t *x = S->part + lo * S->isz, *y = S->spare + lo * S->isz;
+		S->where[d] = sort_native(S, x, y, m, threads) != x;
+		return;
+	}
 	if (S->key_only) {
 		uint8_t *x = S->part + lo * S->isz, *y = S->spare + lo * S->isz;
 		uint8_t *res = cpusort_radix(x, y, m, S->R, (uint32_t)S->R, threads);
@@ -187,6 +280,8 @@ static void queue_run(struct stream *S, size_t upto)
 {
 	size_t m = S->start[upto] - S->start[S->emitted];
 	if (m && !S->err) {
+		if (S->first_out_s == 0)
+			S->first_out_s = util_now() - S->t0;
 		int rc = sink_put_async(S->out, sorted_at(S, S->first), m);
 		if (rc) {
 			S->err = rc;
@@ -236,15 +331,25 @@ static void bucket_done(struct stream *S, size_t d)
 static void sort_step(void *arg, int t, int nt)
 {
 	struct stream *S = arg;
-	(void)t;
+	double sorting = 0, handing = 0;
 	(void)nt;
+	if (t >= S->sorters)
+		return;
 	for (;;) {
 		size_t d = atomic_fetch_add(&S->next, 1);
 		if (d >= S->seg_end || atomic_load(&S->failed))
-			return;
+			break;
+		double t0 = util_now();
 		sort_bucket(S, d, 1);
+		double t1 = util_now();
 		bucket_done(S, d);
+		sorting += t1 - t0;
+		handing += util_now() - t1;
 	}
+	pthread_mutex_lock(&S->mu);
+	S->bucket_s += sorting;
+	S->handoff_s += handing;
+	pthread_mutex_unlock(&S->mu);
 }
 
 /*
@@ -264,8 +369,12 @@ static void sort_buckets(struct stream *S, tpool *tp, cpustream_stats *st)
 			tpool_run(tp, sort_step, S);
 		}
 		if (e < S->nb && !atomic_load(&S->failed)) {
+			double t0 = util_now();
 			sort_bucket(S, e, S->threads);
+			double t1 = util_now();
 			bucket_done(S, e);
+			S->bucket_s += (t1 - t0) * S->threads;
+			S->handoff_s += util_now() - t1;
 			st->big++;
 			e++;
 		}
@@ -309,6 +418,16 @@ int cpustream_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *s
 	S.outbuf = b;
 	S.one_byte = S.key_only && S.R < 2;
 	S.shift = 16 - bits;
+	S.tp = tp;
+	if (S.key_only && keys_native_init(s, &S.kn) == 0 && ((uintptr_t)a | (uintptr_t)b) % S.kn.width == 0) {
+		S.num = (int)S.kn.width;
+		S.nshift = 8 * S.num - bits;
+	}
+	/* With 8 or more threads one is left to the writer while buckets are
+	 * sorted: on the H200 machine (16 cores) the write of 1 GiB went from
+	 * 0.34-0.52 s to 0.28-0.30 s and the wall from 0.57-0.59 to 0.55-0.57 s
+	 * for 100-byte records (session 6, call 2). */
+	S.sorters = S.threads >= 8 ? S.threads - 1 : S.threads;
 	S.nb = (size_t)1 << bits;
 	S.big = n / (2 * (size_t)S.threads);
 	if (S.big < BIG_MIN)
@@ -325,7 +444,8 @@ int cpustream_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *s
 	pthread_mutex_init(&S.mu, NULL);
 	atomic_init(&S.next, 0);
 	atomic_init(&S.failed, 0);
-	partition(&S, tp);
+	S.t0 = t0;
+	partition(&S, tp, st);
 	st->partition_s = util_now() - t0;
 	for (size_t d = 0; d < S.nb; d++) {
 		size_t m = bucket_len(&S, d);
@@ -335,6 +455,9 @@ int cpustream_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *s
 	}
 	sort_buckets(&S, tp, st);
 	st->sort_s = util_now() - t0;
+	st->bucket_s = S.bucket_s;
+	st->handoff_s = S.handoff_s;
+	st->first_out_s = S.first_out_s;
 	int rc = sink_sync(out);
 	pthread_mutex_destroy(&S.mu);
 	stream_free(&S);

@@ -34,6 +34,11 @@
 
 typedef struct cpustream_stats {
 	double partition_s;  /* normalizing, counting and scattering the items */
+	double count_s;      /* of it: normalizing and counting */
+	double bucket_s;     /* thread-seconds sorting buckets (summed over the threads) */
+	double handoff_s;    /* thread-seconds handing sorted buckets to the output: the lock, and
+			      * sink_put_async waiting for room when the writer is behind */
+	double first_out_s;  /* from the start until the first write was queued */
 	double sort_s;       /* the partition and every bucket's sort: until the last bucket was sorted */
 	int bits;            /* partition bits used */
 	uint64_t buckets;    /* non-empty buckets */

@@ -538,10 +538,14 @@ static int form_runs_stream(struct ctx *c, sink *out, int64_t total)
 	if (rc)
 		return rc;
 	size_t sb = cpusort_scratch_bytes(c->s, n);
-	/* plain pages, as the chunk pool's: first touches of 2 MiB pages cost
-	 * 2.6x more on the 2-core VM (bench/results/cpu-stream-2core-2026-11-22.md) */
-	uint8_t *a = util_alloc_aligned(n * R, IO_ALIGN), *b = util_alloc_aligned(n * R, IO_ALIGN);
-	uint8_t *scratch = sb ? util_alloc_aligned(sb, IO_ALIGN) : NULL;
+	/* 2 MiB pages: on the H200 machine (16 cores) 1 GiB of u64 took
+	 * 0.56-0.78 s instead of 0.74-1.05 s and 1 GiB of 100-byte records
+	 * 0.46-0.49 s instead of 0.56-0.64 s, mostly in faulting the buffers in
+	 * and unmapping them at the end (512x fewer pages); on the 2-core VM, whose
+	 * 2 MiB first touches cost more, 1 GiB of 100-byte records took 2.3-2.7 s
+	 * instead of 2.0-2.3 s (bench/results/cpu-native-2026-11-22.md) */
+	uint8_t *a = util_alloc_huge(n * R), *b = util_alloc_huge(n * R);
+	uint8_t *scratch = sb ? util_alloc_huge(sb) : NULL;
 	tpool *tp = NULL;
 	int ret = -1, bad = -1;
 	if (!a || !b || (sb && !scratch)) {
@@ -1164,8 +1168,10 @@ static void print_stats(struct ctx *c, double wall)
 			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, c->eng.gpu_overlapped, s->gpu_groups, s->start_s, wall,
 			wall > 0 ? gb / wall : 0.0);
 		fprintf(stderr, ",\"stream_bits\":%d,\"stream_buckets\":%" PRIu64 ",\"stream_largest_bucket\":%" PRIu64
-			",\"stream_big_buckets\":%" PRIu64 ",\"stream_partition_s\":%.6f",
-			s->stream.bits, s->stream.buckets, s->stream.largest, s->stream.big, s->stream.partition_s);
+			",\"stream_big_buckets\":%" PRIu64 ",\"stream_partition_s\":%.6f,\"stream_count_s\":%.6f"
+			",\"stream_bucket_thread_s\":%.6f,\"stream_handoff_thread_s\":%.6f,\"stream_first_write_s\":%.6f",
+			s->stream.bits, s->stream.buckets, s->stream.largest, s->stream.big, s->stream.partition_s,
+			s->stream.count_s, s->stream.bucket_s, s->stream.handoff_s, s->stream.first_out_s);
 		fprintf(stderr, ",\"fixed_buffers\":\"%s\",\"fixed_buffers_why\":\"", fixed);
 		json_str(stderr, why);
 		fprintf(stderr, "\",\"io_bytes\":%" PRIu64 ",\"io_fixed_bytes\":%" PRIu64 ",\"notice\":\"",
@@ -1184,10 +1190,15 @@ static void print_stats(struct ctx *c, double wall)
 	fprintf(stderr, "gpusort: stats: read %.3f s, sort %.3f s, spill %.3f s, merge-read %.3f s, "
 		"merge %.3f s, write %.3f s\n",
 		s->read_s, s->sort_s, s->spill_s, s->mread_s, s->merge_s, s->write_s);
-	if (s->stream.bits)
+	if (s->stream.bits) {
 		fprintf(stderr, "gpusort: stats: streamed: partition %.3f s (%d bits, %" PRIu64 " buckets, the largest %"
 			PRIu64 " records, %" PRIu64 " sorted by all threads); sort includes it, write overlaps sort\n",
 			s->stream.partition_s, s->stream.bits, s->stream.buckets, s->stream.largest, s->stream.big);
+		fprintf(stderr, "gpusort: stats: streamed: count %.3f s, scatter %.3f s; buckets %.3f thread-s, "
+			"hand-off to the writer %.3f thread-s; first write queued at %.3f s\n",
+			s->stream.count_s, s->stream.partition_s - s->stream.count_s, s->stream.bucket_s,
+			s->stream.handoff_s, s->stream.first_out_s);
+	}
 	if (c->eng.gpu)
 		fprintf(stderr, "gpusort: stats: gpu: h2d %.3f s, sort %.3f s (%" PRIu64 " passes over device memory), "
 			"d2h %.3f s, %" PRIu64 " chunks sorted on the CPU after device out-of-memory, %" PRIu64

@@ -266,6 +266,20 @@ void keys_decode_inplace(const keys_spec *s, uint8_t *rec)
 	store_num(rec, v, f->width, f->big_endian);
 }
 
+int keys_native_init(const keys_spec *s, keys_native *k)
+{
+	const keys_field *f = &s->f[0];
+	if (!s->key_only || s->n != 1 || (f->width != 4 && f->width != 8))
+		return -1;
+	uint64_t all = f->width == 8 ? ~0ull : 0xffffffffull;
+	k->width = f->width;
+	k->bswap = f->kind == KEYS_BYTES || f->big_endian;
+	k->sbit = f->kind == KEYS_SINT || f->kind == KEYS_FLOAT ? 1ull << (f->width * 8 - 1) : 0;
+	k->fmask = f->kind == KEYS_FLOAT ? all : 0;
+	k->dmask = f->descending ? all : 0;
+	return 0;
+}
+
 int keys_compare(const keys_spec *s, const uint8_t *a, const uint8_t *b)
 {
 	for (int i = 0; i < s->n; i++) {

@@ -62,6 +62,54 @@ void keys_normalize_prefix(const keys_spec *s, const uint8_t *rec, uint8_t *out,
 void keys_encode_inplace(const keys_spec *s, uint8_t *rec);
 void keys_decode_inplace(const keys_spec *s, uint8_t *rec);
 
+/*
+ * The normalized key of a key_only record of 4 or 8 bytes as a native
+ * unsigned integer (the normalized bytes read big-endian), computed from the
+ * record's native load and back, without going through bytes: the CPU
+ * engine's radix passes on arrays of u32/u64/i32/f64... (cpustream.c) work
+ * on these integers. enc(raw) = bswap?(raw) ^ mask ^ dmask, where the mask
+ * is the sign bit for signed keys and non-negative floats, all bits for
+ * negative floats (IEEE-754 total order), and dmask inverts descending keys.
+ */
+typedef struct keys_native {
+	uint32_t width;   /* 4 or 8: bytes per record */
+	int bswap;        /* stored big-endian (numbers), or bytes4/bytes8 (read as big-endian) */
+	uint64_t sbit;    /* the sign bit for signed and float keys, else 0 */
+	uint64_t fmask;   /* all ones for floats: negative values are inverted */
+	uint64_t dmask;   /* all ones (of the width) for descending keys */
+} keys_native;
+
+/* Fill *k for spec s. Returns 0, or -1 when s is not key_only with a 4- or 8-byte key. */
+int keys_native_init(const keys_spec *s, keys_native *k);
+
+static inline uint64_t keys_native_enc64(const keys_native *k, uint64_t raw)
+{
+	if (k->bswap)
+		raw = __builtin_bswap64(raw);
+	return raw ^ (((uint64_t)((int64_t)raw >> 63) & k->fmask) | k->sbit) ^ k->dmask;
+}
+
+static inline uint64_t keys_native_dec64(const keys_native *k, uint64_t v)
+{
+	v ^= k->dmask;
+	uint64_t raw = v ^ (((uint64_t)((int64_t)~v >> 63) & k->fmask) | k->sbit);
+	return k->bswap ? __builtin_bswap64(raw) : raw;
+}
+
+static inline uint32_t keys_native_enc32(const keys_native *k, uint32_t raw)
+{
+	if (k->bswap)
+		raw = __builtin_bswap32(raw);
+	return raw ^ (((uint32_t)((int32_t)raw >> 31) & (uint32_t)k->fmask) | (uint32_t)k->sbit) ^ (uint32_t)k->dmask;
+}
+
+static inline uint32_t keys_native_dec32(const keys_native *k, uint32_t v)
+{
+	v ^= (uint32_t)k->dmask;
+	uint32_t raw = v ^ (((uint32_t)((int32_t)~v >> 31) & (uint32_t)k->fmask) | (uint32_t)k->sbit);
+	return k->bswap ? __builtin_bswap32(raw) : raw;
+}
+
 /* <0, 0, >0 as record a's key orders before, equal to, after b's. */
 int keys_compare(const keys_spec *s, const uint8_t *a, const uint8_t *b);
 

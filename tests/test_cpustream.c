@@ -64,16 +64,18 @@ static void fill(const keys_spec *s, uint8_t *p, size_t n, int dist, unsigned lo
  * Sort in with cpusort_sort and with cpustream_sort (through a sink to an
  * anonymous temp file); 1 when the outputs are the same bytes.
  */
-static int same_as_cpusort(const keys_spec *s, const uint8_t *in, size_t n, int bits, int threads,
-			   cpustream_stats *st, char *why, size_t wl)
+static int same_as_cpusort_at(const keys_spec *s, const uint8_t *in, size_t n, int bits, int threads, size_t shift,
+			      cpustream_stats *st, char *why, size_t wl)
 {
 	size_t R = s->record_size, bytes = n * R, sb = cpusort_scratch_bytes(s, n);
-	uint8_t *a = malloc(bytes + 1), *b = malloc(bytes + 1), *want = malloc(bytes + 1), *got = malloc(bytes + 1);
+	uint8_t *a0 = malloc(bytes + 1 + shift), *b0 = malloc(bytes + 1 + shift), *want = malloc(bytes + 1),
+		*got = malloc(bytes + 1);
+	uint8_t *a = a0 + shift, *b = b0 + shift; /* shift: records not aligned to their size */
 	void *scratch = sb ? util_alloc_aligned(sb, 64) : NULL;
 	tpool *tp = NULL;
 	io_file f;
 	int ok = 0;
-	if (!a || !b || !want || !got || (sb && !scratch) || tpool_start(&tp, threads) ||
+	if (!a0 || !b0 || !want || !got || (sb && !scratch) || tpool_start(&tp, threads) ||
 	    io_open_spill(&f, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp")) {
 		snprintf(why, wl, "setup failed");
 		goto out;
@@ -103,12 +105,18 @@ static int same_as_cpusort(const keys_spec *s, const uint8_t *in, size_t n, int 
 	io_close(&f);
 out:
 	tpool_stop(tp);
-	free(a);
-	free(b);
+	free(a0);
+	free(b0);
 	free(want);
 	free(got);
 	free(scratch);
 	return ok;
+}
+
+static int same_as_cpusort(const keys_spec *s, const uint8_t *in, size_t n, int bits, int threads,
+			   cpustream_stats *st, char *why, size_t wl)
+{
+	return same_as_cpusort_at(s, in, n, bits, threads, 0, st, why, wl);
 }
 
 struct layout {
@@ -122,6 +130,16 @@ static const struct layout layouts[] = {
 	{ "u8", 0, { "u8" } },
 	{ "i16:r", 0, { "i16:r" } },
 	{ "f32be", 0, { "f32be" } },
+	/* 4- and 8-byte key-only records: sorted as native integers (keys_native) */
+	{ "u32", 0, { "u32" } },
+	{ "i32:r", 0, { "i32:r" } },
+	{ "f32", 0, { "f32" } },
+	{ "f64", 0, { "f64" } },
+	{ "f64:r", 0, { "f64:r" } },
+	{ "i64be", 0, { "i64be" } },
+	{ "u64be:r", 0, { "u64be:r" } },
+	{ "bytes8", 0, { "bytes8" } },
+	{ "bytes4:r", 0, { "bytes4:r" } },
 	{ "whole-rs3", 3, { NULL } },
 	{ "whole-rs16", 16, { NULL } },
 	{ "whole-rs20", 20, { NULL } },
@@ -174,13 +192,32 @@ int main(void)
 		} TEST_END();
 	}
 
+	/* 8 or more threads: one is left to the writer while buckets are sorted;
+	 * records not aligned to their size: not sorted as native integers */
+	TEST_BEGIN("cpustream/threads-and-alignment") {
+		char why[256];
+		const char *k64[] = { "u64", NULL }, *kf[] = { "f32:r", NULL }, *k10[] = { "bytes10", NULL };
+		keys_spec u64 = spec(0, k64), f32 = spec(0, kf), r100 = spec(100, k10);
+		const keys_spec *sp[] = { &u64, &f32, &r100 };
+		for (int k = 0; k < 3; k++) {
+			for (int d = D_RANDOM; d <= D_SKEW; d++) {
+				cpustream_stats st;
+				fill(sp[k], in, 150000, d, seed++);
+				CHECK(same_as_cpusort(sp[k], in, 150000, 0, 9, &st, why, sizeof why), "%s 9 threads: %s",
+				      dname[d], why);
+				CHECK(same_as_cpusort_at(sp[k], in, 150000, 0, 2, 4 - (size_t)k, &st, why, sizeof why),
+				      "%s shifted by %d: %s", dname[d], 4 - k, why);
+			}
+		}
+	} TEST_END();
+
 	/* the all-threads path: one bucket far larger than a thread's share */
 	TEST_BEGIN("cpustream/big-buckets") {
 		char why[256];
-		const char *k64[] = { "u64", NULL }, *kr[] = { "bytes20@2", NULL };
-		keys_spec u64 = spec(0, k64), r24 = spec(24, kr);
-		const keys_spec *sp[] = { &u64, &r24 };
-		for (int k = 0; k < 2; k++) {
+		const char *k64[] = { "u64", NULL }, *kr[] = { "bytes20@2", NULL }, *kf[] = { "f32", NULL };
+		keys_spec u64 = spec(0, k64), r24 = spec(24, kr), f32 = spec(0, kf);
+		const keys_spec *sp[] = { &u64, &r24, &f32 };
+		for (int k = 0; k < 3; k++) {
 			for (int d = D_SKEW; d <= D_EQUAL; d++) {
 				cpustream_stats st;
 				fill(sp[k], in, 200000, d, seed++);
