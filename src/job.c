@@ -31,10 +31,13 @@
 #define MIN_MERGE_MEM (1u << 20)  /* merge memory floor when -S is tiny */
 #define MERGE_SINK_MAX ((size_t)256 << 20) /* bytes per output buffer of the final merge */
 #define STREAM_MAX_INPUTS 64      /* the streamed single chunk reads at most this many files side by side */
-/* sort-entry bytes per CPU thread below which the auto engine sorts on the
- * CPU: the CUDA start-up and teardown (~0.4 s) cost more than the streamed
- * CPU sort then (small_on_cpu) */
-#define SMALL_CPU_PER_THREAD ((uint64_t)28 << 20)
+/* bytes per CPU thread up to which the auto engine sorts on the CPU: the
+ * CUDA start-up and teardown (~0.4 s) and the device's copies cost more
+ * than the streamed CPU sort then (small_on_cpu) */
+#define SMALL_CPU_NATIVE ((uint64_t)96 << 20)   /* records of a 4- or 8-byte key, nothing else */
+#define SMALL_CPU_ENTRIES ((uint64_t)72 << 20)  /* sort entries of records sorted through entries */
+#define SMALL_CPU_RECORDS ((uint64_t)256 << 20) /* ... and their record bytes */
+#define SMALL_CPU_BYTEWISE ((uint64_t)28 << 20) /* other key-only records (byte-wise radix passes) */
 
 struct stats {
 	double t0, read_s, sort_s, spill_s, merge_s, write_s, mread_s;
@@ -1287,16 +1290,21 @@ static int inputs_as_runs(struct ctx *c)
  * The auto engine's choice for small inputs: sort on the CPU, without
  * starting CUDA at all, when the input is so small that the CUDA context's
  * start-up and teardown (~0.3 s and ~0.1 s on the H200 machine, whatever
- * the size) cost more than the CPU engine's streamed single chunk
- * (cpustream.h) takes for the whole sort. The CPU's work is counted in
- * sort-entry bytes: the records themselves when they are key-only, else one
- * (key prefix, record index) entry per record (cpusort_entry_size), which
- * is what its radix passes move. The bound grows with the threads that
- * share that work: SMALL_CPU_PER_THREAD each, 448 MiB on 16 threads, where
- * the two engines were measured to break even (H200 machine, 16 threads,
- * bench/results/h200-small-2026-11-22.md: u64 at ~60 M records = 480 MB of
- * keys, u32 at ~120 M = 480 MB, 16-byte two-key records and 100-byte
- * records at ~27 M = 430 MB of entries).
+ * the size) and the device's copies cost more than the CPU engine's
+ * streamed single chunk (cpustream.h) takes for the whole sort. The bound
+ * grows with the threads that share the CPU's work, and depends on what
+ * its radix passes move, fitted to where the two engines were measured to
+ * break even (H200 machine, 16 threads, bench/results/h200-small-2026-11-22b.md):
+ *  - records of one 4- or 8-byte key (u32, u64, f64 arrays), sorted as
+ *    native integers: SMALL_CPU_NATIVE of records per thread, 1.5 GiB on 16
+ *    (u64 broke even at 1.7 GiB, u32 at 1.6 GiB);
+ *  - records sorted through (key prefix, index) entries: SMALL_CPU_ENTRIES
+ *    of entries and SMALL_CPU_RECORDS of records per thread, 1.125 GiB and
+ *    4 GiB on 16 (16-byte records broke even at 1.16 GiB, 100-byte
+ *    records at ~4 GiB, where both engines wait on the write);
+ *  - other key-only records (u16, bytes16: byte-wise passes, unchanged since
+ *    the first fit): SMALL_CPU_BYTEWISE per thread (u64 on that path broke
+ *    even at 0.44 GiB, bench/results/h200-small-2026-11-22.md).
  * Only when the GPU engine is likely (engine_gpu_likely: a driver, no
  * --cpu), never when something asks for the GPU (--device, --algorithm=bitonic,
  * --merge=gpu), and only where the streamed chunk is taken: regular inputs
@@ -1318,8 +1326,13 @@ static int small_on_cpu(struct ctx *c)
 	uint64_t E = cpusort_scratch_per_record(c->s);
 	if (n > CPUSORT_MAX_RECORDS || n * (2 * c->R + E) > c->o->mem)
 		return 0; /* not one CPU chunk: the run phase and merge favour the GPU */
-	uint64_t entry = cpusort_key_only(c->s) ? c->R : cpusort_entry_size(c->s);
-	return n * entry <= (uint64_t)o->threads * SMALL_CPU_PER_THREAD;
+	uint64_t t = (uint64_t)o->threads;
+	keys_native kn;
+	if (keys_native_init(c->s, &kn) == 0)
+		return n * c->R <= t * SMALL_CPU_NATIVE;
+	if (cpusort_key_only(c->s))
+		return n * c->R <= t * SMALL_CPU_BYTEWISE;
+	return n * cpusort_entry_size(c->s) <= t * SMALL_CPU_ENTRIES && n * c->R <= t * SMALL_CPU_RECORDS;
 }
 
 void job_sort(const job_opts *o, job_result *r)

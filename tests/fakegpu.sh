@@ -90,10 +90,13 @@ $GS --record-size 12 -k u32@4 -u --cpu $IN > "$d/cpu" 2> /dev/null
 GPUSORT_FAKE_CAP=400000 $G --record-size 12 -k u32@4 -u -S 16M $IN > "$d/gpu1" 2> "$d/err"
 if cmp -s "$d/cpu" "$d/gpu1"; then echo "PASS fakegpu-3inputs-u"; else bad fakegpu-3inputs-u "output differs: $(head -n 1 "$d/err")"; fi
 
-# The auto engine's choice for small inputs (job.c small_on_cpu): the CPU
-# when the sort entries (here the u64 keys themselves) are at most 28 MiB per
-# thread, without starting the device; the device above that, and whenever
-# something asks for it. Outputs equal the CPU engine's either way.
+# The auto engine's choice for small inputs (job.c small_on_cpu): the CPU,
+# without starting the device, up to a size per thread that depends on how
+# the CPU sorts the records: 96 MiB of records of one 4- or 8-byte key
+# (native integers); 28 MiB of other key-only records (byte-wise passes);
+# 72 MiB of (key prefix, index) entries and 256 MiB of records otherwise.
+# The device above that, and whenever something asks for it. Outputs equal
+# the CPU engine's either way.
 # small NAME WANT("cpu"|"gpu") FILE "KEYS" [ENGINE ARGS...]: WANT is the engine --stats names
 small() {
 	nm=fakegpu-small-$1 want=$2 f=$3 k=$4
@@ -109,19 +112,33 @@ small() {
 	elif ! $GS --cpu $k "$f" | cmp -s - "$d/s.out"; then bad "$nm" "output differs from the CPU engine's"
 	else echo "PASS $nm"; fi
 }
-# 28 MiB of u64 keys on one thread is 3670016 records: the last on the CPU
-$GEN -n 3670016 -k u64 -o "$d/at" 2> /dev/null
-$GEN -n 3670017 -k u64 -o "$d/over" 2> /dev/null
-small at-bound cpu "$d/at" "-k u64" --parallel=1
-small over-bound gpu "$d/over" "-k u64" --parallel=1
-small over-bound-2-threads cpu "$d/over" "-k u64" --parallel=2
+# at-bound / over-bound: N records make exactly the bound on one thread, N + 1 one record more
+bound() {
+	bn=$1 n=$2 gk=$3 bk=$4
+	$GEN -n "$n" $gk -o "$d/at" 2> /dev/null
+	$GEN -n $((n + 1)) $gk -o "$d/over" 2> /dev/null
+	small "$bn-at-bound" cpu "$d/at" "$bk" --parallel=1
+	small "$bn-over-bound" gpu "$d/over" "$bk" --parallel=1
+	small "$bn-over-bound-2-threads" cpu "$d/over" "$bk" --parallel=2
+	rm -f "$d/at" "$d/over" "$d/s.out"
+}
+# 96 MiB of u64 keys (native integers)
+bound u64 12582912 "-k u64" "-k u64"
+# 28 MiB of u16 keys (byte-wise radix passes)
+bound u16 14680064 "-k u16" "-k u16"
+# 16-byte records, u64 then i32 down: 16-byte entries, 72 MiB of them
+bound rec16 4718592 "--record-size 16 -k u64 -k i32" "--record-size 16 -k u64 -k i32:r"
+# 1 KiB records with a 4-byte key: 8-byte entries, the 256 MiB of records decide
+bound rec1k 262144 "--record-size 1024 -k u32" "--record-size 1024 -k u32"
+# whatever the size, asking for the device gets it; --gpu-memory does not ask
+$GEN -n 1000000 -k u64 -o "$d/at" 2> /dev/null
 small device gpu "$d/at" "-k u64" --parallel=1 --device=0
 small algorithm gpu "$d/at" "-k u64" --parallel=1 --algorithm=bitonic
 small merge-gpu gpu "$d/at" "-k u64" --parallel=1 --merge=gpu
 small gpu-memory cpu "$d/at" "-k u64" --parallel=1 --gpu-memory 20M
 # no single CPU chunk under -S: the device's run phase and merge
-small not-one-chunk gpu "$d/at" "-k u64" --parallel=1 -S 32M
-# wide records: counted in (key prefix, index) entries, not record bytes
+small not-one-chunk gpu "$d/at" "-k u64" --parallel=1 -S 8M
+# wide records: counted in (key prefix, index) entries and record bytes
 $GEN -n 200000 --record-size 100 -k bytes10 -o "$d/w" 2> /dev/null
 small rec100 cpu "$d/w" "--record-size 100 -k bytes10" --parallel=1
 # a pipe has no size to judge by
