@@ -15,7 +15,8 @@
 /* a bucket of more records than this (and than one thread's share) is sorted by all threads */
 #define BIG_MIN ((size_t)1 << 16)
 
-struct stream {
+
+struct cpustream {
 	const keys_spec *s;
 	size_t n, R, isz;        /* records; bytes per record; bytes per item */
 	int key_only;            /* items are the records (normalized in place), else entries */
@@ -31,6 +32,7 @@ struct stream {
 	int num, nshift;
 	keys_native kn;
 	tpool *tp;
+	int bits;                /* partition bits */
 	size_t nb;               /* buckets (1 << bits) */
 	size_t *cnt;             /* [part * nb + bucket]: items counted, then next scatter slot */
 	size_t *start;           /* [nb + 1]: first item of each bucket */
@@ -57,7 +59,7 @@ struct stream {
 	int err;
 };
 
-static inline size_t digit(const struct stream *S, const uint8_t *k)
+static inline size_t digit(const struct cpustream *S, const uint8_t *k)
 {
 	unsigned v = (unsigned)k[0] << 8;
 	if (!S->one_byte)
@@ -83,13 +85,10 @@ int cpustream_bits(const keys_spec *s, size_t n)
 
 /* ---- the partition -------------------------------------------------------- */
 
-/* Part t: normalize its items (key-only: in place; else into entries) and count their digits. */
-static void count_part(void *arg, int t, int nt)
+/* Records [lo, hi) of part t: normalize their items (key-only: in place; else into entries) and count their digits. */
+static void count_range(struct cpustream *S, int t, size_t lo, size_t hi)
 {
-	struct stream *S = arg;
-	size_t lo, hi, *c = S->cnt + (size_t)t * S->nb;
-	util_split(S->n, t, nt, &lo, &hi);
-	memset(c, 0, S->nb * sizeof *c);
+	size_t *c = S->cnt + (size_t)t * S->nb;
 	if (S->num == 8) {
 		uint64_t *v = (uint64_t *)S->recs;
 		for (size_t i = lo; i < hi; i++) {
@@ -119,8 +118,23 @@ static void count_part(void *arg, int t, int nt)
 	}
 }
 
+/* Part t, whole. */
+static void count_part(void *arg, int t, int nt)
+{
+	struct cpustream *S = arg;
+	size_t lo, hi;
+	util_split(S->n, t, nt, &lo, &hi);
+	count_range(S, t, lo, hi);
+}
+
+void cpustream_count(cpustream *S, int part, size_t first, size_t count)
+{
+	if (S->n >= 2)
+		count_range(S, part, first, first + count);
+}
+
 /* Items [lo, hi) of src to their slots in dst; isz is a constant where inlined. */
-static inline void scatter_items(const struct stream *S, size_t *pos, size_t lo, size_t hi, size_t isz)
+static inline void scatter_items(const struct cpustream *S, size_t *pos, size_t lo, size_t hi, size_t isz)
 {
 	const uint8_t *e = S->src + lo * isz;
 	for (size_t i = lo; i < hi; i++, e += isz)
@@ -130,7 +144,7 @@ static inline void scatter_items(const struct stream *S, size_t *pos, size_t lo,
 /* Part t: its items, in input order, to their buckets (the slots counted for it). */
 static void scatter_part(void *arg, int t, int nt)
 {
-	struct stream *S = arg;
+	struct cpustream *S = arg;
 	size_t lo, hi, *pos = S->cnt + (size_t)t * S->nb;
 	util_split(S->n, t, nt, &lo, &hi);
 	if (S->num == 8) {
@@ -162,10 +176,11 @@ static void scatter_part(void *arg, int t, int nt)
  * bucket follow part t-1's. Sets start[], part and spare. Nothing moves when
  * one bucket holds every item.
  */
-static void partition(struct stream *S, tpool *tp, cpustream_stats *st)
+static void partition(struct cpustream *S, tpool *tp, int counted, cpustream_stats *st)
 {
 	int nt = tpool_size(tp);
-	tpool_run(tp, count_part, S);
+	if (!counted)
+		tpool_run(tp, count_part, S);
 	st->count_s = util_now() - S->t0;
 	size_t sum = 0, most = 0;
 	for (size_t d = 0; d < S->nb; d++) {
@@ -191,14 +206,14 @@ static void partition(struct stream *S, tpool *tp, cpustream_stats *st)
 
 /* ---- the buckets ------------------------------------------------------------ */
 
-static size_t bucket_len(const struct stream *S, size_t d)
+static size_t bucket_len(const struct cpustream *S, size_t d)
 {
 	return S->start[d + 1] - S->start[d];
 }
 
 /* Items of a num bucket [lo, hi): native integers back to records. */
 struct native_part {
-	const struct stream *S;
+	const struct cpustream *S;
 	uint8_t *p;
 	size_t m;
 	int to_be; /* 1: to normalized (big-endian) bytes; 0: to records */
@@ -228,7 +243,7 @@ static void native_convert(void *arg, int t, int nt)
  * large for one: skewed keys): the items become normalized bytes and take
  * the byte-wise parallel path, as every key-only bucket did before.
  */
-static uint8_t *sort_native(struct stream *S, uint8_t *x, uint8_t *y, size_t m, int threads)
+static uint8_t *sort_native(struct cpustream *S, uint8_t *x, uint8_t *y, size_t m, int threads)
 {
 	struct native_part q = { S, x, m, 0 };
 	if (threads > 1) {
@@ -245,7 +260,7 @@ static uint8_t *sort_native(struct stream *S, uint8_t *x, uint8_t *y, size_t m, 
 }
 
 /* Sort bucket d with `threads` threads; its records end up sorted in where[d]'s buffer (or outbuf). */
-static void sort_bucket(struct stream *S, size_t d, int threads)
+static void sort_bucket(struct cpustream *S, size_t d, int threads)
 {
 	size_t lo = S->start[d], m = bucket_len(S, d);
 	S->where[d] = 0;
@@ -268,7 +283,7 @@ static void sort_bucket(struct stream *S, size_t d, int threads)
 	cpusort_gather(S->s, S->recs, e, m, S->outbuf + lo * S->R, threads);
 }
 
-static uint8_t *sorted_at(const struct stream *S, size_t d)
+static uint8_t *sorted_at(const struct cpustream *S, size_t d)
 {
 	if (!S->key_only)
 		return S->outbuf + S->start[d] * S->R;
@@ -276,7 +291,7 @@ static uint8_t *sorted_at(const struct stream *S, size_t d)
 }
 
 /* Under mu: queue the write of the pending run, buckets [emitted, upto). */
-static void queue_run(struct stream *S, size_t upto)
+static void queue_run(struct cpustream *S, size_t upto)
 {
 	size_t m = S->start[upto] - S->start[S->emitted];
 	if (m && !S->err) {
@@ -298,7 +313,7 @@ static void queue_run(struct stream *S, size_t upto)
  * WRITE_MIN bytes, or when every bucket is sorted. A run is buckets whose
  * records lie side by side in one buffer (empty buckets go with any run).
  */
-static void emit(struct stream *S)
+static void emit(struct cpustream *S)
 {
 	for (; S->scan < S->ready; S->scan++) {
 		size_t d = S->scan;
@@ -317,7 +332,7 @@ static void emit(struct stream *S)
 		queue_run(S, S->nb);
 }
 
-static void bucket_done(struct stream *S, size_t d)
+static void bucket_done(struct cpustream *S, size_t d)
 {
 	pthread_mutex_lock(&S->mu);
 	S->done[d] = 1;
@@ -330,7 +345,7 @@ static void bucket_done(struct stream *S, size_t d)
 /* A step: every thread takes the next bucket below seg_end until none is left. */
 static void sort_step(void *arg, int t, int nt)
 {
-	struct stream *S = arg;
+	struct cpustream *S = arg;
 	double sorting = 0, handing = 0;
 	(void)nt;
 	if (t >= S->sorters)
@@ -356,7 +371,7 @@ static void sort_step(void *arg, int t, int nt)
  * The buckets in order: runs of small ones shared out among the pool's
  * threads (one bucket per thread at a time), each big one sorted by all.
  */
-static void sort_buckets(struct stream *S, tpool *tp, cpustream_stats *st)
+static void sort_buckets(struct cpustream *S, tpool *tp, cpustream_stats *st)
 {
 	size_t d = 0;
 	while (d < S->nb && !atomic_load(&S->failed)) {
@@ -382,84 +397,109 @@ static void sort_buckets(struct stream *S, tpool *tp, cpustream_stats *st)
 	}
 }
 
-static void stream_free(struct stream *S)
+static void stream_free(struct cpustream *S)
 {
+	if (S->cnt && S->start && S->done && S->where)
+		pthread_mutex_destroy(&S->mu);
 	free(S->cnt);
 	free(S->start);
 	free(S->done);
 	free(S->where);
+	free(S);
 }
 
-int cpustream_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *scratch, int bits, tpool *tp,
-		   sink *out, cpustream_stats *st)
+cpustream *cpustream_new(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *scratch, int bits, tpool *tp,
+			sink *out)
 {
-	cpustream_stats dummy;
-	if (!st)
-		st = &dummy;
-	memset(st, 0, sizeof *st);
-	double t0 = util_now();
+	struct cpustream *S = calloc(1, sizeof *S);
+	if (!S)
+		return NULL;
 	if (bits <= 0)
 		bits = cpustream_bits(s, n);
 	if (bits > max_bits(s))
 		bits = max_bits(s);
-	st->bits = bits;
-	if (n < 2) {
-		/* nothing to order */
-		int rc = n ? sink_put_async(out, a, n) : 0;
-		st->buckets = n;
-		st->largest = n;
-		return rc ? rc : sink_sync(out);
-	}
-	struct stream S = { .s = s, .n = n, .R = s->record_size, .key_only = cpusort_key_only(s), .recs = a,
-			    .out = out, .threads = tpool_size(tp) };
-	S.isz = S.key_only ? S.R : cpusort_entry_size(s);
-	S.src = S.key_only ? a : scratch;
-	S.dst = S.key_only ? b : (uint8_t *)scratch + n * S.isz;
-	S.outbuf = b;
-	S.one_byte = S.key_only && S.R < 2;
-	S.shift = 16 - bits;
-	S.tp = tp;
-	if (S.key_only && keys_native_init(s, &S.kn) == 0 && ((uintptr_t)a | (uintptr_t)b) % S.kn.width == 0) {
-		S.num = (int)S.kn.width;
-		S.nshift = 8 * S.num - bits;
+	*S = (struct cpustream){ .s = s, .n = n, .R = s->record_size, .key_only = cpusort_key_only(s), .recs = a,
+			      .out = out, .threads = tpool_size(tp), .bits = bits, .tp = tp, .w = -1 };
+	S->isz = S->key_only ? S->R : cpusort_entry_size(s);
+	S->src = S->key_only ? a : scratch;
+	S->dst = S->key_only ? b : (uint8_t *)scratch + n * S->isz;
+	S->outbuf = b;
+	S->one_byte = S->key_only && S->R < 2;
+	S->shift = 16 - bits;
+	if (S->key_only && keys_native_init(s, &S->kn) == 0 && ((uintptr_t)a | (uintptr_t)b) % S->kn.width == 0) {
+		S->num = (int)S->kn.width;
+		S->nshift = 8 * S->num - bits;
 	}
 	/* With 8 or more threads one is left to the writer while buckets are
 	 * sorted: on the H200 machine (16 cores) the write of 1 GiB went from
 	 * 0.34-0.52 s to 0.28-0.30 s and the wall from 0.57-0.59 to 0.55-0.57 s
 	 * for 100-byte records (session 6, call 2). */
-	S.sorters = S.threads >= 8 ? S.threads - 1 : S.threads;
-	S.nb = (size_t)1 << bits;
-	S.big = n / (2 * (size_t)S.threads);
-	if (S.big < BIG_MIN)
-		S.big = BIG_MIN;
-	S.cnt = malloc((size_t)S.threads * S.nb * sizeof *S.cnt);
-	S.start = malloc((S.nb + 1) * sizeof *S.start);
-	S.done = calloc(S.nb, 1);
-	S.where = calloc(S.nb, 1);
-	S.w = -1;
-	if (!S.cnt || !S.start || !S.done || !S.where) {
-		stream_free(&S);
-		return -ENOMEM;
+	S->sorters = S->threads >= 8 ? S->threads - 1 : S->threads;
+	S->nb = (size_t)1 << bits;
+	S->big = n / (2 * (size_t)S->threads);
+	if (S->big < BIG_MIN)
+		S->big = BIG_MIN;
+	S->cnt = calloc((size_t)S->threads * S->nb, sizeof *S->cnt);
+	S->start = malloc((S->nb + 1) * sizeof *S->start);
+	S->done = calloc(S->nb, 1);
+	S->where = calloc(S->nb, 1);
+	if (!S->cnt || !S->start || !S->done || !S->where) {
+		stream_free(S);
+		return NULL;
 	}
-	pthread_mutex_init(&S.mu, NULL);
-	atomic_init(&S.next, 0);
-	atomic_init(&S.failed, 0);
-	S.t0 = t0;
-	partition(&S, tp, st);
-	st->partition_s = util_now() - t0;
-	for (size_t d = 0; d < S.nb; d++) {
-		size_t m = bucket_len(&S, d);
+	pthread_mutex_init(&S->mu, NULL);
+	atomic_init(&S->next, 0);
+	atomic_init(&S->failed, 0);
+	return S;
+}
+
+int cpustream_run(cpustream *S, int counted, cpustream_stats *st)
+{
+	cpustream_stats dummy;
+	if (!st)
+		st = &dummy;
+	memset(st, 0, sizeof *st);
+	st->bits = S->bits;
+	sink *out = S->out;
+	int rc;
+	if (S->n < 2) {
+		/* nothing to order (and nothing was normalized) */
+		rc = S->n ? sink_put_async(out, S->recs, S->n) : 0;
+		st->buckets = S->n;
+		st->largest = S->n;
+		rc = rc ? rc : sink_sync(out);
+		stream_free(S);
+		return rc;
+	}
+	S->t0 = util_now();
+	partition(S, S->tp, counted, st);
+	st->partition_s = util_now() - S->t0;
+	for (size_t d = 0; d < S->nb; d++) {
+		size_t m = bucket_len(S, d);
 		st->buckets += m > 0;
 		if (m > st->largest)
 			st->largest = m;
 	}
-	sort_buckets(&S, tp, st);
-	st->sort_s = util_now() - t0;
-	st->bucket_s = S.bucket_s;
-	st->handoff_s = S.handoff_s;
-	st->first_out_s = S.first_out_s;
-	int rc = sink_sync(out);
-	pthread_mutex_destroy(&S.mu);
-	stream_free(&S);
-	return S.err ? S.err : rc;
+	sort_buckets(S, S->tp, st);
+	st->sort_s = util_now() - S->t0;
+	st->bucket_s = S->bucket_s;
+	st->handoff_s = S->handoff_s;
+	st->first_out_s = S->first_out_s;
+	rc = sink_sync(out);
+	rc = S->err ? S->err : rc;
+	stream_free(S);
+	return rc;
+}
+
+void cpustream_free(cpustream *S)
+{
+	if (S)
+		stream_free(S);
+}
+
+int cpustream_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *scratch, int bits, tpool *tp,
+		   sink *out, cpustream_stats *st)
+{
+	cpustream *S = cpustream_new(s, a, b, n, scratch, bits, tp, out);
+	return S ? cpustream_run(S, 0, st) : -ENOMEM;
 }

@@ -34,7 +34,7 @@
 
 typedef struct cpustream_stats {
 	double partition_s;  /* normalizing, counting and scattering the items */
-	double count_s;      /* of it: normalizing and counting */
+	double count_s;      /* of it: normalizing and counting (0 when done while reading) */
 	double bucket_s;     /* thread-seconds sorting buckets (summed over the threads) */
 	double handoff_s;    /* thread-seconds handing sorted buckets to the output: the lock, and
 			      * sink_put_async waiting for room when the writer is behind */
@@ -66,5 +66,28 @@ int cpustream_bits(const keys_spec *s, size_t n);
  */
 int cpustream_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *scratch, int bits, tpool *tp,
 		   sink *out, cpustream_stats *st);
+
+/*
+ * cpustream_sort in two steps, so that the records can be counted while they
+ * are read (readall_range_each), each piece while it is still in the cache,
+ * instead of in a pass of its own over the chunk:
+ *  - cpustream_new: the arguments as for cpustream_sort; a may not hold the
+ *    records yet. Returns NULL when out of memory.
+ *  - cpustream_count: records [first, first + count) of part `part` are in a:
+ *    normalize and count them. Parts are those of util_split(n, part,
+ *    tpool_size(tp)); each part's records must be counted exactly once, in
+ *    any pieces, and different parts may be counted at once by different
+ *    threads. The records are changed in place (key-only: to normalized keys).
+ *  - cpustream_run: sort and write, as cpustream_sort does; counted: 1 when
+ *    every part was counted by cpustream_count, 0 when none was (run counts
+ *    them). Frees S whatever it returns.
+ */
+typedef struct cpustream cpustream;
+cpustream *cpustream_new(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *scratch, int bits, tpool *tp,
+			 sink *out);
+void cpustream_count(cpustream *S, int part, size_t first, size_t count);
+int cpustream_run(cpustream *S, int counted, cpustream_stats *st);
+/* Free S without sorting (the records could not be read); a's contents are undefined. */
+void cpustream_free(cpustream *S);
 
 #endif

@@ -466,6 +466,21 @@ static int stream_setting(void)
 }
 
 /*
+ * Sort and write the chunk of S (cpustream.h; counted: its records were
+ * counted while read) and fill the stats. Frees S. Returns 0 or -1 (c->r
+ * filled, or the sink's error, which the caller reports).
+ */
+static int stream_run(struct ctx *c, cpustream *S, int counted)
+{
+	int rc = cpustream_run(S, counted, &c->st.stream);
+	c->st.sort_s += c->st.stream.sort_s;
+	c->st.engine = c->small_cpu ? "cpu (streamed; small input)" : "cpu (streamed)";
+	if (rc == -ENOMEM)
+		fail(c, "out of memory");
+	return rc ? -1 : 0;
+}
+
+/*
  * Sort the whole input, n records at a (b: a second buffer, scratch:
  * cpusort_scratch_bytes), on the CPU while writing it to out. With tp NULL
  * a pool of its own is started. Returns 0 or -1 (c->r filled, or the sink's
@@ -479,13 +494,18 @@ static int stream_chunk(struct ctx *c, tpool *tp, uint8_t *a, uint8_t *b, size_t
 		fail(c, "cannot start threads: %s", strerror(-rc));
 		return -1;
 	}
-	rc = cpustream_sort(c->s, a, b, n, scratch, stream_setting(), tp ? tp : own, out, &c->st.stream);
-	tpool_stop(own);
-	c->st.sort_s += c->st.stream.sort_s;
-	c->st.engine = c->small_cpu ? "cpu (streamed; small input)" : "cpu (streamed)";
-	if (rc == -ENOMEM)
+	cpustream *S = cpustream_new(c->s, a, b, n, scratch, stream_setting(), tp ? tp : own, out);
+	rc = S ? stream_run(c, S, 0) : -1;
+	if (!S)
 		fail(c, "out of memory");
-	return rc ? -1 : 0;
+	tpool_stop(own);
+	return rc;
+}
+
+/* readall_range_each's callback: count the records just read (cpustream_count). */
+static void stream_count(void *arg, int part, size_t first, size_t count)
+{
+	cpustream_count(arg, part, first, count);
 }
 
 /* Close inputs [0, upto) again, but standard input (read there, never reopened). */
@@ -527,8 +547,9 @@ static int reopen_inputs(struct ctx *c)
 
 /*
  * The CPU engine's single chunk when every input is a regular file: read by
- * all threads (readall_range), then sorted and written by cpustream_sort,
- * the writing overlapping the sort. Returns 0 (written), 1 (not taken:
+ * all threads (readall_range_each) and counted for the partition as it is
+ * read, then sorted and written by cpustream_run, the writing overlapping
+ * the sort. Returns 0 (written), 1 (not taken:
  * nothing read; the chunked path reads the inputs as a stream) or -1
  * (c->r filled, or the sink's error, which the caller reports).
  */
@@ -559,10 +580,19 @@ static int form_runs_stream(struct ctx *c, sink *out, int64_t total)
 		fail(c, "cannot start threads: %s", strerror(-rc));
 		goto out;
 	}
+	/* the records are counted for the partition as they are read, each
+	 * 4 MiB piece while it is in the reading thread's cache */
+	cpustream *S = cpustream_new(c->s, a, b, n, scratch, stream_setting(), tp, out);
+	if (!S) {
+		fail(c, "out of memory");
+		goto out;
+	}
 	double t0 = util_now();
-	rc = readall_range(tp, c->in, c->nin, 0, (uint64_t)n * R, a, R, c->o->verify ? &c->vin : NULL, &bad);
+	rc = readall_range_each(tp, c->in, c->nin, 0, (uint64_t)n * R, a, R, c->o->verify ? &c->vin : NULL, &bad,
+				stream_count, S);
 	c->st.read_s += util_now() - t0;
 	if (rc) {
+		cpustream_free(S);
 		if (bad < 0)
 			fail(c, "out of memory");
 		else if (rc == -ENODATA)
@@ -575,7 +605,7 @@ static int form_runs_stream(struct ctx *c, sink *out, int64_t total)
 	c->st.chunk = n ? n : 1;
 	for (int i = 0; i < c->nin; i++)
 		c->in_bytes[i] = c->in[i].size - c->in[i].pos;
-	if (stream_chunk(c, tp, a, b, n, scratch, out) == 0) {
+	if (stream_run(c, S, 1) == 0) {
 		ret = 0;
 		progress(c, "sorted", (uint64_t)total, total);
 	}

@@ -18,6 +18,8 @@ struct readall {
 	size_t unit;
 	int *err, *bad;      /* per part */
 	verify_sum *vs;      /* per part, or NULL */
+	readall_each_fn each; /* or NULL */
+	void *each_arg;
 };
 
 /* pread exactly len bytes at off; 0 or -errno (-ENODATA at an early end of file). */
@@ -72,14 +74,23 @@ static void read_part(void *arg, int t, int nt)
 		r->err[t] = read_stream(r, off, off + (uint64_t)m * r->unit, p, &r->bad[t]);
 		if (!r->err[t] && r->vs)
 			verify_add(&r->vs[t], p, m, r->unit);
+		if (!r->err[t] && r->each)
+			r->each(r->each_arg, t, u, m);
 	}
 }
 
 int readall_range(tpool *tp, const io_file *in, int nin, uint64_t lo, uint64_t hi, uint8_t *dst,
 		  size_t unit, verify_sum *sum, int *bad)
 {
+	return readall_range_each(tp, in, nin, lo, hi, dst, unit, sum, bad, NULL, NULL);
+}
+
+int readall_range_each(tpool *tp, const io_file *in, int nin, uint64_t lo, uint64_t hi, uint8_t *dst,
+		       size_t unit, verify_sum *sum, int *bad, readall_each_fn each, void *arg)
+{
 	int nt = tpool_size(tp);
-	struct readall r = { .in = in, .nin = nin, .lo = lo, .units = (hi - lo) / unit, .dst = dst, .unit = unit };
+	struct readall r = { .in = in, .nin = nin, .lo = lo, .units = (hi - lo) / unit, .dst = dst, .unit = unit,
+			     .each = each, .each_arg = arg };
 	*bad = -1;
 	r.base = calloc((size_t)nin + 1, sizeof *r.base);
 	r.err = calloc((size_t)nt, sizeof *r.err);

@@ -29,4 +29,17 @@
 int readall_range(tpool *tp, const io_file *in, int nin, uint64_t lo, uint64_t hi, uint8_t *dst,
 		  size_t unit, verify_sum *sum, int *bad);
 
+/*
+ * readall_range, and each(arg, part, first, count) called on the thread that
+ * read them as soon as units [first, first + count) of part `part` are in
+ * dst (and added to sum): units counted from lo, parts as util_split(units,
+ * part, tpool_size(tp)) cuts them, pieces of at most 4 MiB, so that each
+ * can work on them while they are still in its cache (cpustream_count).
+ * each: NULL for none. A part stops at its first read error; pieces read
+ * before it were passed to each.
+ */
+typedef void (*readall_each_fn)(void *arg, int part, size_t first, size_t count);
+int readall_range_each(tpool *tp, const io_file *in, int nin, uint64_t lo, uint64_t hi, uint8_t *dst,
+		       size_t unit, verify_sum *sum, int *bad, readall_each_fn each, void *arg);
+
 #endif

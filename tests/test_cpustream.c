@@ -14,6 +14,7 @@
 #include "util.h"
 #include "../io/io.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +66,7 @@ static void fill(const keys_spec *s, uint8_t *p, size_t n, int dist, unsigned lo
  * anonymous temp file); 1 when the outputs are the same bytes.
  */
 static int same_as_cpusort_at(const keys_spec *s, const uint8_t *in, size_t n, int bits, int threads, size_t shift,
-			      cpustream_stats *st, char *why, size_t wl)
+			      int counted, cpustream_stats *st, char *why, size_t wl)
 {
 	size_t R = s->record_size, bytes = n * R, sb = cpusort_scratch_bytes(s, n);
 	uint8_t *a0 = malloc(bytes + 1 + shift), *b0 = malloc(bytes + 1 + shift), *want = malloc(bytes + 1),
@@ -85,8 +86,25 @@ static int same_as_cpusort_at(const keys_spec *s, const uint8_t *in, size_t n, i
 	memcpy(a, in, bytes);
 	sink k;
 	int rc = sink_open(&k, s, &f, NULL, 0, 64 << 10);
-	if (!rc)
+	if (!rc && !counted) {
 		rc = cpustream_sort(s, a, b, n, scratch, bits, tp, &k, st);
+	} else if (!rc) {
+		/* counted as readall_range_each would: every part in pieces (here
+		 * of 1..1000 records, parts from the last to the first) */
+		cpustream *S = cpustream_new(s, a, b, n, scratch, bits, tp, &k);
+		unsigned long long ps = n + 1;
+		for (int t = threads; S && t-- > 0;) {
+			size_t lo, hi;
+			util_split(n, t, threads, &lo, &hi);
+			while (lo < hi) {
+				size_t m = 1 + (size_t)(unit_rand(&ps) % 1000);
+				m = m < hi - lo ? m : hi - lo;
+				cpustream_count(S, t, lo, m);
+				lo += m;
+			}
+		}
+		rc = S ? cpustream_run(S, 1, st) : -ENOMEM;
+	}
 	int crc = sink_close(&k);
 	if (rc || crc) {
 		snprintf(why, wl, "cpustream_sort %d, sink_close %d", rc, crc);
@@ -116,7 +134,7 @@ out:
 static int same_as_cpusort(const keys_spec *s, const uint8_t *in, size_t n, int bits, int threads,
 			   cpustream_stats *st, char *why, size_t wl)
 {
-	return same_as_cpusort_at(s, in, n, bits, threads, 0, st, why, wl);
+	return same_as_cpusort_at(s, in, n, bits, threads, 0, 0, st, why, wl);
 }
 
 struct layout {
@@ -187,6 +205,9 @@ int main(void)
 					cpustream_stats st;
 					CHECK(same_as_cpusort(&s, in, n, bits, threads, &st, why, sizeof why),
 					      "%s n %zu bits %d threads %d: %s", dname[d], n, bits, threads, why);
+					CHECK(same_as_cpusort_at(&s, in, n, bits, threads, 0, 1, &st, why, sizeof why),
+					      "%s n %zu bits %d threads %d, counted in pieces: %s", dname[d], n, bits,
+					      threads, why);
 				}
 			}
 		} TEST_END();
@@ -205,7 +226,7 @@ int main(void)
 				fill(sp[k], in, 150000, d, seed++);
 				CHECK(same_as_cpusort(sp[k], in, 150000, 0, 9, &st, why, sizeof why), "%s 9 threads: %s",
 				      dname[d], why);
-				CHECK(same_as_cpusort_at(sp[k], in, 150000, 0, 2, 4 - (size_t)k, &st, why, sizeof why),
+				CHECK(same_as_cpusort_at(sp[k], in, 150000, 0, 2, 4 - (size_t)k, 0, &st, why, sizeof why),
 				      "%s shifted by %d: %s", dname[d], 4 - k, why);
 			}
 		}

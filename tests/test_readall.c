@@ -6,14 +6,36 @@
  */
 #define _GNU_SOURCE
 #include "readall.h"
+#include "util.h"
 #include "unit.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* readall_range_each's callback: checks each piece against the data and records what it saw */
+struct each_log {
+	const uint8_t *dst, *want; /* where the range is read, and what it must hold */
+	size_t next[8];            /* per part: the unit its next piece must start at */
+	int pieces[8], bad;
+	pthread_mutex_t mu;
+};
+
+static void each_cb(void *arg, int part, size_t first, size_t count)
+{
+	struct each_log *g = arg;
+	pthread_mutex_lock(&g->mu);
+	if (part < 0 || part >= 8 || first != g->next[part] || count == 0 ||
+	    memcmp(g->dst + first, g->want + first, count))
+		g->bad = 1;
+	else
+		g->next[part] = first + count, g->pieces[part]++;
+	pthread_mutex_unlock(&g->mu);
+}
 
 #define NIN 5
 static const size_t sizes[NIN] = { 10000, 0, 1, 70001, 333 }; /* bytes, as written */
@@ -73,6 +95,54 @@ int main(void)
 			CHECK(rc == -EINVAL && bad == NIN - 1, "beyond the inputs: rc %d bad %d", rc, bad);
 			tpool_stop(tp);
 		}
+	} TEST_END();
+
+	TEST_BEGIN("readall/each-piece") {
+		/* every part's units come in pieces of at most 4 MiB, in order, each
+		 * already in dst when the callback sees it: 13 MiB + 5 bytes on 1..3
+		 * threads (two to four pieces a part), and the small inputs above */
+		char path[256];
+		size_t big = ((size_t)13 << 20) + 5;
+		uint8_t *data = malloc(big), *dst = malloc(big);
+		for (size_t b = 0; b < big; b++)
+			data[b] = (uint8_t)unit_rand(&seed);
+		snprintf(path, sizeof path, "%s/big", dir);
+		FILE *f = fopen(path, "wb");
+		CHECK(f && fwrite(data, 1, big, f) == big && fclose(f) == 0, "write %s", path);
+		io_file bf;
+		memset(&bf, 0, sizeof bf);
+		CHECK(io_open_input(&bf, path) == 0, "open %s", path);
+		for (int nt = 1; nt <= 3; nt++) {
+			tpool *tp = NULL;
+			CHECK(tpool_start(&tp, nt) == 0, "tpool_start(%d)", nt);
+			for (int which = 0; which < 2; which++) {
+				size_t n = which ? big : total;
+				struct each_log g = { .dst = dst, .want = which ? data : all, .bad = 0 };
+				pthread_mutex_init(&g.mu, NULL);
+				for (int t = 0; t < nt; t++) {
+					size_t hi;
+					util_split(n, t, nt, &g.next[t], &hi);
+				}
+				int bad = -1;
+				int rc = which ? readall_range_each(tp, &bf, 1, 0, big, dst, 1, NULL, &bad, each_cb, &g)
+					       : readall_range_each(tp, in, NIN, 0, total, dst, 1, NULL, &bad, each_cb, &g);
+				CHECK(rc == 0 && !g.bad, "threads %d, %zu bytes: rc %d, a piece out of order or not read",
+				      nt, n, rc);
+				for (int t = 0; t < nt; t++) {
+					size_t lo, hi;
+					util_split(n, t, nt, &lo, &hi);
+					CHECK(g.next[t] == hi && (hi == lo || g.pieces[t] >= 1) &&
+					      (!which || g.pieces[t] >= 2), "threads %d, part %d: ends at %zu, want %zu, %d pieces",
+					      nt, t, g.next[t], hi, g.pieces[t]);
+				}
+				pthread_mutex_destroy(&g.mu);
+			}
+			tpool_stop(tp);
+		}
+		io_close(&bf);
+		unlink(path);
+		free(data);
+		free(dst);
 	} TEST_END();
 
 	TEST_BEGIN("readall/shrunk-input") {
