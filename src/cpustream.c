@@ -141,12 +141,81 @@ static inline void scatter_items(const struct cpustream *S, size_t *pos, size_t 
 		memcpy(S->dst + pos[digit(S, e)]++ * isz, e, isz);
 }
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/*
+ * The scatter of native items through a line buffer per bucket: when a line
+ * of the destination fills with this part's items it is written whole with
+ * non-temporal stores, so the 2^bits destinations cost neither a
+ * read-for-ownership nor a cache line each; the partial first and last
+ * line of each (part, bucket) run, which other runs share, are written with
+ * ordinary stores. Returns 0, or -1 when the line buffers cannot be had.
+ */
+#define SCATTER_NT(T, NAME)                                                                   \
+	static int NAME(const struct cpustream *S, size_t *pos, size_t lo, size_t hi)         \
+	{                                                                                     \
+		enum { SLOTS = 64 / sizeof(T) };                                              \
+		const T *v = (const T *)S->src;                                               \
+		T *d = (T *)S->dst;                                                           \
+		T(*line)[SLOTS] = util_alloc_aligned(S->nb * 64, 64);                         \
+		uint8_t *fill = malloc(S->nb * 2);                                            \
+		if (!line || !fill) {                                                         \
+			free(line);                                                           \
+			free(fill);                                                           \
+			return -1;                                                            \
+		}                                                                             \
+		uint8_t *from = fill + S->nb; /* first slot of the line that is this run's */ \
+		for (size_t b = 0; b < S->nb; b++) {                                          \
+			size_t slot = ((uintptr_t)(d + pos[b]) & 63) / sizeof(T);             \
+			fill[b] = from[b] = (uint8_t)slot;                                    \
+			pos[b] -= slot; /* pos: the line's first slot */                      \
+		}                                                                             \
+		for (size_t i = lo; i < hi; i++) {                                            \
+			T x = v[i];                                                           \
+			size_t b = x >> S->nshift;                                            \
+			line[b][fill[b]++] = x;                                               \
+			if (fill[b] == SLOTS) {                                               \
+				if (from[b] == 0) {                                           \
+					__m128i *q = (__m128i *)(d + pos[b]), *l = (__m128i *)line[b]; \
+					_mm_stream_si128(q, l[0]);                            \
+					_mm_stream_si128(q + 1, l[1]);                        \
+					_mm_stream_si128(q + 2, l[2]);                        \
+					_mm_stream_si128(q + 3, l[3]);                        \
+				} else {                                                      \
+					memcpy(d + pos[b] + from[b], line[b] + from[b],       \
+					       (SLOTS - from[b]) * sizeof(T));                \
+					from[b] = 0;                                          \
+				}                                                             \
+				pos[b] += SLOTS;                                              \
+				fill[b] = 0;                                                  \
+			}                                                                     \
+		}                                                                             \
+		for (size_t b = 0; b < S->nb; b++)                                            \
+			if (fill[b] > from[b])                                                \
+				memcpy(d + pos[b] + from[b], line[b] + from[b],               \
+				       (size_t)(fill[b] - from[b]) * sizeof(T));              \
+		_mm_sfence(); /* the streamed lines before the pool's join */                 \
+		free(line);                                                                   \
+		free(fill);                                                                   \
+		return 0;                                                                     \
+	}
+SCATTER_NT(uint64_t, scatter_nt64)
+SCATTER_NT(uint32_t, scatter_nt32)
+#endif
+
 /* Part t: its items, in input order, to their buckets (the slots counted for it). */
 static void scatter_part(void *arg, int t, int nt)
 {
 	struct cpustream *S = arg;
 	size_t lo, hi, *pos = S->cnt + (size_t)t * S->nb;
 	util_split(S->n, t, nt, &lo, &hi);
+#if defined(__SSE2__)
+	/* H200 machine, 1 GiB: u32 0.17-0.19 -> 0.10 s, u64 0.12-0.13 -> 0.063 s (session 6 call 8) */
+	if (S->num == 8 && scatter_nt64(S, pos, lo, hi) == 0)
+		return;
+	if (S->num == 4 && scatter_nt32(S, pos, lo, hi) == 0)
+		return;
+#endif
 	if (S->num == 8) {
 		const uint64_t *v = (const uint64_t *)S->src;
 		uint64_t *d = (uint64_t *)S->dst;
