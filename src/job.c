@@ -34,8 +34,8 @@
 /* bytes per CPU thread up to which the auto engine sorts on the CPU: the
  * CUDA start-up and teardown (~0.4 s) and the device's copies cost more
  * than the streamed CPU sort then (small_on_cpu) */
-#define SMALL_CPU_NATIVE ((uint64_t)96 << 20)   /* records of a 4- or 8-byte key, nothing else */
-#define SMALL_CPU_ENTRIES ((uint64_t)72 << 20)  /* sort entries of records sorted through entries */
+#define SMALL_CPU_NATIVE ((uint64_t)128 << 20)  /* records of a 4- or 8-byte key, nothing else */
+#define SMALL_CPU_ENTRIES ((uint64_t)96 << 20)  /* sort entries of records sorted through entries */
 #define SMALL_CPU_RECORDS ((uint64_t)256 << 20) /* ... and their record bytes */
 #define SMALL_CPU_BYTEWISE ((uint64_t)28 << 20) /* other key-only records (byte-wise radix passes) */
 
@@ -1326,11 +1326,11 @@ static int inputs_as_runs(struct ctx *c)
  * its radix passes move, fitted to where the two engines were measured to
  * break even (H200 machine, 16 threads, bench/results/h200-small-2026-11-22b.md):
  *  - records of one 4- or 8-byte key (u32, u64, f64 arrays), sorted as
- *    native integers: SMALL_CPU_NATIVE of records per thread, 1.5 GiB on 16
- *    (u64 broke even at 1.7 GiB, u32 at 1.6 GiB);
+ *    native integers: SMALL_CPU_NATIVE of records per thread, 2 GiB on 16
+ *    (u64 broke even at 3.0 GiB, u32 at 2.3 GiB);
  *  - records sorted through (key prefix, index) entries: SMALL_CPU_ENTRIES
- *    of entries and SMALL_CPU_RECORDS of records per thread, 1.125 GiB and
- *    4 GiB on 16 (16-byte records broke even at 1.16 GiB, 100-byte
+ *    of entries and SMALL_CPU_RECORDS of records per thread, 1.5 GiB and
+ *    4 GiB on 16 (16-byte records broke even at 1.54 GiB, 100-byte
  *    records at ~4 GiB, where both engines wait on the write);
  *  - other key-only records (u16, bytes16: byte-wise passes, unchanged since
  *    the first fit): SMALL_CPU_BYTEWISE per thread (u64 on that path broke

@@ -105,7 +105,7 @@ static void help(void)
 "GPUSORT_FIXED=0 (no io_uring registered buffers), GPUSORT_STREAM=0 (CPU: sort,\n"
 "then write a single chunk, instead of writing it while it is sorted),\n"
 "GPUSORT_SMALL_CPU=0 (small inputs to the GPU too; by default an input of at\n"
-"most 96 MiB of u32/u64 keys per thread, or of 72 MiB of sort entries, is\n"
+"most 128 MiB of u32/u64 keys per thread, or of 96 MiB of sort entries, is\n"
 "sorted on the CPU, without the ~0.4 s of starting and stopping CUDA; the man\n"
 "page's \"Small inputs\" has the rule).\n"
 "Full documentation: man gpusort\n", stdout);
