@@ -567,7 +567,7 @@ static int form_runs_stream(struct ctx *c, sink *out, int64_t total)
 	 * 0.46-0.49 s instead of 0.56-0.64 s, mostly in faulting the buffers in
 	 * and unmapping them at the end (512x fewer pages); on the 2-core VM, whose
 	 * 2 MiB first touches cost more, 1 GiB of 100-byte records took 2.3-2.7 s
-	 * instead of 2.0-2.3 s (bench/results/cpu-native-2026-11-22.md) */
+	 * instead of 2.0-2.3 s (bench/results/cpu-native-2026-11-22.md, section 2) */
 	uint8_t *a = util_alloc_huge(n * R), *b = util_alloc_huge(n * R);
 	uint8_t *scratch = sb ? util_alloc_huge(sb) : NULL;
 	tpool *tp = NULL;
