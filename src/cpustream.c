@@ -216,20 +216,23 @@ static void scatter_part(void *arg, int t, int nt)
 	if (S->num == 4 && scatter_nt32(S, pos, lo, hi) == 0)
 		return;
 #endif
+	/* native items, item by item (no SSE2, or no room for the line buffers) */
+#define SCATTER_NATIVE(T)                                          \
+	do {                                                       \
+		const T *v = (const T *)S->src;                    \
+		T *d = (T *)S->dst;                                \
+		for (size_t i = lo; i < hi; i++)                   \
+			d[pos[v[i] >> S->nshift]++] = v[i];        \
+	} while (0)
 	if (S->num == 8) {
-		const uint64_t *v = (const uint64_t *)S->src;
-		uint64_t *d = (uint64_t *)S->dst;
-		for (size_t i = lo; i < hi; i++)
-			d[pos[v[i] >> S->nshift]++] = v[i];
+		SCATTER_NATIVE(uint64_t);
 		return;
 	}
 	if (S->num == 4) {
-		const uint32_t *v = (const uint32_t *)S->src;
-		uint32_t *d = (uint32_t *)S->dst;
-		for (size_t i = lo; i < hi; i++)
-			d[pos[v[i] >> S->nshift]++] = v[i];
+		SCATTER_NATIVE(uint32_t);
 		return;
 	}
+#undef SCATTER_NATIVE
 	switch (S->isz) {
 	case 4: scatter_items(S, pos, lo, hi, 4); break;
 	case 8: scatter_items(S, pos, lo, hi, 8); break;
