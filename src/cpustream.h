@@ -13,10 +13,20 @@
  * the output is byte-identical to cpusort_sort's for every key spec.
  *
  * Items partitioned: key-only records (cpusort_key_only) are partitioned
- * themselves, as normalized keys; otherwise (key prefix, record index)
- * entries are, and each bucket's records are gathered into the second
+ * themselves, as normalized keys; those of one 4- or 8-byte key as native
+ * integers (keys_native: no byte-wise passes; the partition's scatter goes
+ * through a line buffer per bucket with non-temporal stores, and each
+ * bucket is sorted by cpusort_radix_u64/u32). Otherwise (key prefix, record
+ * index) entries are, and each bucket's records are gathered into the second
  * record buffer when it is sorted (moving 16-byte entries instead of wide
- * records twice).
+ * records twice). The counting pass can run while the chunk is read
+ * (cpustream_new, cpustream_count, cpustream_run below). With 8 or more
+ * threads one of them sits out the bucket sorts, so that the writer has a
+ * core. Measurements: bench/results/cpu-native-2026-11-22.md.
+ *
+ * The partition is Dehne & Zaboli's bucket step with fixed splitters (the
+ * leading key bits) rather than sampled ones, which the CPU can afford
+ * because a skewed bucket is sorted by all threads instead of one.
  */
 #ifndef GPUSORT_CPUSTREAM_H
 #define GPUSORT_CPUSTREAM_H
