@@ -24,9 +24,11 @@
  * threads one of them sits out the bucket sorts, so that the writer has a
  * core. Measurements: bench/results/cpu-native-2026-11-22.md.
  *
- * The partition is Dehne & Zaboli's bucket step with fixed splitters (the
- * leading key bits) rather than sampled ones, which the CPU can afford
- * because a skewed bucket is sorted by all threads instead of one.
+ * Unlike the deterministic sample sort of Dehne & Zaboli (section 4), which
+ * samples its splitters so that buckets are balanced, the splitters here are
+ * fixed (the leading key bits, no sampling pass before the first write); the
+ * balance lost on skewed keys is recovered by sorting such a bucket with all
+ * threads.
  */
 #ifndef GPUSORT_CPUSTREAM_H
 #define GPUSORT_CPUSTREAM_H
