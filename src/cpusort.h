@@ -4,7 +4,9 @@
  * A parallel LSD radix sort, stable by construction, on normalized keys
  * (keys.h). Two layouts:
  *  - key-only (the record is its whole key, record_size <= 16): records are
- *    normalized in place, radix-sorted as they are, and de-normalized;
+ *    normalized in place, radix-sorted as they are, and de-normalized; a
+ *    4- or 8-byte key as a native integer (keys_native: 11-bit digits, the
+ *    encoding in the counting scan and the decoding in the last pass);
  *  - general: (first <= 16 normalized key bytes, u32 record index) entries are
  *    radix-sorted; ranges of equal prefixes are then sorted by the full key
  *    (stable merge sort); records are gathered into sorted order.
