@@ -168,7 +168,8 @@ static inline void scatter_items(const struct cpustream *S, size_t *pos, size_t 
 		for (size_t b = 0; b < S->nb; b++) {                                          \
 			size_t slot = ((uintptr_t)(d + pos[b]) & 63) / sizeof(T);             \
 			fill[b] = from[b] = (uint8_t)slot;                                    \
-			pos[b] -= slot; /* pos: the line's first slot */                      \
+			pos[b] -= slot; /* the line's first slot (wraps below 0 when dst is   \
+					 * not 64-byte aligned: only pos + from is used then) */ \
 		}                                                                             \
 		for (size_t i = lo; i < hi; i++) {                                            \
 			T x = v[i];                                                           \
@@ -182,7 +183,7 @@ static inline void scatter_items(const struct cpustream *S, size_t *pos, size_t 
 					_mm_stream_si128(q + 2, l[2]);                        \
 					_mm_stream_si128(q + 3, l[3]);                        \
 				} else {                                                      \
-					memcpy(d + pos[b] + from[b], line[b] + from[b],       \
+					memcpy(d + (pos[b] + from[b]), line[b] + from[b],     \
 					       (SLOTS - from[b]) * sizeof(T));                \
 					from[b] = 0;                                          \
 				}                                                             \
@@ -192,7 +193,7 @@ static inline void scatter_items(const struct cpustream *S, size_t *pos, size_t 
 		}                                                                             \
 		for (size_t b = 0; b < S->nb; b++)                                            \
 			if (fill[b] > from[b])                                                \
-				memcpy(d + pos[b] + from[b], line[b] + from[b],               \
+				memcpy(d + (pos[b] + from[b]), line[b] + from[b],             \
 				       (size_t)(fill[b] - from[b]) * sizeof(T));              \
 		_mm_sfence(); /* the streamed lines before the pool's join */                 \
 		free(line);                                                                   \
