@@ -253,6 +253,7 @@ struct npar {
 	size_t n;
 	int passes, dw, pass, last;
 	int count;         /* with pass >= 0: count this pass's digits of each thread's slice, do not move */
+	int encoded;       /* the items are native integers already: the first scan only counts */
 	uint32_t (*h)[NATIVE_PASSES][1u << NATIVE_DIGIT]; /* [thread][pass][digit] */
 };
 
@@ -264,7 +265,7 @@ struct npar {
 			uint32_t(*h)[1u << NATIVE_DIGIT] = q->h[t];                           \
 			memset(h, 0, sizeof h[0] * (size_t)q->passes);                        \
 			for (size_t i = lo; i < hi; i++) {                                    \
-				T v = ENC(q->k, src[i]);                                      \
+				T v = q->encoded ? src[i] : ENC(q->k, src[i]);                \
 				src[i] = v;                                                   \
 				for (int p = 0; p < q->passes; p++)                           \
 					h[p][(v >> (p * q->dw)) & mask]++;                    \
@@ -301,11 +302,11 @@ static void npar_part(void *arg, int t, int nt)
 		NPAR_BODY(uint32_t, keys_native_enc32, keys_native_dec32);
 }
 
-/* Returns a or b (the sorted records), or NULL when the counters cannot be had. */
-static uint8_t *sort_native_par(const keys_native *k, uint8_t *a, uint8_t *b, size_t n, int nt)
+uint8_t *cpusort_native_par(const keys_native *k, uint8_t *a, uint8_t *b, size_t n, int bits, int encoded, int nt)
 {
-	struct npar q = { .k = k, .src = a, .dst = b, .n = n, .pass = -1 };
-	int bits = (int)k->width * 8;
+	struct npar q = { .k = k, .src = a, .dst = b, .n = n, .pass = -1, .encoded = encoded };
+	if (bits <= 0 || bits > (int)k->width * 8)
+		bits = (int)k->width * 8;
 	q.passes = (bits + NATIVE_DIGIT - 1) / NATIVE_DIGIT;
 	q.dw = (bits + q.passes - 1) / q.passes;
 	q.h = malloc((size_t)nt * sizeof *q.h);
@@ -542,7 +543,7 @@ uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void
 		return a;
 	keys_native k;
 	if (keys_native_init(s, &k) == 0 && ((uintptr_t)a | (uintptr_t)b) % k.width == 0) {
-		uint8_t *res = sort_native_par(&k, a, b, n, threads_for(n, threads));
+		uint8_t *res = cpusort_native_par(&k, a, b, n, 0, 0, threads_for(n, threads));
 		if (res)
 			return res;
 	}

@@ -72,6 +72,18 @@ uint8_t *cpusort_radix(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t
 uint64_t *cpusort_radix_u64(uint64_t *a, uint64_t *b, size_t n, int bits);
 uint32_t *cpusort_radix_u32(uint32_t *a, uint32_t *b, size_t n, int bits);
 
+/*
+ * Stable LSD radix sort of n key-only records of a 4- or 8-byte key (k from
+ * keys_native_init; a and b aligned to k->width; b: room for n) on nt >= 1
+ * threads, by the low `bits` bits of their native integers (0: all; higher
+ * bits must be equal in every record), 11-bit digits. encoded: 0 when a
+ * holds the records, 1 when it holds their native integers already
+ * (keys_native_enc64/32). Either way the result is records (decoded).
+ * Returns a or b: the buffer holding them; NULL, with a untouched, when the
+ * per-thread counters (48 KiB a thread) cannot be allocated.
+ */
+uint8_t *cpusort_native_par(const keys_native *k, uint8_t *a, uint8_t *b, size_t n, int bits, int encoded, int nt);
+
 /* General layout: bytes per entry (normalized key prefix, padding, u32 record index). */
 size_t cpusort_entry_size(const keys_spec *s);
 

@@ -284,52 +284,31 @@ static size_t bucket_len(const struct cpustream *S, size_t d)
 	return S->start[d + 1] - S->start[d];
 }
 
-/* Items of a num bucket [lo, hi): native integers back to records. */
-struct native_part {
-	const struct cpustream *S;
-	uint8_t *p;
-	size_t m;
-	int to_be; /* 1: to normalized (big-endian) bytes; 0: to records */
-};
-
-static void native_convert(void *arg, int t, int nt)
-{
-	struct native_part *q = arg;
-	const keys_native *k = &q->S->kn;
-	size_t lo, hi;
-	util_split(q->m, t, nt, &lo, &hi);
-	if (q->S->num == 8) {
-		uint64_t *v = (uint64_t *)q->p;
-		for (size_t i = lo; i < hi; i++)
-			v[i] = q->to_be ? __builtin_bswap64(v[i]) : keys_native_dec64(k, v[i]);
-	} else {
-		uint32_t *v = (uint32_t *)q->p;
-		for (size_t i = lo; i < hi; i++)
-			v[i] = q->to_be ? __builtin_bswap32(v[i]) : keys_native_dec32(k, v[i]);
-	}
-}
-
 /*
  * A num bucket of m items at x (y: room for m): sorted on the bits below
  * the partition's and turned back into records, in x or y (returned). One
- * thread: cpusort_radix_u64/u32 in the core's cache. Several (a bucket too
- * large for one: skewed keys): the items become normalized bytes and take
- * the byte-wise parallel path, as every key-only bucket did before.
+ * thread: cpusort_radix_u64/u32 in the core's cache, then decoded. Several
+ * (a bucket too large for one: skewed keys): cpusort_native_par, whose
+ * passes skip the digits that every item shares (all-equal keys: none
+ * moves).
  */
 static uint8_t *sort_native(struct cpustream *S, uint8_t *x, uint8_t *y, size_t m, int threads)
 {
-	struct native_part q = { S, x, m, 0 };
-	if (threads > 1) {
-		q.to_be = 1;
-		tpool_run(S->tp, native_convert, &q);
-		uint8_t *res = cpusort_radix(x, y, m, S->R, (uint32_t)S->R, threads);
-		cpusort_code(S->s, res, m, 1, threads);
+	uint8_t *res = threads > 1 ? cpusort_native_par(&S->kn, x, y, m, S->nshift, 1, threads) : NULL;
+	if (res)
 		return res;
-	}
-	q.p = S->num == 8 ? (uint8_t *)cpusort_radix_u64((uint64_t *)x, (uint64_t *)y, m, S->nshift)
+	res = S->num == 8 ? (uint8_t *)cpusort_radix_u64((uint64_t *)x, (uint64_t *)y, m, S->nshift)
 			  : (uint8_t *)cpusort_radix_u32((uint32_t *)x, (uint32_t *)y, m, S->nshift);
-	native_convert(&q, 0, 1);
-	return q.p;
+	if (S->num == 8) {
+		uint64_t *v = (uint64_t *)res;
+		for (size_t i = 0; i < m; i++)
+			v[i] = keys_native_dec64(&S->kn, v[i]);
+	} else {
+		uint32_t *v = (uint32_t *)res;
+		for (size_t i = 0; i < m; i++)
+			v[i] = keys_native_dec32(&S->kn, v[i]);
+	}
+	return res;
 }
 
 /* Sort bucket d with `threads` threads; its records end up sorted in where[d]'s buffer (or outbuf). */
