@@ -178,64 +178,11 @@ static uint8_t *radix_sort(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint
 	return r.src;
 }
 
-/* ---- native integers, one thread ------------------------------------------ */
+/* ---- native integers --------------------------------------------------------- */
 
 #define NATIVE_DIGIT 11 /* 2^11 counters per pass: all passes' counts fit L1 together */
 #define NATIVE_PASSES 6 /* ceil(64 / 11) */
 
-/*
- * One LSD sort per item type. The counting scan fills every pass's
- * histogram at once (the items are read once for all passes), and a pass
- * whose digit is the same for all n items is skipped, as in radix_sort.
- */
-#define RADIX_NATIVE(T, NAME, WBITS)                                                     \
-	T *NAME(T *a, T *b, size_t n, int bits)                                          \
-	{                                                                                \
-		if (n < 2 || bits <= 0)                                                  \
-			return a;                                                        \
-		if (bits > (WBITS))                                                      \
-			bits = (WBITS);                                                  \
-		int passes = (bits + NATIVE_DIGIT - 1) / NATIVE_DIGIT;                   \
-		int dw = (bits + passes - 1) / passes;                                   \
-		const T mask = ((T)1 << dw) - 1;                                         \
-		uint32_t h[NATIVE_PASSES][1u << NATIVE_DIGIT];                           \
-		memset(h, 0, sizeof h[0] * (size_t)passes);                              \
-		for (size_t i = 0; i < n; i++) {                                         \
-			T v = a[i];                                                      \
-			for (int p = 0; p < passes; p++)                                 \
-				h[p][(v >> (p * dw)) & mask]++;                          \
-		}                                                                        \
-		T *src = a, *dst = b;                                                    \
-		for (int p = 0; p < passes; p++) {                                       \
-			uint32_t *c = h[p], sum = 0;                                     \
-			int skip = 0;                                                    \
-			for (uint32_t d = 0; d <= mask; d++) {                           \
-				uint32_t k = c[d];                                       \
-				if (k == n) {                                            \
-					skip = 1;                                        \
-					break;                                           \
-				}                                                        \
-				c[d] = sum;                                              \
-				sum += k;                                                \
-			}                                                                \
-			if (skip)                                                        \
-				continue;                                                \
-			const int sh = p * dw;                                           \
-			for (size_t i = 0; i < n; i++) {                                 \
-				T v = src[i];                                            \
-				dst[c[(v >> sh) & mask]++] = v;                          \
-			}                                                                \
-			T *x = src;                                                      \
-			src = dst;                                                       \
-			dst = x;                                                         \
-		}                                                                        \
-		return src;                                                              \
-	}
-
-RADIX_NATIVE(uint64_t, cpusort_radix_u64, 64)
-RADIX_NATIVE(uint32_t, cpusort_radix_u32, 32)
-
-/* ---- native integers, all threads ----------------------------------------- */
 
 /*
  * cpusort_sort's key-only records of a 4- or 8-byte key (keys_native): the
@@ -302,14 +249,22 @@ static void npar_part(void *arg, int t, int nt)
 		NPAR_BODY(uint32_t, keys_native_enc32, keys_native_dec32);
 }
 
-uint8_t *cpusort_native_par(const keys_native *k, uint8_t *a, uint8_t *b, size_t n, int bits, int encoded, int nt)
+size_t cpusort_native_counters(int nt)
+{
+	return (size_t)nt * sizeof(uint32_t[NATIVE_PASSES][1u << NATIVE_DIGIT]);
+}
+
+uint8_t *cpusort_native_par(const keys_native *k, uint8_t *a, uint8_t *b, size_t n, int bits, int encoded, int nt,
+			    void *counters)
 {
 	struct npar q = { .k = k, .src = a, .dst = b, .n = n, .pass = -1, .encoded = encoded };
+	if (n < 2 && !encoded)
+		return a;
 	if (bits <= 0 || bits > (int)k->width * 8)
 		bits = (int)k->width * 8;
 	q.passes = (bits + NATIVE_DIGIT - 1) / NATIVE_DIGIT;
 	q.dw = (bits + q.passes - 1) / q.passes;
-	q.h = malloc((size_t)nt * sizeof *q.h);
+	q.h = counters ? counters : malloc(cpusort_native_counters(nt));
 	if (!q.h)
 		return NULL;
 	util_par_run(nt, npar_part, &q);
@@ -354,7 +309,8 @@ uint8_t *cpusort_native_par(const keys_native *k, uint8_t *a, uint8_t *b, size_t
 		q.pass = NATIVE_PASSES;
 		util_par_run(nt, npar_part, &q);
 	}
-	free(q.h);
+	if (!counters)
+		free(q.h);
 	return q.src;
 }
 
@@ -543,7 +499,7 @@ uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void
 		return a;
 	keys_native k;
 	if (keys_native_init(s, &k) == 0 && ((uintptr_t)a | (uintptr_t)b) % k.width == 0) {
-		uint8_t *res = cpusort_native_par(&k, a, b, n, 0, 0, threads_for(n, threads));
+		uint8_t *res = cpusort_native_par(&k, a, b, n, 0, 0, threads_for(n, threads), NULL);
 		if (res)
 			return res;
 	}

@@ -60,29 +60,25 @@ void cpusort_code(const keys_spec *s, uint8_t *recs, size_t n, int decode, int t
 uint8_t *cpusort_radix(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int threads);
 
 /*
- * Stable LSD radix sort of n native unsigned integers at a (8-byte aligned
- * u64, or 4-byte aligned u32) by their low `bits` bits (1..64, 1..32), on
- * the calling thread; higher bits are ignored (cpustream's buckets: items of
- * a bucket agree on them). b: room for n items. Digits of at most 11 bits,
- * all counted in one scan; a digit equal in every item costs no pass.
- * Meant for cache-sized pieces: about 1.5 + 1.2 x passes ns per item where
- * two pieces fit the core's L2. n <= CPUSORT_MAX_RECORDS.
- * Returns a or b: the buffer holding the sorted items.
- */
-uint64_t *cpusort_radix_u64(uint64_t *a, uint64_t *b, size_t n, int bits);
-uint32_t *cpusort_radix_u32(uint32_t *a, uint32_t *b, size_t n, int bits);
-
-/*
  * Stable LSD radix sort of n key-only records of a 4- or 8-byte key (k from
  * keys_native_init; a and b aligned to k->width; b: room for n) on nt >= 1
- * threads, by the low `bits` bits of their native integers (0: all; higher
- * bits must be equal in every record), 11-bit digits. encoded: 0 when a
- * holds the records, 1 when it holds their native integers already
- * (keys_native_enc64/32). Either way the result is records (decoded).
- * Returns a or b: the buffer holding them; NULL, with a untouched, when the
- * per-thread counters (48 KiB a thread) cannot be allocated.
+ * threads (nt 1: on the calling thread), by the low `bits` bits of their
+ * native integers (0: all; higher bits must be equal in every record),
+ * 11-bit digits counted in one scan, a digit that every item shares costing
+ * no pass. encoded: 0 when a holds the records, 1 when it holds their
+ * native integers already (keys_native_enc64/32: cpustream's buckets);
+ * either way the result is records, decoded in the last pass. counters:
+ * cpusort_native_counters(nt) bytes of scratch, 4-byte aligned, or NULL to
+ * allocate them. About 1.5 + 1.2 x passes ns per item where two buckets
+ * fit the core's L2 (2-core VM; 26-31 ns a u64 key on the H200 machine's
+ * cores, bench/results/cpu-native-2026-11-22.md). Returns a or b: the
+ * buffer holding the records; NULL, with a untouched, when counters was
+ * NULL and they could not be allocated. n <= CPUSORT_MAX_RECORDS.
  */
-uint8_t *cpusort_native_par(const keys_native *k, uint8_t *a, uint8_t *b, size_t n, int bits, int encoded, int nt);
+uint8_t *cpusort_native_par(const keys_native *k, uint8_t *a, uint8_t *b, size_t n, int bits, int encoded, int nt,
+			    void *counters);
+/* Bytes of counters cpusort_native_par needs for nt threads (48 KiB a thread). */
+size_t cpusort_native_counters(int nt);
 
 /* General layout: bytes per entry (normalized key prefix, padding, u32 record index). */
 size_t cpusort_entry_size(const keys_spec *s);

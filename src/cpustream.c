@@ -31,6 +31,7 @@ struct cpustream {
 	 * big-endian) and the digit is their top `bits` bits, nshift = 8 num - bits */
 	int num, nshift;
 	keys_native kn;
+	uint8_t *ncnt;           /* num: cpusort_native_par's counters, a slice per pool thread */
 	tpool *tp;
 	int bits;                /* partition bits */
 	size_t nb;               /* buckets (1 << bits) */
@@ -48,6 +49,7 @@ struct cpustream {
 	double bucket_s, handoff_s, first_out_s;
 	/* under mu: which buckets are sorted and which are queued for writing */
 	pthread_mutex_t mu;
+	int mu_ok;               /* mu was initialized */
 	unsigned char *done;     /* [nb] */
 	unsigned char *where;    /* [nb] key-only: 0 = sorted records in part, 1 = in spare */
 	size_t ready;            /* buckets below it are all sorted */
@@ -286,33 +288,25 @@ static size_t bucket_len(const struct cpustream *S, size_t d)
 
 /*
  * A num bucket of m items at x (y: room for m): sorted on the bits below
- * the partition's and turned back into records, in x or y (returned). One
- * thread: cpusort_radix_u64/u32 in the core's cache, then decoded. Several
- * (a bucket too large for one: skewed keys): cpusort_native_par, whose
- * passes skip the digits that every item shares (all-equal keys: none
- * moves).
+ * the partition's and turned back into records, in x or y (returned), by
+ * cpusort_native_par: on one thread in the core's cache (counters: that
+ * thread's, allocated with the stream), or, for a bucket too large for one
+ * (skewed keys), on all threads, whose passes skip the digits that every
+ * item shares (all-equal keys: none moves).
  */
-static uint8_t *sort_native(struct cpustream *S, uint8_t *x, uint8_t *y, size_t m, int threads)
+static uint8_t *sort_native(struct cpustream *S, uint8_t *x, uint8_t *y, size_t m, int threads, int t)
 {
-	uint8_t *res = threads > 1 ? cpusort_native_par(&S->kn, x, y, m, S->nshift, 1, threads) : NULL;
-	if (res)
-		return res;
-	res = S->num == 8 ? (uint8_t *)cpusort_radix_u64((uint64_t *)x, (uint64_t *)y, m, S->nshift)
-			  : (uint8_t *)cpusort_radix_u32((uint32_t *)x, (uint32_t *)y, m, S->nshift);
-	if (S->num == 8) {
-		uint64_t *v = (uint64_t *)res;
-		for (size_t i = 0; i < m; i++)
-			v[i] = keys_native_dec64(&S->kn, v[i]);
-	} else {
-		uint32_t *v = (uint32_t *)res;
-		for (size_t i = 0; i < m; i++)
-			v[i] = keys_native_dec32(&S->kn, v[i]);
-	}
-	return res;
+	/* one thread: its own slice; all threads: the whole (no step runs then) */
+	void *cnt = threads > 1 ? S->ncnt : S->ncnt + (size_t)t * cpusort_native_counters(1);
+	return cpusort_native_par(&S->kn, x, y, m, S->nshift, 1, threads, cnt);
 }
 
-/* Sort bucket d with `threads` threads; its records end up sorted in where[d]'s buffer (or outbuf). */
-static void sort_bucket(struct cpustream *S, size_t d, int threads)
+/*
+ * Sort bucket d with `threads` threads (1: on pool thread t, with its
+ * counters; all: t is 0); its records end up sorted in where[d]'s buffer
+ * (or outbuf).
+ */
+static void sort_bucket(struct cpustream *S, size_t d, int threads, int t)
 {
 	size_t lo = S->start[d], m = bucket_len(S, d);
 	S->where[d] = 0;
@@ -320,7 +314,7 @@ static void sort_bucket(struct cpustream *S, size_t d, int threads)
 		return;
 	if (S->num) {
 		uint8_t *x = S->part + lo * S->isz, *y = S->spare + lo * S->isz;
-		S->where[d] = sort_native(S, x, y, m, threads) != x;
+		S->where[d] = sort_native(S, x, y, m, threads, t) != x;
 		return;
 	}
 	if (S->key_only) {
@@ -407,7 +401,7 @@ static void sort_step(void *arg, int t, int nt)
 		if (d >= S->seg_end || atomic_load(&S->failed))
 			break;
 		double t0 = util_now();
-		sort_bucket(S, d, 1);
+		sort_bucket(S, d, 1, t);
 		double t1 = util_now();
 		bucket_done(S, d);
 		sorting += t1 - t0;
@@ -437,7 +431,7 @@ static void sort_buckets(struct cpustream *S, tpool *tp, cpustream_stats *st)
 		}
 		if (e < S->nb && !atomic_load(&S->failed)) {
 			double t0 = util_now();
-			sort_bucket(S, e, S->threads);
+			sort_bucket(S, e, S->threads, 0);
 			double t1 = util_now();
 			bucket_done(S, e);
 			S->bucket_s += (t1 - t0) * S->threads;
@@ -451,12 +445,13 @@ static void sort_buckets(struct cpustream *S, tpool *tp, cpustream_stats *st)
 
 static void stream_free(struct cpustream *S)
 {
-	if (S->cnt && S->start && S->done && S->where)
+	if (S->mu_ok)
 		pthread_mutex_destroy(&S->mu);
 	free(S->cnt);
 	free(S->start);
 	free(S->done);
 	free(S->where);
+	free(S->ncnt);
 	free(S);
 }
 
@@ -495,11 +490,14 @@ cpustream *cpustream_new(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, v
 	S->start = malloc((S->nb + 1) * sizeof *S->start);
 	S->done = calloc(S->nb, 1);
 	S->where = calloc(S->nb, 1);
-	if (!S->cnt || !S->start || !S->done || !S->where) {
+	if (S->num)
+		S->ncnt = malloc(cpusort_native_counters(S->threads));
+	if (!S->cnt || !S->start || !S->done || !S->where || (S->num && !S->ncnt)) {
 		stream_free(S);
 		return NULL;
 	}
 	pthread_mutex_init(&S->mu, NULL);
+	S->mu_ok = 1;
 	atomic_init(&S->next, 0);
 	atomic_init(&S->failed, 0);
 	return S;
