@@ -207,28 +207,37 @@ struct npar {
 #define NPAR_BODY(T, ENC, DEC)                                                                \
 	do {                                                                                  \
 		T *src = (T *)q->src, *dst = (T *)q->dst;                                     \
-		const T mask = ((T)1 << q->dw) - 1;                                           \
+		/* in locals: the counters' stores may alias q's ints (uint32_t, int) */      \
+		const int passes = q->passes, dw = q->dw;                                     \
+		const T mask = ((T)1 << dw) - 1;                                              \
 		if (q->pass < 0) { /* encode and count */                                    \
 			uint32_t(*h)[1u << NATIVE_DIGIT] = q->h[t];                           \
-			memset(h, 0, sizeof h[0] * (size_t)q->passes);                        \
-			for (size_t i = lo; i < hi; i++) {                                    \
-				T v = q->encoded ? src[i] : ENC(q->k, src[i]);                \
-				src[i] = v;                                                   \
-				for (int p = 0; p < q->passes; p++)                           \
-					h[p][(v >> (p * q->dw)) & mask]++;                    \
-			}                                                                     \
+			memset(h, 0, sizeof h[0] * (size_t)passes);                           \
+			if (q->encoded)                                                       \
+				for (size_t i = lo; i < hi; i++) {                            \
+					const T v = src[i];                                   \
+					for (int p = 0; p < passes; p++)                      \
+						h[p][(v >> (p * dw)) & mask]++;               \
+				}                                                             \
+			else                                                                  \
+				for (size_t i = lo; i < hi; i++) {                            \
+					const T v = ENC(q->k, src[i]);                        \
+					src[i] = v;                                           \
+					for (int p = 0; p < passes; p++)                      \
+						h[p][(v >> (p * dw)) & mask]++;               \
+				}                                                             \
 		} else if (q->pass == NATIVE_PASSES) { /* decode in place */                 \
 			for (size_t i = lo; i < hi; i++)                                      \
 				src[i] = DEC(q->k, src[i]);                                   \
 		} else if (q->count) {                                                        \
 			uint32_t *c = q->h[t][q->pass];                                       \
-			const int sh = q->pass * q->dw;                                       \
+			const int sh = q->pass * dw;                                          \
 			memset(c, 0, sizeof q->h[t][0]);                                      \
 			for (size_t i = lo; i < hi; i++)                                      \
 				c[(src[i] >> sh) & mask]++;                                   \
 		} else {                                                                      \
 			uint32_t *pos = q->h[t][q->pass];                                     \
-			const int sh = q->pass * q->dw;                                       \
+			const int sh = q->pass * dw;                                          \
 			if (q->last)                                                          \
 				for (size_t i = lo; i < hi; i++)                              \
 					dst[pos[(src[i] >> sh) & mask]++] = DEC(q->k, src[i]); \
