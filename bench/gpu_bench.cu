@@ -299,27 +299,24 @@ static void profile(const char *tname, const char *cname, int lg, int runs, T *d
 			CK(cudaEventRecord(ev[pl.size()]));
 	})));
 	CK(cudaDeviceSynchronize());
-	double sum[4] = { 0, 0, 0, 0 }, low = 0;
-	int cnt[4] = { 0, 0, 0, 0 }, nlow = 0;
+	/* by kind: PASS_LOCAL, PASS_SMEM, PASS_REG, PASS_LOW, PASS_CHAIN */
+	double sum[5] = { 0, 0, 0, 0, 0 };
+	int cnt[5] = { 0, 0, 0, 0, 0 };
 	fprintf(stderr, "%s %s 2^%d:", tname, cname, lg);
 	for (size_t i = 0; i < pl.size() && i < 126; ++i) {
 		float ms;
 		CK(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]));
 		const P &q = pl[i];
-		fprintf(stderr, " %c%d=%.3f", "LSRW"[q.kind], q.hi - q.lo + 1, ms);
-		if (q.kind == 3) {
-			low += ms;
-			++nlow;
-		} else {
-			sum[q.kind] += ms;
-			++cnt[q.kind];
-		}
+		fprintf(stderr, " %c%d=%.3f", "LSRWC"[q.kind], q.hi - q.lo + 1, ms);
+		sum[q.kind] += ms;
+		++cnt[q.kind];
 	}
 	fprintf(stderr, "\n");
 	const float m = median(tot);
-	printf("| %s | %s | %.2f | %.2f G | %.3f | %llu | %.2f | %.3f (%d) | %.3f (%d) | %.3f (%d) | %s |\n", tname, cname,
-	       m, n / (m * 1e-3) / 1e9, cub_ms / m, (unsigned long long)passes, sum[0], nlow ? low / nlow : 0.0, nlow,
-	       cnt[1] ? sum[1] / cnt[1] : 0.0, cnt[1], cnt[2] ? sum[2] / cnt[2] : 0.0, cnt[2], bad ? "MISMATCH" : "ok");
+	auto avg = [&](int k) { return cnt[k] ? sum[k] / cnt[k] : 0.0; };
+	printf("| %s | %s | %.2f | %.2f G | %.3f | %llu | %.2f | %.3f (%d) | %.3f (%d) | %.3f (%d) | %.3f (%d) | %s |\n",
+	       tname, cname, m, n / (m * 1e-3) / 1e9, cub_ms / m, (unsigned long long)passes, sum[0], avg(3), cnt[3],
+	       avg(1), cnt[1], avg(4), cnt[4], avg(2), cnt[2], bad ? "MISMATCH" : "ok");
 	fflush(stdout);
 	for (int i = 0; i < 128; ++i)
 		CK(cudaEventDestroy(ev[i]));
@@ -363,6 +360,14 @@ static float cub_ref(int lg, T *ref, T *tmp)
 #define PROFC(TB, RB, MINB, CB)                                                                                  \
 	profile<T, BCfg<TB, RB, MINB, 0, CB>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " GREG0 CB" #CB, lg, runs, d, ref, \
 					  d_bad, cms)
+/* the tile sort at LMINB blocks per SM instead of the derived 2 or 1 */
+#define PROFL(TB, RB, MINB, LMINB)                                                                               \
+	profile<T, BCfg<TB, RB, MINB, 0, 0, 1, LMINB>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " GREG0 LMINB" #LMINB, lg, \
+						       runs, d, ref, d_bad, cms)
+/* without chained passes (every stage ends with its own pass on the tile's bits) */
+#define PROFN(TB, RB, MINB)                                                                                      \
+	profile<T, BCfg<TB, RB, MINB, 0, 0, 0>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " GREG0 unchained", lg, runs, d, \
+						ref, d_bad, cms)
 
 /* The configurations profiled for each type (each is a separate kernel
  * instantiation, so the list is code, not data). */
@@ -374,11 +379,11 @@ void profile_configs<uint32_t>(const char *tname, int lg, int runs, uint32_t *d,
 			       unsigned long long *d_bad, float cms)
 {
 	typedef uint32_t T;
+	PROF(13, 5, 3, 0);
+	PROFN(13, 5, 3);
 	PROF(13, 5, 2, 0);
-	PROFC(13, 5, 2, 4);
-	PROFC(13, 4, 2, 3);
-	PROFC(14, 5, 1, 4);
-	PROF(13, 5, 2, 5);
+	PROF(13, 5, 4, 0);
+	PROFL(13, 5, 3, 3);
 }
 
 template <>
@@ -387,9 +392,8 @@ void profile_configs<uint64_t>(const char *tname, int lg, int runs, uint64_t *d,
 {
 	typedef uint64_t T;
 	PROF(12, 4, 4, 0);
-	PROFC(12, 4, 4, 3);
-	PROFC(13, 4, 2, 3);
-	PROF(13, 4, 2, 0);
+	PROFN(12, 4, 4);
+	PROF(12, 4, 3, 0);
 }
 
 /* CUB's row, then every configuration of T on the same keys. */
@@ -404,7 +408,7 @@ static void profile_type(int lg, int runs, const char *tname)
 	CK(cudaMalloc(&tmp, n * sizeof(T)));
 	CK(cudaMalloc(&d_bad, sizeof *d_bad));
 	const float cms = cub_ref<T>(lg, ref, tmp);
-	printf("| %s | CUB radix | %.2f | %.2f G | 1.000 | | | | | | |\n", tname, cms, n / (cms * 1e-3) / 1e9);
+	printf("| %s | CUB radix | %.2f | %.2f G | 1.000 | | | | | | | |\n", tname, cms, n / (cms * 1e-3) / 1e9);
 	profile_configs<T>(tname, lg, runs, d, ref, d_bad, cms);
 	CK(cudaFree(d));
 	CK(cudaFree(ref));
@@ -416,11 +420,11 @@ static void profile_all(int lg, int runs)
 {
 	printf("Per-configuration profile at n = 2^%d (median of %d runs; pass columns: average ms of one pass, "
 	       "(count), from one run with an event after every pass). local = the tile sort; low = a stage's "
-	       "pass on the tile's bits; high = shared-memory pass on bits above the tile; reg = register-only "
-	       "pass.\n\n",
+	       "pass on the tile's bits; high = shared-memory pass on bits above the tile; chain = a stage's tail "
+	       "and the next stage's head in one pass; reg = register-only pass.\n\n",
 	       lg, runs);
-	printf("| type | config | ms | keys/s | x CUB | passes | local ms | low ms | high ms | reg ms | check |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+	printf("| type | config | ms | keys/s | x CUB | passes | local ms | low ms | high ms | chain ms | reg ms | check |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	profile_type<uint32_t>(lg, runs, "u32");
 	profile_type<uint64_t>(lg, runs, "u64");
 }

@@ -21,10 +21,15 @@
  *   - tile (Γ-partition) = 2^TB elements in shared memory (32 KiB per
  *     block for u32 and u64 by default),
  *   - pass 0 ("local"): every aligned tile is fully sorted (stages 1..TB),
- *   - stage s > TB: its steps on bits s-1..TB are grouped GMAX = TB - WB bits
- *     at a time (Γ = {0..c-1} ∪ {lo..hi}, c >= WB low bits for coalescing;
- *     or register-only passes, configuration GREG);
- *     its last TB steps (bits TB-1..0) are one pass with Γ = {0..TB-1}.
+ *   - the steps of stages s > TB are covered by three kinds of passes,
+ *     chosen by plan() (dynamic programming over a cost model of measured
+ *     pass times): a shared-memory pass takes up to TB - CB consecutive
+ *     steps of a stage (Γ = {0..c-1} ∪ {lo..hi}, the c >= CB low bits kept
+ *     for coalescing), the tile-bits pass a stage's last TB steps
+ *     (Γ = {0..TB-1}), and a chained pass a stage's last c steps together
+ *     with the next stage's first TB - c (high_body, TAIL), so that a pass
+ *     whose Γ must hold the low bits anyway does TB steps, not TB - CB;
+ *     or register-only passes above the tile (configuration GREG).
  *   - every kernel has its register groups and comparator directions fixed
  *     at compile time (templates on the configuration and the pass width):
  *     the passes are then bound by device memory, not by instructions, and
@@ -61,16 +66,21 @@ namespace {
  * barrier, every thread streams 2^g elements), which trade more passes for
  * passes that run at streaming speed. CB: below.
  */
-template <int TB_, int RB_, int MINB_, int GREG_, int CB_ = 0>
+template <int TB_, int RB_, int MINB_, int GREG_, int CB_ = 0, int CHAIN_ = 1, int LMINB_ = 0>
 struct BCfg {
 	/* CB: low index bits a shared-memory pass keeps in its Γ (a warp then
 	 * reads runs of 2^CB consecutive elements); 0 = WB, a whole 128-byte
 	 * line. Fewer allow wider passes (TB - CB bits) at the price of
 	 * 32-byte-sector coalescing. */
 	enum { TB = TB_, RB = RB_, NTB = TB_ - RB_, MINB = MINB_, GREG = GREG_, CB = CB_ };
+	/* CHAIN: 1 = the plan may chain a stage's last steps with the next
+	 * stage's first ones in one pass (plan(), PASS_CHAIN); 0 = every stage
+	 * ends with its own pass on the tile's bits */
+	enum { CHAIN = CHAIN_ };
 	/* blocks per SM for the tile sort: 2 when 128 registers a thread allow
-	 * it (its compile-time groups want well over 100), else 1 */
-	enum { LMINB = (1 << NTB) <= 256 ? 2 : 1 };
+	 * it (its compile-time groups want well over 100), else 1; LMINB_ > 0
+	 * sets it (profiling) */
+	enum { LMINB = LMINB_ ? LMINB_ : (1 << NTB) <= 256 ? 2 : 1 };
 	static_assert(RB_ >= 2 && RB_ <= 5 && TB_ - RB_ >= 5 && TB_ - RB_ <= 10, "bad bitonic config");
 	static_assert(GREG_ >= 0 && GREG_ <= 5, "bad register pass width");
 };
@@ -79,13 +89,15 @@ template <class T> struct Tr;
 /* WB: log2 of elements per 128-byte line; Def: the configuration bitonic_sort uses. */
 /* Def: the fastest of the configurations timed on the H200 at 2^28
  * (bench/gpu_bench profile 28; bench/results/gpu-bitonic-profile-h200-
- * 2026-11-22.md): with the tile sort and the shared-memory passes above the
- * tile grouped at compile time, u32 25.2 ms with 2^13 tiles (38 passes;
- * register-only passes above the tile: 28.1 ms in 46) and u64 50.7 ms with
- * 2^12 tiles and 4 blocks per SM. */
+ * 2026-11-22.md and -2026-11-23.md): with the tile sort and the
+ * shared-memory passes grouped at compile time and chained passes, u32
+ * 22.6 ms with 2^13 tiles and 3 blocks per SM (32 passes; 2 blocks per SM:
+ * 24.0 ms; without chaining 25.2 ms in 38; register-only passes above the
+ * tile: 28.1 ms in 46) and u64 45.6 ms with 2^12 tiles and 4 blocks per SM
+ * (35 passes; 52.3 ms in 41 without chaining). */
 template <> struct Tr<uint32_t> {
 	enum { WB = 5 };
-	typedef BCfg<13, 5, 2, 0> Def;
+	typedef BCfg<13, 5, 3, 0> Def;
 	static __device__ __forceinline__ uint32_t inf() { return 0xffffffffu; }
 	static __device__ __forceinline__ void cx(uint32_t &a, uint32_t &b)
 	{
@@ -424,12 +436,27 @@ __device__ __forceinline__ void tile_store(T *__restrict__ d, IX n, const T *til
 	}
 }
 
+/* The whole tile from device memory into shared memory, coalesced (virtual
+ * elements as +inf): for a first register group whose lanes are not
+ * consecutive elements. */
+template <class T, int RB, int WB, uint32_t NT, class IX, class A>
+__device__ __forceinline__ void tile_load(const T *__restrict__ d, IX n, T *tile, A addr)
+{
+	/* fully unrolled: all 2^RB loads of a thread in flight at once */
+#pragma unroll
+	for (int q = 0; q < (1 << RB); ++q) {
+		const uint32_t e = threadIdx.x + q * NT;
+		const IX a = addr(e);
+		tile[swz<RB, WB>(e)] = a < n ? d[a] : Tr<T>::inf();
+	}
+}
+
 /*
  * One pass of stage s (merge of sorted runs of 2^(s-1) into runs of 2^s):
- * the H steps on index bits hi..lo (lo = hi - H + 1 >= TB), on Γ-partitions
- * with Γ = {0..c-1} ∪ {lo..hi}, c = TB - H (Definitions 1-3 and Algorithm 2
- * of the paper; c >= WB: section 5's k-coalesced condition). Tile element
- * e: bits 0..c-1 -> x bits 0..c-1, bits c.. -> x bits lo..hi; the block
+ * the H steps on index bits hi..lo (lo = hi - H + 1), on Γ-partitions with
+ * Γ = {0..c-1} ∪ {lo..hi}, c = TB - H (Definitions 1-3 and Algorithm 2 of
+ * the paper; c >= CB: section 5's k-coalesced condition). Tile element e:
+ * bits 0..c-1 -> x bits 0..c-1, bits c.. -> x bits lo..hi; the block
  * number fills the x bits outside Γ. Address = phi_s(x) (file comment).
  * H is a template parameter so that the register groups (tile bits TB-1..c,
  * RB at a time, the first loaded straight from device memory, the last
@@ -441,8 +468,22 @@ __device__ __forceinline__ void tile_store(T *__restrict__ d, IX n, const T *til
  * then the direction is tile bit TB-1, which lies in every later group's
  * thread bits (the top bit of the thread number: uniform in a warp).
  * Otherwise bit s - 1 of x is outside Γ: one direction for the block.
+ *
+ * TAIL (a chained pass, PASS_CHAIN; only with hi = s - 1): first the last c
+ * steps of stage s - 1 (bits c-1..0, tile bits c-1..0), then the first H
+ * of stage s, in one pass. The partition is taken in stage s's mirrored
+ * coordinates, and is still a valid Γ-partition for the earlier stage:
+ * every comparator of the network, in address space, puts the minimum at
+ * the lower address, and a step of stage s - 1 on a bit q < s - 1 pairs
+ * addresses p and p ^ 2^q; in stage s's coordinates that is x and x ^ 2^q
+ * (phi_s flips bits below s - 1 of a whole half at once), the same
+ * partition, and "minimum at the lower address" is ascending in x where
+ * bit s - 1 of x is 0 and descending where it is 1 (the rule of stage s's
+ * later steps, tile bit TB-1). So a stage's tail and the next stage's head
+ * share one load and one store, which saves a pass wherever the planner
+ * uses it (plan()).
  */
-template <class T, class C, int H, int DIR0, class IX>
+template <class T, class C, int H, int DIR0, bool TAIL, class IX>
 __device__ __forceinline__ void high_body(T *__restrict__ d, IX n, IX xblk, int lo, int sb, T *tile)
 {
 	constexpr int TB = C::TB, RB = C::RB, WB = Tr<T>::WB, R = 1 << RB, c = TB - H, NG = (H + RB - 1) / RB;
@@ -454,14 +495,53 @@ __device__ __forceinline__ void high_body(T *__restrict__ d, IX n, IX xblk, int 
 		return ((x >> sb) & 1) ? x ^ hmask : x;
 	};
 	const bool tdesc = (tid >> (C::NTB - 1)) & 1;
+	if constexpr (TAIL) {
+		/* the tail's groups: tile bits c-1..0, RB at a time from the top;
+		 * tile bit TB-1 (the direction) is a thread bit in all of them */
+		constexpr int NTG = (c + RB - 1) / RB;
+		constexpr bool staged = c - RB < WB; /* first group's lanes not consecutive */
+		if (staged)
+			tile_load<T, RB, WB, NT, IX>(d, n, tile, addr);
+#pragma unroll
+		for (int gi = 0; gi < NTG; ++gi) {
+			const int top = c - 1 - gi * RB, g = top - RB + 1 > 0 ? top - RB + 1 : 0, khi = top - g;
+			const uint32_t eb = (tid & ((1u << g) - 1)) | ((tid >> g) << (g + RB));
+			T v[R];
+			group_load<T, RB, WB, IX>(v, gi == 0 && !staged, eb, g, d, n, tile, addr);
+#define GS_TAIL(KH)                                                       \
+	if (khi == KH) {                                                  \
+		if (tdesc)                                                \
+			group_steps<T, RB, KH < RB ? KH : RB - 1, 0, 1>(v); \
+		else                                                      \
+			group_steps<T, RB, KH < RB ? KH : RB - 1, 0, 0>(v); \
+	}
+			GS_TAIL(4)
+			else GS_TAIL(3)
+			else GS_TAIL(2)
+			else GS_TAIL(1)
+			else GS_TAIL(0)
+#undef GS_TAIL
+			group_store<T, RB, WB, IX>(v, false, eb, g, d, n, tile, addr);
+		}
+	}
+	/* SPLIT: two groups, and the second one's natural register bits
+	 * (TB-2RB .. TB-RB-1) reach below WB, so that its lanes would not be
+	 * consecutive elements and the tile would go back through shared
+	 * memory to be stored. Instead its registers are its NS step bits
+	 * c..c+NS-1 and, as fillers, the NF top tile bits (whose steps group 0
+	 * has done): the lanes are then tile bits 0..WB-1 and the group stores
+	 * straight to device memory, one shared-memory round trip per pass. */
+	constexpr bool SPLIT = NG == 2 && TB - 2 * RB < WB;
+	constexpr int NS = H - RB, NF = RB - NS;
+	static_assert(!SPLIT || NF >= 1, "split group: tile bit TB-1 among the fillers");
 	bool in_smem = false;
 #pragma unroll
-	for (int gi = 0; gi < NG; ++gi) {
+	for (int gi = 0; gi < (SPLIT ? 1 : NG); ++gi) {
 		const int top = TB - 1 - gi * RB, g = top - RB + 1 > 0 ? top - RB + 1 : 0;
 		const int khi = top - g, klo = (c > top - RB + 1 ? c : top - RB + 1) - g;
 		const uint32_t eb = (tid & ((1u << g) - 1)) | ((tid >> g) << (g + RB));
 		T v[R];
-		group_load<T, RB, WB, IX>(v, gi == 0, eb, g, d, n, tile, addr);
+		group_load<T, RB, WB, IX>(v, gi == 0 && !TAIL, eb, g, d, n, tile, addr);
 		/* (the switch folds: gi, khi and klo are constants once unrolled) */
 #define GS_GROUP(KH, KL)                                                        \
 	if (khi == KH && klo == KL) {                                           \
@@ -480,13 +560,36 @@ __device__ __forceinline__ void high_body(T *__restrict__ d, IX n, IX xblk, int 
 		else GS_GROUP(RB - 1, 3)
 		else GS_GROUP(RB - 1, 4)
 #undef GS_GROUP
-		in_smem = group_store<T, RB, WB, IX>(v, gi == NG - 1, eb, g, d, n, tile, addr);
+		in_smem = group_store<T, RB, WB, IX>(v, gi == NG - 1 && !SPLIT, eb, g, d, n, tile, addr);
+	}
+	if constexpr (SPLIT) {
+		/* register slot m: bits 0..NS-1 -> tile bits c.., bits NS.. ->
+		 * tile bits TB-NF..TB-1, so slot bit RB-1 is tile bit TB-1, the
+		 * direction bit of DIR 2 (group_steps); the thread's bits fill
+		 * tile bits 0..c-1, then c+NS..TB-NF-1 */
+		const uint32_t eb = (tid & cmask) | ((tid >> c) << (c + NS));
+		auto el = [&](int m) -> uint32_t {
+			return eb | (((uint32_t)m & ((1u << NS) - 1)) << c) | (((uint32_t)m >> NS) << (TB - NF));
+		};
+		T v[R];
+		__syncthreads();
+#pragma unroll
+		for (int m = 0; m < R; ++m)
+			v[m] = tile[swz<RB, WB>(el(m))];
+		group_steps<T, RB, NS - 1, 0, DIR0>(v);
+#pragma unroll
+		for (int m = 0; m < R; ++m) {
+			const IX a = addr(el(m));
+			if (a < n)
+				d[a] = v[m];
+		}
+		in_smem = false;
 	}
 	if (in_smem)
 		tile_store<T, RB, WB, NT, IX>(d, n, tile, addr);
 }
 
-template <class T, class C, int H, class IX>
+template <class T, class C, int H, bool TAIL, class IX>
 __global__ void __launch_bounds__(1 << C::NTB, C::MINB) k_bitonic_high(T *__restrict__ d, IX n, int s, int lo)
 {
 	constexpr int TB = C::TB, c = TB - H;
@@ -499,12 +602,12 @@ __global__ void __launch_bounds__(1 << C::NTB, C::MINB) k_bitonic_high(T *__rest
 	const IX xblk = ((b & (((IX)1 << mid) - 1)) << c) | ((b >> mid) << (hi + 1));
 	if (((xblk >> sb) << sb) >= n)
 		return; /* every element of this partition is virtual */
-	if (hi == sb)
-		high_body<T, C, H, 2, IX>(d, n, xblk, lo, sb, tile);
+	if (TAIL || hi == sb)
+		high_body<T, C, H, 2, TAIL, IX>(d, n, xblk, lo, sb, tile);
 	else if ((xblk >> sb) & 1)
-		high_body<T, C, H, 1, IX>(d, n, xblk, lo, sb, tile);
+		high_body<T, C, H, 1, false, IX>(d, n, xblk, lo, sb, tile);
 	else
-		high_body<T, C, H, 0, IX>(d, n, xblk, lo, sb, tile);
+		high_body<T, C, H, 0, false, IX>(d, n, xblk, lo, sb, tile);
 }
 
 /*
@@ -617,8 +720,11 @@ int ceil_log2(uint64_t n)
 
 /* One pass of a plan: kind 0 sorts every tile (stages 1..TB), kind 1 is a
  * shared-memory pass on bits hi..lo of stage s, kind 2 a register pass,
- * kind 3 the pass on the tile's bits TB-1..0 that ends stage s. */
-enum { PASS_LOCAL = 0, PASS_SMEM = 1, PASS_REG = 2, PASS_LOW = 3 };
+ * kind 3 the pass on the tile's bits TB-1..0 that ends stage s, kind 4 a
+ * chained pass: the last TB - (hi - lo + 1) steps of stage s - 1 (tile
+ * bits below that count) and the first steps of stage s on bits hi..lo,
+ * hi = s - 1 (high_body, TAIL). */
+enum { PASS_LOCAL = 0, PASS_SMEM = 1, PASS_REG = 2, PASS_LOW = 3, PASS_CHAIN = 4 };
 
 /* Split the H bits hi0 .. hi0 - H + 1 into ceil(H / w) nearly equal passes. */
 template <class F>
@@ -633,24 +739,134 @@ void split_bits(int s, int hi0, int H, int w, int kind, F f)
 	}
 }
 
-/* The plan: calls f(kind, s, hi, lo) for each pass. Stage s > TB: its H =
- * s - TB steps on bits >= TB in ceil(H / width) passes, then one pass on
- * the TB bits of the tile. */
+/*
+ * The planner's cost of one pass, relative to a shared-memory pass of one
+ * register group (100), fitted to the per-pass times of bench/gpu_bench's
+ * profile at 2^28 on the H200 (bench/results/gpu-bitonic-profile-h200-
+ * 2026-11-23.md): u32 one-group pass 0.52-0.54 ms, two-group pass 0.57-0.67
+ * with SPLIT (high_body; 0.63-0.75 without, 120), the tile-bits pass 0.61;
+ * a chained pass about 15 more per register group of its tail (u32: 0.65
+ * for two groups; u64: 1.20 against 1.05), and 25 more when its first
+ * group's lanes are not consecutive elements (c - RB < WB) so that the
+ * tile is staged through shared memory first (u32 0.77-0.85). Only the
+ * ratios matter: they decide between fewer passes and cheaper ones; with
+ * the measured times themselves the plan at 2^28 u32 comes out the same
+ * to within 0.1 ms.
+ */
+template <class T, class C>
+int pass_cost(int kind, int H)
+{
+	constexpr int TB = C::TB, RB = C::RB, WB = Tr<T>::WB;
+	if (kind == PASS_LOW)
+		return 115;
+	if (kind == PASS_CHAIN) {
+		const int c = TB - H;
+		return 100 + 15 * ((c + RB - 1) / RB) + (c - RB < WB ? 25 : 0);
+	}
+	return H <= RB ? 100 : TB - 2 * RB < WB ? 108 : 120;
+}
+
+/*
+ * The plan: calls f(kind, s, hi, lo) for each pass, in order.
+ *
+ * Without chaining (C::CHAIN 0, or register passes): stage s > TB does its
+ * H = s - TB steps on bits >= TB in ceil(H / width) passes, then one pass
+ * on the TB bits of the tile.
+ *
+ * With chaining, the passes are the cheapest cover of the network's steps
+ * (after the tile sort) by passes of the three shared-memory kinds, found
+ * by dynamic programming over (stage s, next bit b): from there a
+ * shared-memory pass takes bits b..lo of stage s (H <= TB - CB of them;
+ * possible while b >= TB - 1; if lo < TB, so that the tile's bits below lo
+ * are left, the stage's tail must then be chained into the next stage),
+ * the low pass takes bits TB-1..0 (b = TB - 1), a chained pass takes bits
+ * b..0 (c = b + 1 in CB..TB-1) and the first TB - c bits of stage s + 1.
+ * This is the paper's superstep count made concrete: a pass covers up to
+ * log k = TB steps, but a run of steps not ending at bit 0 must keep CB
+ * low bits in Γ for coalescing and covers at most TB - CB; chaining lets a
+ * stage's tail (which holds bits 0..CB-1 anyway) fill a pass with the next
+ * stage's head.
+ */
 template <class T, class C, class F>
 void plan(size_t n, F f)
 {
-	constexpr int TB = C::TB, GMAX = TB - coal_bits<T, C>();
+	constexpr int TB = C::TB, CB = coal_bits<T, C>(), GMAX = TB - CB;
 	if (n < 2)
 		return;
 	const int L = ceil_log2(n);
 	f(PASS_LOCAL, 0, 0, 0);
-	for (int s = TB + 1; s <= L; ++s) {
-		const int H = s - TB;
-		if (C::GREG)
-			split_bits(s, s - 1, H, C::GREG, PASS_REG, f);
-		else
-			split_bits(s, s - 1, H, GMAX, PASS_SMEM, f);
-		f(PASS_LOW, s, TB - 1, 0);
+	if (C::GREG || !C::CHAIN) {
+		for (int s = TB + 1; s <= L; ++s) {
+			const int H = s - TB;
+			if (C::GREG)
+				split_bits(s, s - 1, H, C::GREG, PASS_REG, f);
+			else
+				split_bits(s, s - 1, H, GMAX, PASS_SMEM, f);
+			f(PASS_LOW, s, TB - 1, 0);
+		}
+		return;
+	}
+	if (L <= TB)
+		return;
+	/* cost[s][b + 1]: cheapest rest from stage s, next bit b (-1: stage
+	 * done); how[.]: the first pass of it (kind, bits) */
+	enum { NS = 65, INF = 1 << 30 };
+	int cost[NS][NS + 1];
+	signed char how_k[NS][NS + 1], how_h[NS][NS + 1];
+	for (int s = L; s > TB; --s)
+		for (int b = -1; b < s; ++b) {
+			int best = INF, bk = -1, bh = 0;
+			if (b < 0) {
+				best = s == L ? 0 : cost[s + 1][s + 1];
+			} else {
+				if (b >= TB - 1)
+					for (int H = 1; H <= GMAX && b - H + 1 >= 0; ++H) {
+						const int lo = b - H + 1;
+						if (lo < TB && s == L)
+							continue;
+						const int r = cost[s][lo];
+						if (r < INF && r + pass_cost<T, C>(PASS_SMEM, H) < best) {
+							best = r + pass_cost<T, C>(PASS_SMEM, H);
+							bk = PASS_SMEM;
+							bh = H;
+						}
+					}
+				if (b == TB - 1 && cost[s][0] + pass_cost<T, C>(PASS_LOW, TB) < best) {
+					best = cost[s][0] + pass_cost<T, C>(PASS_LOW, TB);
+					bk = PASS_LOW;
+				}
+				if (s < L && b + 1 >= CB && b + 1 <= TB - 1) {
+					const int H = TB - (b + 1), r = cost[s + 1][s - H + 1];
+					if (r < INF && r + pass_cost<T, C>(PASS_CHAIN, H) < best) {
+						best = r + pass_cost<T, C>(PASS_CHAIN, H);
+						bk = PASS_CHAIN;
+						bh = H;
+					}
+				}
+			}
+			cost[s][b + 1] = best;
+			how_k[s][b + 1] = (signed char)bk;
+			how_h[s][b + 1] = (signed char)bh;
+		}
+	int s = TB + 1, b = TB;
+	while (s <= L) {
+		if (b < 0) {
+			b = s;
+			++s;
+			continue;
+		}
+		const int k = how_k[s][b + 1], H = how_h[s][b + 1];
+		if (k == PASS_SMEM) {
+			f(PASS_SMEM, s, b, b - H + 1);
+			b -= H;
+		} else if (k == PASS_LOW) {
+			f(PASS_LOW, s, TB - 1, 0);
+			b = -1;
+		} else {
+			f(PASS_CHAIN, s + 1, s, s - H + 1);
+			b = s - H;
+			++s;
+		}
 	}
 }
 
@@ -662,15 +878,15 @@ void launch_reg(T *d, IX n, int L, int s, int hi, int lo, cudaStream_t st)
 	k_bitonic_reg<T, G, IX><<<blocks, 256, 0, st>>>(d, n, s, hi, lo);
 }
 
-/* k_bitonic_high<T, C, h> for the runtime h (1 <= h <= TB - CB). */
-template <class T, class C, class IX, int H>
+/* k_bitonic_high<T, C, h, TAIL> for the runtime h (1 <= h <= TB - CB). */
+template <class T, class C, class IX, bool TAIL, int H>
 void launch_high(int h, unsigned nblk, size_t smem, T *d, IX n, int s, int lo, cudaStream_t st)
 {
 	if constexpr (H <= C::TB - coal_bits<T, C>()) {
 		if (h == H)
-			k_bitonic_high<T, C, H, IX><<<nblk, 1 << C::NTB, smem, st>>>(d, n, s, lo);
+			k_bitonic_high<T, C, H, TAIL, IX><<<nblk, 1 << C::NTB, smem, st>>>(d, n, s, lo);
 		else
-			launch_high<T, C, IX, H + 1>(h, nblk, smem, d, n, s, lo, st);
+			launch_high<T, C, IX, TAIL, H + 1>(h, nblk, smem, d, n, s, lo, st);
 	}
 }
 
@@ -688,7 +904,11 @@ cudaError_t launch_pass(T *d, IX n, int L, int kind, int s, int hi, int lo, cuda
 		k_bitonic_low<T, C, IX><<<(unsigned)nblk, 1 << C::NTB, smem, st>>>(d, n, s);
 	} else if (kind == PASS_SMEM) {
 		const uint64_t nblk = L > TB ? (1ull << (L - TB)) : 1;
-		launch_high<T, C, IX, 1>(hi - lo + 1, (unsigned)nblk, smem, d, n, s, lo, st);
+		launch_high<T, C, IX, false, 1>(hi - lo + 1, (unsigned)nblk, smem, d, n, s, lo, st);
+	} else if (kind == PASS_CHAIN) {
+		const uint64_t nblk = L > TB ? (1ull << (L - TB)) : 1;
+		if constexpr (C::CHAIN)
+			launch_high<T, C, IX, true, 1>(hi - lo + 1, (unsigned)nblk, smem, d, n, s, lo, st);
 	} else {
 		switch (hi - lo + 1) {
 		case 1: launch_reg<T, 1, IX>(d, n, L, s, hi, lo, st); break;
@@ -705,8 +925,11 @@ template <class T, class C, class IX, int H>
 cudaError_t set_smem_high(int smem)
 {
 	if constexpr (H <= C::TB - coal_bits<T, C>()) {
-		cudaError_t err =
-			cudaFuncSetAttribute(k_bitonic_high<T, C, H, IX>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+		cudaError_t err = cudaFuncSetAttribute(k_bitonic_high<T, C, H, false, IX>,
+						       cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+		if (err == cudaSuccess && C::CHAIN)
+			err = cudaFuncSetAttribute(k_bitonic_high<T, C, H, true, IX>,
+						   cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
 		return err != cudaSuccess ? err : set_smem_high<T, C, IX, H + 1>(smem);
 	}
 	return cudaSuccess;

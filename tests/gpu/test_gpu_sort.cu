@@ -14,6 +14,12 @@
  * with the kernels' normalization. Output: one line per case, `PASS name` or
  * `FAIL name: why`, then `N passed, M failed`; exit 1 on any failure.
  * No CUDA device: `SKIP gpu: no CUDA device`, exit 0.
+ *
+ * Network cases: bitonic_sort<T> straight on words for every log2 n from 1
+ * to 23 (u32) / 22 (u64, u128), at n = 2^L, 2^L - 1 - r and 2^(L-1) + 1 + r,
+ * so that every shape of the pass plan (tile sort, shared-memory passes,
+ * chained passes, the tile-bits pass, wide and narrow index kernels)
+ * meets padded and unpadded sizes; checked against std::sort.
  * --small: few, small cases (for compute-sanitizer memcheck / racecheck).
  *
  * Overlap cases: a second chunk is begun while the first is still being
@@ -37,6 +43,7 @@
 #include <string>
 #include <vector>
 
+#include "bitonic.cuh"     /* bitonic_sort<T>: the network's plans, directly */
 #include "gpusort_kernels.h"
 #include "merge_path.cuh" /* merge_tile<T>(): tile-boundary sizes */
 
@@ -1080,6 +1087,68 @@ void overlap_api_checks(gpu_ctx *ctx)
 	result("overlap-api/two-ends-after-a-failure", refused && r == 0 ? "" : "expected idle after two ends");
 }
 
+/* integers by value; gs_u128 as one 128-bit number, hi first */
+bool word_less(uint32_t a, uint32_t b) { return a < b; }
+bool word_less(uint64_t a, uint64_t b) { return a < b; }
+bool word_less(const gs_u128 &a, const gs_u128 &b) { return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo; }
+
+/* bitonic_sort<T> on n words (few distinct values when `few`, so that
+ * ties and the padding sentinel's value meet) against std::sort. */
+template <class T>
+void network_case(const char *tname, size_t n, bool few)
+{
+	char nm[128];
+	snprintf(nm, sizeof nm, "network/%s/n=%zu/%s", tname, n, few ? "fewunique" : "uniform");
+	std::vector<T> h(n), out(n);
+	for (size_t i = 0; i < n; ++i) {
+		uint64_t a = rnd(), b = rnd();
+		if (few) {
+			a = a % 3 == 2 ? ~0ull : a % 3;
+			b = a;
+		}
+		std::memcpy(&h[i], &a, sizeof(T) < 8 ? sizeof(T) : 8);
+		if (sizeof(T) > 8)
+			std::memcpy(reinterpret_cast<char *>(&h[i]) + 8, &b, 8);
+	}
+	T *d = NULL;
+	std::string why;
+	uint64_t passes = 0;
+	if (cudaMalloc(&d, n * sizeof(T) + 1) != cudaSuccess) {
+		result(nm, "cudaMalloc failed");
+		return;
+	}
+	cudaError_t e = cudaMemcpy(d, h.data(), n * sizeof(T), cudaMemcpyHostToDevice);
+	if (e == cudaSuccess)
+		e = bitonic_sort<T>(d, n, 0, &passes);
+	if (e == cudaSuccess)
+		e = cudaMemcpy(out.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost);
+	cudaFree(d);
+	if (e != cudaSuccess) {
+		result(nm, cudaGetErrorString(e));
+		return;
+	}
+	std::sort(h.begin(), h.end(), [](const T &a, const T &b) { return word_less(a, b); });
+	if (passes != bitonic_pass_count<T>(n))
+		why = "pass count differs from bitonic_pass_count";
+	for (size_t i = 0; i < n && why.empty(); ++i)
+		if (std::memcmp(&h[i], &out[i], sizeof(T)))
+			why = "differs from std::sort at " + std::to_string(i);
+	result(nm, why);
+}
+
+template <class T>
+void network_cases(const char *tname, int maxl)
+{
+	for (int L = 1; L <= maxl; ++L) {
+		const size_t p = (size_t)1 << L, r = L > 2 ? rnd() % (p / 4) : 0;
+		network_case<T>(tname, p, L % 2);
+		if (p - 1 - r > 1)
+			network_case<T>(tname, p - 1 - r, !(L % 2));
+		if (L > 1)
+			network_case<T>(tname, p / 2 + 1 + r, L % 3 == 0);
+	}
+}
+
 std::vector<Kind> merge_kinds(const std::vector<Kind> &K)
 {
 	std::vector<Kind> v;
@@ -1116,6 +1185,10 @@ int main(int argc, char **argv)
 	resident_api_checks(ctx);
 	merge_api_checks(ctx);
 	overlap_api_checks(ctx);
+
+	network_cases<uint32_t>("u32", small ? 16 : 23);
+	network_cases<uint64_t>("u64", small ? 15 : 22);
+	network_cases<gs_u128>("u128", small ? 14 : 22);
 
 	std::vector<Kind> K = kinds();
 	for (const Kind &k : merge_kinds(K))
