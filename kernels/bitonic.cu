@@ -66,7 +66,7 @@ namespace {
  * barrier, every thread streams 2^g elements), which trade more passes for
  * passes that run at streaming speed. CB: below.
  */
-template <int TB_, int RB_, int MINB_, int GREG_, int CB_ = 0, int CHAIN_ = 1, int LMINB_ = 0>
+template <int TB_, int RB_, int MINB_, int GREG_, int CB_ = 0, int CHAIN_ = 1, int LMINB_ = 0, int STG_ = -1>
 struct BCfg {
 	/* CB: low index bits a shared-memory pass keeps in its Γ (a warp then
 	 * reads runs of 2^CB consecutive elements); 0 = WB, a whole 128-byte
@@ -77,6 +77,11 @@ struct BCfg {
 	 * stage's first ones in one pass (plan(), PASS_CHAIN); 0 = every stage
 	 * ends with its own pass on the tile's bits */
 	enum { CHAIN = CHAIN_ };
+	/* STG: a chained pass reads its first tail group straight from device
+	 * memory when that group's lanes are runs of at least 2^STG consecutive
+	 * elements, else stages the tile through shared memory first;
+	 * -1 = WB (whole 128-byte lines) */
+	enum { STG = STG_ };
 	/* blocks per SM for the tile sort: 2 when 128 registers a thread allow
 	 * it (its compile-time groups want well over 100), else 1; LMINB_ > 0
 	 * sets it (profiling) */
@@ -91,13 +96,15 @@ template <class T> struct Tr;
  * (bench/gpu_bench profile 28; bench/results/gpu-bitonic-profile-h200-
  * 2026-11-22.md and -2026-11-23.md): with the tile sort and the
  * shared-memory passes grouped at compile time and chained passes, u32
- * 22.6 ms with 2^13 tiles and 3 blocks per SM (32 passes; 2 blocks per SM:
- * 24.0 ms; without chaining 25.2 ms in 38; register-only passes above the
- * tile: 28.1 ms in 46) and u64 45.6 ms with 2^12 tiles and 4 blocks per SM
- * (35 passes; 52.3 ms in 41 without chaining). */
+ * 22.4 ms with 2^13 tiles, 3 blocks per SM and chained passes reading
+ * their first tail group straight from device memory down to 16-byte runs
+ * (STG 2: 22.6 ms with whole lines only; 32 passes; 2 blocks per SM: 24.0
+ * ms; without chaining 25.2 ms in 38; register-only passes above the tile:
+ * 28.1 ms in 46) and u64 45.4 ms with 2^12 tiles and 4 blocks per SM (35
+ * passes; 52.3 ms in 41 without chaining; STG 2 or 0 no faster). */
 template <> struct Tr<uint32_t> {
 	enum { WB = 5 };
-	typedef BCfg<13, 5, 3, 0> Def;
+	typedef BCfg<13, 5, 3, 0, 0, 1, 0, 2> Def;
 	static __device__ __forceinline__ uint32_t inf() { return 0xffffffffu; }
 	static __device__ __forceinline__ void cx(uint32_t &a, uint32_t &b)
 	{
@@ -499,7 +506,8 @@ __device__ __forceinline__ void high_body(T *__restrict__ d, IX n, IX xblk, int 
 		/* the tail's groups: tile bits c-1..0, RB at a time from the top;
 		 * tile bit TB-1 (the direction) is a thread bit in all of them */
 		constexpr int NTG = (c + RB - 1) / RB;
-		constexpr bool staged = c - RB < WB; /* first group's lanes not consecutive */
+		/* first group's lanes not runs of 2^STG consecutive elements */
+		constexpr bool staged = c - RB < (C::STG < 0 ? WB : (int)C::STG);
 		if (staged)
 			tile_load<T, RB, WB, NT, IX>(d, n, tile, addr);
 #pragma unroll
@@ -747,8 +755,9 @@ void split_bits(int s, int hi0, int H, int w, int kind, F f)
  * with SPLIT (high_body; 0.63-0.75 without, 120), the tile-bits pass 0.61;
  * a chained pass about 15 more per register group of its tail (u32: 0.65
  * for two groups; u64: 1.20 against 1.05), and 25 more when its first
- * group's lanes are not consecutive elements (c - RB < WB) so that the
- * tile is staged through shared memory first (u32 0.77-0.85). Only the
+ * group's lanes are not whole lines (c - RB < WB): the tile staged through
+ * shared memory first (u32 0.77-0.85) or, with STG, read in shorter runs
+ * (u32 STG 2: 0.70-0.81). Only the
  * ratios matter: they decide between fewer passes and cheaper ones; with
  * the measured times themselves the plan at 2^28 u32 comes out the same
  * to within 0.1 ms.
