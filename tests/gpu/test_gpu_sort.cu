@@ -18,8 +18,9 @@
  * Network cases: bitonic_sort<T> straight on words for every log2 n from 1
  * to 23 (u32) / 22 (u64, u128), at n = 2^L, 2^L - 1 - r and 2^(L-1) + 1 + r,
  * so that every shape of the pass plan (tile sort, shared-memory passes,
- * chained passes, the tile-bits pass, wide and narrow index kernels)
- * meets padded and unpadded sizes; checked against std::sort.
+ * chained passes, the tile-bits pass) meets padded and unpadded sizes;
+ * checked against std::sort. (The 64-bit index kernels run on them with
+ * GPUSORT_WIDE_INDEX=1.)
  * --small: few, small cases (for compute-sanitizer memcheck / racecheck).
  *
  * Overlap cases: a second chunk is begun while the first is still being
@@ -1113,7 +1114,7 @@ void network_case(const char *tname, size_t n, bool few)
 	T *d = NULL;
 	std::string why;
 	uint64_t passes = 0;
-	if (cudaMalloc(&d, n * sizeof(T) + 1) != cudaSuccess) {
+	if (cudaMalloc(&d, n * sizeof(T)) != cudaSuccess) {
 		result(nm, "cudaMalloc failed");
 		return;
 	}
