@@ -368,6 +368,10 @@ static float cub_ref(int lg, T *ref, T *tmp)
 #define PROFS(TB, RB, MINB, STG)                                                                                    \
 	profile<T, BCfg<TB, RB, MINB, 0, 0, 1, 0, STG>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " GREG0 STG" #STG, lg, \
 							runs, d, ref, d_bad, cms)
+/* the pass kernels as persistent blocks prefetching their next partition (PF) or not */
+#define PROFP(TB, RB, MINB, STG, PF)                                                                               \
+	profile<T, BCfg<TB, RB, MINB, 0, 0, 1, 0, STG, PF>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " STG" #STG " PF" #PF, \
+							    lg, runs, d, ref, d_bad, cms)
 /* without chained passes (every stage ends with its own pass on the tile's bits) */
 #define PROFN(TB, RB, MINB)                                                                                      \
 	profile<T, BCfg<TB, RB, MINB, 0, 0, 0>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " GREG0 unchained", lg, runs, d, \
@@ -383,9 +387,8 @@ void profile_configs<uint32_t>(const char *tname, int lg, int runs, uint32_t *d,
 			       unsigned long long *d_bad, float cms)
 {
 	typedef uint32_t T;
-	PROFS(13, 5, 3, 2);
-	PROF(13, 5, 3, 0);
-	PROFN(13, 5, 3);
+	PROFP(13, 5, 3, 2, 0);
+	PROFP(13, 5, 2, 2, 1);
 }
 
 template <>
@@ -393,8 +396,7 @@ void profile_configs<uint64_t>(const char *tname, int lg, int runs, uint64_t *d,
 			       unsigned long long *d_bad, float cms)
 {
 	typedef uint64_t T;
-	PROF(12, 4, 4, 0);
-	PROFN(12, 4, 4);
+	PROFP(12, 4, 4, -1, 0);
 }
 
 /* CUB's row, then every configuration of T on the same keys. */

@@ -31,8 +31,11 @@
  *     whose Γ must hold the low bits anyway does TB steps, not TB - CB;
  *     or register-only passes above the tile (configuration GREG).
  *   - every kernel has its register groups and comparator directions fixed
- *     at compile time (templates on the configuration and the pass width):
- *     the passes are then bound by device memory, not by instructions, and
+ *     at compile time (templates on the configuration and the pass width),
+ *     and a partition with no virtual element (all but a few, FULL) takes
+ *     its device and shared-memory addresses as a per-thread base plus
+ *     constants, with no per-element check: ncu had the passes bound by the
+ *     integer ALU pipe, mostly on that index arithmetic; without it they
  *     cost about as much as a copy of the data (bench/NOTES.md section 4).
  *   - inside a pass each thread holds R = 2^RB elements of the tile in
  *     registers and performs RB consecutive steps there; the tile is
@@ -66,7 +69,8 @@ namespace {
  * barrier, every thread streams 2^g elements), which trade more passes for
  * passes that run at streaming speed. CB: below.
  */
-template <int TB_, int RB_, int MINB_, int GREG_, int CB_ = 0, int CHAIN_ = 1, int LMINB_ = 0, int STG_ = -1>
+template <int TB_, int RB_, int MINB_, int GREG_, int CB_ = 0, int CHAIN_ = 1, int LMINB_ = 0, int STG_ = -1,
+	  int PF_ = 0>
 struct BCfg {
 	/* CB: low index bits a shared-memory pass keeps in its Γ (a warp then
 	 * reads runs of 2^CB consecutive elements); 0 = WB, a whole 128-byte
@@ -82,11 +86,20 @@ struct BCfg {
 	 * elements, else stages the tile through shared memory first;
 	 * -1 = WB (whole 128-byte lines) */
 	enum { STG = STG_ };
+	/* PF: 1 = the pass kernels after the tile sort run as persistent
+	 * blocks that copy their next Γ-partition into a second shared-memory
+	 * tile (cp.async) while they work on the current one (k_bitonic_high,
+	 * k_bitonic_low; twice the shared memory per block; always the
+	 * bounds-checked addressing, never FULL). Measured slower on the H200
+	 * (Def's comment): the passes were not waiting on device memory but
+	 * on the integer ALU pipe, which the copy through P only loads more;
+	 * kept as a profiling knob (bench/gpu_bench) */
+	enum { PF = PF_ };
 	/* blocks per SM for the tile sort: 2 when 128 registers a thread allow
 	 * it (its compile-time groups want well over 100), else 1; LMINB_ > 0
 	 * sets it (profiling) */
 	enum { LMINB = LMINB_ ? LMINB_ : (1 << NTB) <= 256 ? 2 : 1 };
-	static_assert(RB_ >= 2 && RB_ <= 5 && TB_ - RB_ >= 5 && TB_ - RB_ <= 10, "bad bitonic config");
+	static_assert(RB_ >= 2 && RB_ <= 6 && TB_ - RB_ >= 5 && TB_ - RB_ <= 10, "bad bitonic config");
 	static_assert(GREG_ >= 0 && GREG_ <= 5, "bad register pass width");
 };
 
@@ -94,14 +107,17 @@ template <class T> struct Tr;
 /* WB: log2 of elements per 128-byte line; Def: the configuration bitonic_sort uses. */
 /* Def: the fastest of the configurations timed on the H200 at 2^28
  * (bench/gpu_bench profile 28; bench/results/gpu-bitonic-profile-h200-
- * 2026-11-22.md and -2026-11-23.md): with the tile sort and the
- * shared-memory passes grouped at compile time and chained passes, u32
- * 22.4 ms with 2^13 tiles, 3 blocks per SM and chained passes reading
+ * 2026-11-22.md, -2026-11-23.md and -2026-11-23b.md): with the tile sort
+ * and the shared-memory passes grouped at compile time and chained passes,
+ * u32 19.1 ms with 2^13 tiles, 3 blocks per SM and chained passes reading
  * their first tail group straight from device memory down to 16-byte runs
- * (STG 2: 22.6 ms with whole lines only; 32 passes; 2 blocks per SM: 24.0
- * ms; without chaining 25.2 ms in 38; register-only passes above the tile:
- * 28.1 ms in 46) and u64 45.4 ms with 2^12 tiles and 4 blocks per SM (35
- * passes; 52.3 ms in 41 without chaining; STG 2 or 0 no faster). */
+ * (STG 2: 22.6 ms with whole lines only, before FULL; 32 passes; 2 blocks
+ * per SM: 24.0 ms; without chaining 25.2 ms in 38; register-only passes
+ * above the tile: 28.1 ms in 46; PF: 27.4 ms at 3 blocks per SM, 21.1 at
+ * 2; 2^14 tiles of 64 elements a thread: 29.2 ms in 27, 2^15: 30.7 ms in
+ * 24, both spilling) and u64 43.1 ms with 2^12 tiles and 4 blocks per SM
+ * (35 passes; 52.3 ms in 41 without chaining; STG 2 or 0 no faster; PF
+ * 54-56 ms). */
 template <> struct Tr<uint32_t> {
 	enum { WB = 5 };
 	typedef BCfg<13, 5, 3, 0, 0, 1, 0, 2> Def;
@@ -162,6 +178,23 @@ template <int RB, int WB>
 __device__ __forceinline__ uint32_t swz(uint32_t e)
 {
 	return e ^ ((e >> RB) & ((1u << WB) - 1));
+}
+
+/*
+ * swz(eb | mv) for eb, mv with no bit in common, eb within the bits ebits:
+ * swz is linear over xor, so it is swz(eb) ^ swz(mv), and the bits of
+ * swz(mv) that swz(eb) cannot have are added instead of xor-ed. With mv
+ * and ebits constants (a register slot of an unrolled group), that is a
+ * per-thread base, one xor per distinct low part and a constant offset
+ * that folds into the shared-memory instruction: the ncu profile had the
+ * integer ALU pipe as the passes' limit, and the index arithmetic of
+ * swz(eb | mv) as an important part of its load (bench/NOTES.md).
+ */
+template <int RB, int WB>
+__device__ __forceinline__ uint32_t swz2(uint32_t eb, uint32_t mv, uint32_t ebits)
+{
+	const uint32_t z = ebits | ((1u << WB) - 1), sm = swz<RB, WB>(mv);
+	return (swz<RB, WB>(eb) ^ (sm & z)) + (sm & ~z);
 }
 
 /* Mask (bit m set) of the register slots m whose tile index has bit k set. */
@@ -257,13 +290,14 @@ __device__ __forceinline__ void local_group(T *tile)
 	constexpr int TB = C::TB, RB = C::RB, WB = Tr<T>::WB, R = 1 << RB;
 	constexpr int NG = (S + RB - 1) / RB, TOP = S - 1 - GI * RB;
 	constexpr int G = TOP - RB + 1 > 0 ? TOP - RB + 1 : 0, NB = TOP - G + 1;
+	constexpr uint32_t EBITS = ~(((1u << RB) - 1) << G);
 	const uint32_t tid = threadIdx.x;
 	const uint32_t eb = (tid & ((1u << G) - 1)) | ((tid >> G) << (G + RB));
 	T v[R];
 	__syncthreads();
 #pragma unroll
 	for (int m = 0; m < R; ++m)
-		v[m] = tile[swz<RB, WB>(eb | ((uint32_t)m << G))];
+		v[m] = tile[swz2<RB, WB>(eb, (uint32_t)m << G, EBITS)];
 #pragma unroll
 	for (int k = RB - 1; k >= 0; --k)
 		if (k < NB) {
@@ -279,7 +313,7 @@ __device__ __forceinline__ void local_group(T *tile)
 	}
 #pragma unroll
 	for (int m = 0; m < R; ++m)
-		tile[swz<RB, WB>(eb | ((uint32_t)m << G))] = v[m];
+		tile[swz2<RB, WB>(eb, (uint32_t)m << G, EBITS)] = v[m];
 	if constexpr (GI + 1 < NG)
 		local_group<T, C, S, GI + 1>(tile);
 	else if constexpr (S < TB)
@@ -303,10 +337,18 @@ __global__ void __launch_bounds__(1 << C::NTB, C::LMINB) k_bitonic_local(T *__re
 	const uint64_t base = (uint64_t)blockIdx.x << TB;
 	if (base >= n)
 		return;
+	/* a whole tile below n (all but the last one): no per-element check */
+	const bool full = base + (1u << TB) <= n;
+	if (full) {
 #pragma unroll 8
-	for (int q = 0; q < R; ++q) {
-		uint32_t e = tid + q * NT;
-		tile[swz<RB, WB>(e)] = base + e < n ? d[base + e] : Tr<T>::inf();
+		for (int q = 0; q < R; ++q)
+			tile[swz2<RB, WB>(tid, q * NT, NT - 1)] = d[base + tid + q * NT];
+	} else {
+#pragma unroll 8
+		for (int q = 0; q < R; ++q) {
+			uint32_t e = tid + q * NT;
+			tile[swz2<RB, WB>(tid, q * NT, NT - 1)] = base + e < n ? d[base + e] : Tr<T>::inf();
+		}
 	}
 	__syncthreads();
 	/* stages 1..RB entirely in registers: thread holds 2^RB consecutive
@@ -316,7 +358,7 @@ __global__ void __launch_bounds__(1 << C::NTB, C::LMINB) k_bitonic_local(T *__re
 		T v[R];
 #pragma unroll
 		for (int m = 0; m < R; ++m)
-			v[m] = tile[swz<RB, WB>(eb | m)];
+			v[m] = tile[swz2<RB, WB>(eb, (uint32_t)m, ((1u << TB) - 1) & ~(R - 1u))];
 #pragma unroll
 		for (int s = 1; s <= RB; ++s) {
 			const bool tdesc = s == RB ? (tid & 1) : false;
@@ -341,15 +383,21 @@ __global__ void __launch_bounds__(1 << C::NTB, C::LMINB) k_bitonic_local(T *__re
 		}
 #pragma unroll
 		for (int m = 0; m < R; ++m)
-			tile[swz<RB, WB>(eb | m)] = v[m];
+			tile[swz2<RB, WB>(eb, (uint32_t)m, ((1u << TB) - 1) & ~(R - 1u))] = v[m];
 	}
 	local_group<T, C, RB + 1, 0>(tile);
 	__syncthreads();
+	if (full) {
 #pragma unroll 8
-	for (int q = 0; q < R; ++q) {
-		uint32_t e = tid + q * NT;
-		if (base + e < n)
-			d[base + e] = tile[swz<RB, WB>(e)];
+		for (int q = 0; q < R; ++q)
+			d[base + tid + q * NT] = tile[swz2<RB, WB>(tid, q * NT, NT - 1)];
+	} else {
+#pragma unroll 8
+		for (int q = 0; q < R; ++q) {
+			uint32_t e = tid + q * NT;
+			if (base + e < n)
+				d[base + e] = tile[swz2<RB, WB>(tid, q * NT, NT - 1)];
+		}
 	}
 }
 
@@ -382,79 +430,210 @@ __device__ __forceinline__ void group_steps(T (&v)[1 << RB])
 
 /*
  * The register-group moves of high_body and low_body, which differ only in
- * where tile element e lives in device memory: addr(e), an index that is n
- * or more for a virtual element (the padding to a power of two, never
- * stored). Group gi's R = 2^RB elements of this thread are the tile
+ * where tile element e lives in device memory: addr(eb, mv) for e = eb | mv
+ * (the two with no bit in common: a thread's part and a register slot's,
+ * which is a constant once the loops are unrolled), an index that is n or
+ * more for a virtual element (the padding to a power of two, never
+ * stored). FULL: the caller has checked that no element of the partition
+ * is virtual, so there is no per-element check (see high_body). Group gi's R = 2^RB elements of this thread are the tile
  * elements eb | m << g (m < R). group_load: the first group straight from
  * device memory (virtual ones as +inf), the others from the tile, after a
  * barrier. group_store: the last group straight to device memory when its
  * lanes are consecutive (g >= WB: coalesced), else into the tile; returns
  * whether it went to the tile, which tile_store then writes back.
  */
-template <class T, int RB, int WB, class IX, class A>
+template <class T, int RB, int WB, bool FULL, class IX, class A>
 __device__ __forceinline__ void group_load(T (&v)[1 << RB], bool first, uint32_t eb, int g, const T *__restrict__ d,
 					   IX n, const T *tile, A addr)
 {
 	if (first) {
 #pragma unroll
 		for (int m = 0; m < (1 << RB); ++m) {
-			const IX a = addr(eb | ((uint32_t)m << g));
-			v[m] = a < n ? d[a] : Tr<T>::inf();
+			const IX a = addr(eb, (uint32_t)m << g);
+			v[m] = FULL || a < n ? d[a] : Tr<T>::inf();
 		}
 	} else {
 		__syncthreads();
 #pragma unroll
 		for (int m = 0; m < (1 << RB); ++m)
-			v[m] = tile[swz<RB, WB>(eb | ((uint32_t)m << g))];
+			v[m] = tile[swz2<RB, WB>(eb, (uint32_t)m << g, ~(((1u << RB) - 1) << g))];
 	}
 }
 
-template <class T, int RB, int WB, class IX, class A>
+template <class T, int RB, int WB, bool FULL, class IX, class A>
 __device__ __forceinline__ bool group_store(const T (&v)[1 << RB], bool last, uint32_t eb, int g, T *__restrict__ d,
 					    IX n, T *tile, A addr)
 {
 	if (last && g >= WB) {
 #pragma unroll
 		for (int m = 0; m < (1 << RB); ++m) {
-			const IX a = addr(eb | ((uint32_t)m << g));
-			if (a < n)
+			const IX a = addr(eb, (uint32_t)m << g);
+			if (FULL || a < n)
 				d[a] = v[m];
 		}
 		return false;
 	}
 #pragma unroll
 	for (int m = 0; m < (1 << RB); ++m)
-		tile[swz<RB, WB>(eb | ((uint32_t)m << g))] = v[m];
+		tile[swz2<RB, WB>(eb, (uint32_t)m << g, ~(((1u << RB) - 1) << g))] = v[m];
 	return true;
 }
 
 /* The whole tile (R x NT elements) back to device memory, coalesced: thread
  * tid writes elements tid + q NT. */
-template <class T, int RB, int WB, uint32_t NT, class IX, class A>
+template <class T, int RB, int WB, uint32_t NT, bool FULL, class IX, class A>
 __device__ __forceinline__ void tile_store(T *__restrict__ d, IX n, const T *tile, A addr)
 {
 	__syncthreads();
 #pragma unroll 8
 	for (int q = 0; q < (1 << RB); ++q) {
-		const uint32_t e = threadIdx.x + q * NT;
-		const IX a = addr(e);
-		if (a < n)
-			d[a] = tile[swz<RB, WB>(e)];
+		const IX a = addr(threadIdx.x, q * NT);
+		if (FULL || a < n)
+			d[a] = tile[swz2<RB, WB>(threadIdx.x, q * NT, NT - 1)];
 	}
 }
 
 /* The whole tile from device memory into shared memory, coalesced (virtual
  * elements as +inf): for a first register group whose lanes are not
  * consecutive elements. */
-template <class T, int RB, int WB, uint32_t NT, class IX, class A>
+template <class T, int RB, int WB, uint32_t NT, bool FULL, class IX, class A>
 __device__ __forceinline__ void tile_load(const T *__restrict__ d, IX n, T *tile, A addr)
 {
 	/* fully unrolled: all 2^RB loads of a thread in flight at once */
 #pragma unroll
 	for (int q = 0; q < (1 << RB); ++q) {
+		const IX a = addr(threadIdx.x, q * NT);
+		tile[swz2<RB, WB>(threadIdx.x, q * NT, NT - 1)] = FULL || a < n ? d[a] : Tr<T>::inf();
+	}
+}
+
+/*
+ * Prefetch (BCfg PF): a pass kernel's block copies its next Γ-partition from
+ * device memory into a second shared-memory tile P with cp.async while it
+ * works on the current one, so that the loads of one partition overlap the
+ * register groups, exchanges and stores of the previous one in every block,
+ * not only across the few blocks an SM holds. P is filled in 16-byte chunks
+ * (CE = 16 / sizeof(T) elements, consecutive in the tile and in device
+ * memory: the chunk lies inside the c >= CB low bits of Γ); in a mirrored
+ * half (file comment) a chunk's addresses run backwards, so its elements
+ * land in P in reverse order: slot pslot(e) = pswz(e) ^ (CE - 1) there.
+ * pswz permutes whole chunks so that the first register group's read of P
+ * is free of bank conflicts: for a first group whose lanes are tile bits
+ * 0..G0-1 and G0+RB.. (G0 < WB), tile bits G0..WB-1 are xor-ed with the
+ * lanes' upper bits; for G0 >= WB (lanes are consecutive elements) or a
+ * group read through the swizzled tile (G0 < LCE) P is linear.
+ */
+__device__ __forceinline__ __attribute__((unused)) void cp_async16(void *dst, const void *src)
+{
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((uint32_t)__cvta_generic_to_shared(dst)),
+		     "l"(src)
+		     : "memory");
+}
+
+/* One element of sizeof(T) bytes (4, 8 or 16), for a base that is not
+ * 16-byte aligned. */
+template <int BYTES>
+__device__ __forceinline__ void cp_async_elem(void *dst, const void *src)
+{
+	if constexpr (BYTES == 16)
+		cp_async16(dst, src);
+	else
+		asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"((uint32_t)__cvta_generic_to_shared(dst)),
+			     "l"(src), "n"(BYTES)
+			     : "memory");
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+
+template <class T> __host__ __device__ constexpr int log2_ce() { return sizeof(T) == 4 ? 2 : sizeof(T) == 8 ? 1 : 0; }
+
+template <class T, int RB, int G0>
+__device__ __forceinline__ uint32_t pswz(uint32_t e)
+{
+	constexpr int WB = Tr<T>::WB;
+	if constexpr (G0 >= WB || G0 < log2_ce<T>())
+		return e;
+	else
+		return e ^ (((e >> (G0 + RB)) & ((1u << (WB - G0)) - 1)) << G0);
+}
+
+/*
+ * Issue (not wait for) the cp.async copies of one Γ-partition into P: tile
+ * element e is x = xof(e) in the stage's mirrored coordinates (address
+ * x ^ (2^sb - 1) where bit sb of x is set, else x); elements at addresses
+ * >= n are not copied. The caller commits the group.
+ */
+template <class T, class C, int G0, class IX, class XF>
+__device__ __forceinline__ void prefetch_tile(const T *__restrict__ d, IX n, T *P, XF xof, int sb)
+{
+	constexpr int CE = 1 << log2_ce<T>();
+	constexpr uint32_t NT = 1u << C::NTB, NCH = (1u << C::TB) / CE;
+	const IX hmask = ((IX)1 << sb) - 1;
+	if ((reinterpret_cast<uintptr_t>(d) & 15) == 0) {
+#pragma unroll
+		for (uint32_t q = 0; q < NCH / NT; ++q) {
+			const uint32_t e0 = (threadIdx.x + q * NT) * CE;
+			const IX x = xof(e0);
+			const bool rev = (x >> sb) & 1;
+			const IX st = rev ? (x ^ hmask) - (CE - 1) : x;
+			if (st + (CE - 1) < n) {
+				cp_async16(P + pswz<T, C::RB, G0>(e0), d + st);
+			} else {
+				/* the chunk that holds element n - 1: its real
+				 * elements one by one (a 16-byte read would pass
+				 * the end of the array), each to the slot the
+				 * chunk copy would give it */
+#pragma unroll
+				for (int i = 0; i < CE; ++i)
+					if (st + i < n)
+						cp_async_elem<sizeof(T)>(P + (pswz<T, C::RB, G0>(e0) | (uint32_t)i), d + st + i);
+			}
+		}
+	} else {
+#pragma unroll 8
+		for (uint32_t q = 0; q < (1u << C::RB); ++q) {
+			const uint32_t e = threadIdx.x + q * NT;
+			const IX x = xof(e);
+			const bool rev = (x >> sb) & 1;
+			const IX a = rev ? x ^ hmask : x;
+			if (a < n)
+				cp_async_elem<sizeof(T)>(P + (pswz<T, C::RB, G0>(e) ^ (rev ? CE - 1 : 0)), d + a);
+		}
+	}
+}
+
+/* A first register group (tile elements eb | m << g) from P (after the
+ * barrier that follows cp_async_wait_all): virtual elements as +inf. */
+template <class T, int RB, int G0, class IX, class XF>
+__device__ __forceinline__ void group_load_pf(T (&v)[1 << RB], uint32_t eb, int g, IX n, const T *P, XF xof, int sb)
+{
+	constexpr int CE = 1 << log2_ce<T>();
+	const IX hmask = ((IX)1 << sb) - 1;
+#pragma unroll
+	for (int m = 0; m < (1 << RB); ++m) {
+		const uint32_t e = eb | ((uint32_t)m << g);
+		const IX x = xof(e);
+		const bool rev = (x >> sb) & 1;
+		const IX a = rev ? x ^ hmask : x;
+		v[m] = a < n ? P[pswz<T, RB, G0>(e) ^ (rev ? CE - 1 : 0)] : Tr<T>::inf();
+	}
+}
+
+/* The whole of P into the swizzled tile (for a first group whose lanes are
+ * runs shorter than a chunk): thread tid moves elements tid + q NT. */
+template <class T, int RB, int WB, uint32_t NT, class IX, class XF>
+__device__ __forceinline__ void tile_from_pf(T *tile, IX n, const T *P, XF xof, int sb)
+{
+	constexpr int CE = 1 << log2_ce<T>();
+	const IX hmask = ((IX)1 << sb) - 1;
+#pragma unroll
+	for (int q = 0; q < (1 << RB); ++q) {
 		const uint32_t e = threadIdx.x + q * NT;
-		const IX a = addr(e);
-		tile[swz<RB, WB>(e)] = a < n ? d[a] : Tr<T>::inf();
+		const IX x = xof(e);
+		const bool rev = (x >> sb) & 1;
+		const IX a = rev ? x ^ hmask : x;
+		tile[swz<RB, WB>(e)] = a < n ? P[e ^ (rev ? CE - 1 : 0)] : Tr<T>::inf();
 	}
 }
 
@@ -490,32 +669,81 @@ __device__ __forceinline__ void tile_load(const T *__restrict__ d, IX n, T *tile
  * share one load and one store, which saves a pass wherever the planner
  * uses it (plan()).
  */
-template <class T, class C, int H, int DIR0, bool TAIL, class IX>
-__device__ __forceinline__ void high_body(T *__restrict__ d, IX n, IX xblk, int lo, int sb, T *tile)
+/* The prefetch layout's G0 (pswz) for high_body<T, C, H, ., TAIL>: the
+ * tail's first group when it reads P directly, else linear. */
+template <class T, class C, int H, bool TAIL>
+__host__ __device__ constexpr int high_pf_g0()
+{
+	return TAIL && C::TB - H - C::RB >= log2_ce<T>() ? C::TB - H - C::RB : (int)Tr<T>::WB;
+}
+
+template <class T, class C, int H, int DIR0, bool TAIL, bool FULL, class IX, class NX>
+__device__ __forceinline__ void high_body(T *__restrict__ d, IX n, IX xblk, int lo, int sb, T *tile, const T *P,
+					  NX next)
 {
 	constexpr int TB = C::TB, RB = C::RB, WB = Tr<T>::WB, R = 1 << RB, c = TB - H, NG = (H + RB - 1) / RB;
+	constexpr int G0 = high_pf_g0<T, C, H, TAIL>();
 	constexpr uint32_t NT = 1u << C::NTB, cmask = (1u << c) - 1;
 	const uint32_t tid = threadIdx.x;
 	const IX hmask = ((IX)1 << sb) - 1;
-	auto addr = [&](uint32_t e) -> IX {
-		const IX x = xblk | (e & cmask) | ((IX)(e >> c) << lo);
-		return ((x >> sb) & 1) ? x ^ hmask : x;
+	auto xof = [&](uint32_t e) -> IX { return xblk | (e & cmask) | ((IX)(e >> c) << lo); };
+	/*
+	 * Address of tile element eb | mv. The ncu profile of these passes
+	 * (bench/NOTES.md) has the integer ALU pipe as their limit, most of it
+	 * the bit arithmetic below (x, then phi_s) and the check against n.
+	 * For a FULL partition the same address is taken as arithmetic:
+	 * tile bits map to x bits by "bits below c stay, bit c + j goes to
+	 * lo + j", so x(eb | mv) = xblk + off(eb) + off(mv) with off(v) =
+	 * (v & cmask) + (v >> c) 2^lo (no bits in common); where phi_s
+	 * mirrors (bit s - 1 of x set: the top tile bit TB - 1 when DIR0 is 2,
+	 * the whole block when it is 1), x ^ (2^(s-1) - 1) = K1 - off(e
+	 * without that bit), K1 the mirrored partition's first address (its
+	 * Γ bits below s - 1 all set). With mv a constant, that is a
+	 * multiply-add or two per element on the FMA pipe instead of about ten
+	 * ALU operations.
+	 */
+	const IX S = (IX)1 << lo;
+	constexpr uint32_t tbit = DIR0 == 2 ? 1u << (TB - 1) : 0u;
+	const IX K1 = DIR0 == 2 ? (xblk | ((IX)1 << sb)) ^ hmask : xblk ^ hmask;
+	auto addr = [&](uint32_t ebv, uint32_t mv) -> IX {
+		if constexpr (!FULL) {
+			const IX x = xof(ebv | mv);
+			return ((x >> sb) & 1) ? x ^ hmask : x;
+		} else {
+			const bool top = DIR0 == 2 ? ((ebv | mv) & tbit) != 0 : DIR0 == 1;
+			const uint32_t eo = ebv & ~tbit, mo = mv & ~tbit;
+			const IX ob = (IX)(eo & cmask) + (IX)(eo >> c) * S;
+			const IX sg = top ? (IX)0 - 1 : (IX)1;
+			const IX B = top ? K1 - ob : xblk + ob;
+			return B + sg * (IX)(mo & cmask) + (IX)(mo >> c) * (sg * S);
+		}
 	};
 	const bool tdesc = (tid >> (C::NTB - 1)) & 1;
 	if constexpr (TAIL) {
 		/* the tail's groups: tile bits c-1..0, RB at a time from the top;
 		 * tile bit TB-1 (the direction) is a thread bit in all of them */
 		constexpr int NTG = (c + RB - 1) / RB;
-		/* first group's lanes not runs of 2^STG consecutive elements */
-		constexpr bool staged = c - RB < (C::STG < 0 ? WB : (int)C::STG);
-		if (staged)
-			tile_load<T, RB, WB, NT, IX>(d, n, tile, addr);
+		/* first group's lanes not runs of 2^STG consecutive elements
+		 * (with PF: shorter than P's chunks) */
+		constexpr bool staged =
+			C::PF ? c - RB < log2_ce<T>() : c - RB < (C::STG < 0 ? WB : (int)C::STG);
+		if constexpr (staged && C::PF) {
+			tile_from_pf<T, RB, WB, NT, IX>(tile, n, P, xof, sb);
+			next();
+		} else if (staged) {
+			tile_load<T, RB, WB, NT, FULL, IX>(d, n, tile, addr);
+		}
 #pragma unroll
 		for (int gi = 0; gi < NTG; ++gi) {
 			const int top = c - 1 - gi * RB, g = top - RB + 1 > 0 ? top - RB + 1 : 0, khi = top - g;
 			const uint32_t eb = (tid & ((1u << g) - 1)) | ((tid >> g) << (g + RB));
 			T v[R];
-			group_load<T, RB, WB, IX>(v, gi == 0 && !staged, eb, g, d, n, tile, addr);
+			if (C::PF && gi == 0 && !staged) {
+				group_load_pf<T, RB, G0, IX>(v, eb, g, n, P, xof, sb);
+				next();
+			} else {
+				group_load<T, RB, WB, FULL, IX>(v, gi == 0 && !staged, eb, g, d, n, tile, addr);
+			}
 #define GS_TAIL(KH)                                                       \
 	if (khi == KH) {                                                  \
 		if (tdesc)                                                \
@@ -523,13 +751,14 @@ __device__ __forceinline__ void high_body(T *__restrict__ d, IX n, IX xblk, int 
 		else                                                      \
 			group_steps<T, RB, KH < RB ? KH : RB - 1, 0, 0>(v); \
 	}
-			GS_TAIL(4)
+			GS_TAIL(5)
+			else GS_TAIL(4)
 			else GS_TAIL(3)
 			else GS_TAIL(2)
 			else GS_TAIL(1)
 			else GS_TAIL(0)
 #undef GS_TAIL
-			group_store<T, RB, WB, IX>(v, false, eb, g, d, n, tile, addr);
+			group_store<T, RB, WB, FULL, IX>(v, false, eb, g, d, n, tile, addr);
 		}
 	}
 	/* SPLIT: two groups, and the second one's natural register bits
@@ -549,7 +778,12 @@ __device__ __forceinline__ void high_body(T *__restrict__ d, IX n, IX xblk, int 
 		const int khi = top - g, klo = (c > top - RB + 1 ? c : top - RB + 1) - g;
 		const uint32_t eb = (tid & ((1u << g) - 1)) | ((tid >> g) << (g + RB));
 		T v[R];
-		group_load<T, RB, WB, IX>(v, gi == 0 && !TAIL, eb, g, d, n, tile, addr);
+		if (C::PF && gi == 0 && !TAIL) {
+			group_load_pf<T, RB, G0, IX>(v, eb, g, n, P, xof, sb);
+			next();
+		} else {
+			group_load<T, RB, WB, FULL, IX>(v, gi == 0 && !TAIL, eb, g, d, n, tile, addr);
+		}
 		/* (the switch folds: gi, khi and klo are constants once unrolled) */
 #define GS_GROUP(KH, KL)                                                        \
 	if (khi == KH && klo == KL) {                                           \
@@ -567,8 +801,9 @@ __device__ __forceinline__ void high_body(T *__restrict__ d, IX n, IX xblk, int 
 		else GS_GROUP(RB - 1, 2)
 		else GS_GROUP(RB - 1, 3)
 		else GS_GROUP(RB - 1, 4)
+		else GS_GROUP(RB - 1, 5)
 #undef GS_GROUP
-		in_smem = group_store<T, RB, WB, IX>(v, gi == NG - 1 && !SPLIT, eb, g, d, n, tile, addr);
+		in_smem = group_store<T, RB, WB, FULL, IX>(v, gi == NG - 1 && !SPLIT, eb, g, d, n, tile, addr);
 	}
 	if constexpr (SPLIT) {
 		/* register slot m: bits 0..NS-1 -> tile bits c.., bits NS.. ->
@@ -576,46 +811,109 @@ __device__ __forceinline__ void high_body(T *__restrict__ d, IX n, IX xblk, int 
 		 * direction bit of DIR 2 (group_steps); the thread's bits fill
 		 * tile bits 0..c-1, then c+NS..TB-NF-1 */
 		const uint32_t eb = (tid & cmask) | ((tid >> c) << (c + NS));
-		auto el = [&](int m) -> uint32_t {
-			return eb | (((uint32_t)m & ((1u << NS) - 1)) << c) | (((uint32_t)m >> NS) << (TB - NF));
+		auto ml = [&](int m) -> uint32_t {
+			return (((uint32_t)m & ((1u << NS) - 1)) << c) | (((uint32_t)m >> NS) << (TB - NF));
 		};
+		auto el = [&](int m) -> uint32_t { return eb | ml(m); };
 		T v[R];
 		__syncthreads();
 #pragma unroll
 		for (int m = 0; m < R; ++m)
-			v[m] = tile[swz<RB, WB>(el(m))];
+			v[m] = tile[swz2<RB, WB>(eb, ml(m), ~(((1u << NS) - 1) << c) & ~(((1u << NF) - 1) << (TB - NF)))];
 		group_steps<T, RB, NS - 1, 0, DIR0>(v);
 #pragma unroll
 		for (int m = 0; m < R; ++m) {
-			const IX a = addr(el(m));
-			if (a < n)
+			const IX a = addr(eb, ml(m));
+			if (FULL || a < n)
 				d[a] = v[m];
 		}
 		in_smem = false;
 	}
 	if (in_smem)
-		tile_store<T, RB, WB, NT, IX>(d, n, tile, addr);
+		tile_store<T, RB, WB, NT, FULL, IX>(d, n, tile, addr);
 }
 
+/*
+ * Without PF: block b works on partition b (nblk blocks). With PF: a grid
+ * of persistent blocks, block b on partitions b, b + gridDim.x, ...: at
+ * each one it waits for P, reads its first register group from it, and
+ * (next) issues the copy of its following partition into P before the
+ * rest of the pass.
+ */
 template <class T, class C, int H, bool TAIL, class IX>
-__global__ void __launch_bounds__(1 << C::NTB, C::MINB) k_bitonic_high(T *__restrict__ d, IX n, int s, int lo)
+__global__ void __launch_bounds__(1 << C::NTB, C::MINB) k_bitonic_high(T *__restrict__ d, IX n, int s, int lo,
+									 IX nblk)
 {
 	constexpr int TB = C::TB, c = TB - H;
+	constexpr uint32_t cmask = (1u << c) - 1;
 	static_assert(H >= 1 && c >= coal_bits<T, C>(), "a shared-memory pass keeps CB low bits for coalescing");
 	static_assert(C::RB <= coal_bits<T, C>() + 1, "every register group of the pass then spans RB whole bits");
 	extern __shared__ __align__(16) unsigned char gs_smem[];
 	T *tile = reinterpret_cast<T *>(gs_smem);
 	const int hi = lo + H - 1, mid = lo - c, sb = s - 1;
-	const IX b = blockIdx.x;
-	const IX xblk = ((b & (((IX)1 << mid) - 1)) << c) | ((b >> mid) << (hi + 1));
-	if (((xblk >> sb) << sb) >= n)
-		return; /* every element of this partition is virtual */
-	if (TAIL || hi == sb)
-		high_body<T, C, H, 2, TAIL, IX>(d, n, xblk, lo, sb, tile);
-	else if ((xblk >> sb) & 1)
-		high_body<T, C, H, 1, false, IX>(d, n, xblk, lo, sb, tile);
-	else
-		high_body<T, C, H, 0, false, IX>(d, n, xblk, lo, sb, tile);
+	auto xblk_of = [&](IX b) -> IX { return ((b & (((IX)1 << mid) - 1)) << c) | ((b >> mid) << (hi + 1)); };
+	/* false: every element of the partition is virtual */
+	auto live = [&](IX xblk) { return ((xblk >> sb) << sb) < n; };
+	auto body = [&](IX xblk, const T *P, auto next) {
+		if (TAIL || hi == sb)
+			high_body<T, C, H, 2, TAIL, false, IX>(d, n, xblk, lo, sb, tile, P, next);
+		else if ((xblk >> sb) & 1)
+			high_body<T, C, H, 1, false, false, IX>(d, n, xblk, lo, sb, tile, P, next);
+		else
+			high_body<T, C, H, 0, false, false, IX>(d, n, xblk, lo, sb, tile, P, next);
+	};
+	if constexpr (!C::PF) {
+		const IX xblk = xblk_of(blockIdx.x);
+		if (!live(xblk))
+			return;
+		/* the partition's largest address: its non-mirrored part ends at
+		 * xblk with every Γ bit (below s - 1) set, its mirrored part
+		 * starts there (x ^ (2^(s-1) - 1) of its lowest x); no element
+		 * virtual when that is below n (FULL in high_body) */
+		const IX hmask = ((IX)1 << sb) - 1, gmask = (IX)cmask | ((((IX)1 << H) - 1) << lo);
+		const IX amax = TAIL || hi == sb
+					? max(xblk | (gmask & hmask), (xblk | ((IX)1 << sb)) ^ hmask)
+					: ((xblk >> sb) & 1) ? xblk ^ hmask : xblk | gmask;
+		auto none = [] {};
+		if (amax >= n)
+			body(xblk, nullptr, none);
+		else if (TAIL || hi == sb)
+			high_body<T, C, H, 2, TAIL, true, IX>(d, n, xblk, lo, sb, tile, nullptr, none);
+		else if ((xblk >> sb) & 1)
+			high_body<T, C, H, 1, false, true, IX>(d, n, xblk, lo, sb, tile, nullptr, none);
+		else
+			high_body<T, C, H, 0, false, true, IX>(d, n, xblk, lo, sb, tile, nullptr, none);
+	} else {
+		constexpr int G0 = high_pf_g0<T, C, H, TAIL>();
+		T *P = tile + (1u << TB);
+		auto fetch = [&](IX xblk) {
+			prefetch_tile<T, C, G0, IX>(
+				d, n, P, [&](uint32_t e) -> IX { return xblk | (e & cmask) | ((IX)(e >> c) << lo); }, sb);
+		};
+		IX b = blockIdx.x, xb = xblk_of(b);
+		bool cur = b < nblk && live(xb);
+		if (cur)
+			fetch(xb);
+		cp_async_commit();
+		for (; b < nblk; b += gridDim.x) {
+			const IX nb = b + gridDim.x, nxb = xblk_of(nb);
+			const bool nxt = nb < nblk && live(nxb);
+			cp_async_wait_all();
+			__syncthreads(); /* P holds partition b; the tile is free */
+			auto next = [&] {
+				__syncthreads(); /* every thread has read P */
+				if (nxt)
+					fetch(nxb);
+				cp_async_commit();
+			};
+			if (cur)
+				body(xb, P, next);
+			else
+				next();
+			xb = nxb;
+			cur = nxt;
+		}
+	}
 }
 
 /*
@@ -630,20 +928,36 @@ __global__ void __launch_bounds__(1 << C::NTB, C::MINB) k_bitonic_high(T *__rest
  * every value twice. In mirrored coordinates the tile's address is
  * xb ^ e for the block's xb (phi_s flips all of e's bits or none).
  */
-template <class T, class C, bool DESC, class IX>
-__device__ __forceinline__ void low_body(T *__restrict__ d, IX n, IX xb, T *tile)
+template <class T, class C, bool DESC, bool FULL, class IX, class NX>
+__device__ __forceinline__ void low_body(T *__restrict__ d, IX n, IX xb, T *tile, const T *P, NX next)
 {
 	constexpr int TB = C::TB, RB = C::RB, WB = Tr<T>::WB, R = 1 << RB, NG = (TB + RB - 1) / RB;
 	constexpr uint32_t NT = 1u << C::NTB;
 	const uint32_t tid = threadIdx.x;
-	auto addr = [xb](uint32_t e) -> IX { return xb ^ (IX)e; };
+	/* xb ^ e, as arithmetic (high_body): xb's low TB bits are all 1
+	 * where the tile is mirrored (DESC), all 0 where it is not */
+	auto addr = [xb](uint32_t ebv, uint32_t mv) -> IX {
+		return DESC ? xb - (IX)ebv - (IX)mv : xb + (IX)ebv + (IX)mv;
+	};
 	bool in_smem = false;
 #pragma unroll
 	for (int gi = 0; gi < NG; ++gi) {
 		const int top = TB - 1 - gi * RB, g = top - RB + 1 > 0 ? top - RB + 1 : 0, nb = top - g + 1;
 		const uint32_t eb = (tid & ((1u << g) - 1)) | ((tid >> g) << (g + RB));
 		T v[R];
-		group_load<T, RB, WB, IX>(v, gi == 0, eb, g, d, n, tile, addr);
+		if (C::PF && gi == 0) {
+			/* P is linear (lanes are consecutive elements), its
+			 * chunks reversed where the tile is (DESC) */
+			constexpr int CE = 1 << log2_ce<T>();
+#pragma unroll
+			for (int m = 0; m < R; ++m) {
+				const uint32_t e = eb | ((uint32_t)m << g);
+				v[m] = addr(eb, (uint32_t)m << g) < n ? P[e ^ (DESC ? CE - 1 : 0)] : Tr<T>::inf();
+			}
+			next();
+		} else {
+			group_load<T, RB, WB, FULL, IX>(v, gi == 0, eb, g, d, n, tile, addr);
+		}
 #pragma unroll
 		for (int k = RB - 1; k >= 0; --k)
 			if (k < nb) {
@@ -656,25 +970,72 @@ __device__ __forceinline__ void low_body(T *__restrict__ d, IX n, IX xb, T *tile
 							Tr<T>::cx(v[m], v[m | (1 << k)]);
 					}
 			}
-		in_smem = group_store<T, RB, WB, IX>(v, gi == NG - 1, eb, g, d, n, tile, addr);
+		in_smem = group_store<T, RB, WB, FULL, IX>(v, gi == NG - 1, eb, g, d, n, tile, addr);
 	}
 	if (in_smem)
-		tile_store<T, RB, WB, NT, IX>(d, n, tile, addr);
+		tile_store<T, RB, WB, NT, FULL, IX>(d, n, tile, addr);
 }
 
+/* Blocks and PF as in k_bitonic_high; partition b is the tile at b 2^TB. */
 template <class T, class C, class IX>
-__global__ void __launch_bounds__(1 << C::NTB, C::MINB) k_bitonic_low(T *__restrict__ d, IX n, int s)
+__global__ void __launch_bounds__(1 << C::NTB, C::MINB) k_bitonic_low(T *__restrict__ d, IX n, int s, IX nblk)
 {
 	extern __shared__ __align__(16) unsigned char gs_smem[];
 	T *tile = reinterpret_cast<T *>(gs_smem);
 	const int sb = s - 1;
-	const IX xblk = (IX)blockIdx.x << C::TB;
-	if (((xblk >> sb) << sb) >= n)
-		return; /* every element of this tile is virtual */
-	if ((xblk >> sb) & 1)
-		low_body<T, C, true, IX>(d, n, xblk ^ (((IX)1 << sb) - 1), tile);
-	else
-		low_body<T, C, false, IX>(d, n, xblk, tile);
+	/* false: every element of this tile is virtual */
+	auto live = [&](IX xblk) { return ((xblk >> sb) << sb) < n; };
+	auto body = [&](IX xblk, const T *P, auto next) {
+		if ((xblk >> sb) & 1)
+			low_body<T, C, true, false, IX>(d, n, xblk ^ (((IX)1 << sb) - 1), tile, P, next);
+		else
+			low_body<T, C, false, false, IX>(d, n, xblk, tile, P, next);
+	};
+	if constexpr (!C::PF) {
+		const IX xblk = (IX)blockIdx.x << C::TB;
+		if (!live(xblk))
+			return;
+		/* FULL when the tile's largest address is below n */
+		auto none = [] {};
+		if ((xblk >> sb) & 1) {
+			const IX xb = xblk ^ (((IX)1 << sb) - 1);
+			if (xb < n)
+				low_body<T, C, true, true, IX>(d, n, xb, tile, nullptr, none);
+			else
+				low_body<T, C, true, false, IX>(d, n, xb, tile, nullptr, none);
+		} else if ((xblk | ((IX)1 << C::TB) - 1) < n) {
+			low_body<T, C, false, true, IX>(d, n, xblk, tile, nullptr, none);
+		} else {
+			low_body<T, C, false, false, IX>(d, n, xblk, tile, nullptr, none);
+		}
+	} else {
+		T *P = tile + (1u << C::TB);
+		auto fetch = [&](IX xblk) {
+			prefetch_tile<T, C, Tr<T>::WB, IX>(d, n, P, [&](uint32_t e) -> IX { return xblk | e; }, sb);
+		};
+		IX b = blockIdx.x;
+		bool cur = b < nblk && live(b << C::TB);
+		if (cur)
+			fetch(b << C::TB);
+		cp_async_commit();
+		for (; b < nblk; b += gridDim.x) {
+			const IX nb = b + gridDim.x;
+			const bool nxt = nb < nblk && live(nb << C::TB);
+			cp_async_wait_all();
+			__syncthreads(); /* P holds tile b; the tile is free */
+			auto next = [&] {
+				__syncthreads(); /* every thread has read P */
+				if (nxt)
+					fetch(nb << C::TB);
+				cp_async_commit();
+			};
+			if (cur)
+				body(b << C::TB, P, next);
+			else
+				next();
+			cur = nxt;
+		}
+	}
 }
 
 /*
@@ -887,16 +1248,44 @@ void launch_reg(T *d, IX n, int L, int s, int hi, int lo, cudaStream_t st)
 	k_bitonic_reg<T, G, IX><<<blocks, 256, 0, st>>>(d, n, s, hi, lo);
 }
 
+/*
+ * *grid = blocks to launch for a pass kernel over nblk partitions: nblk, or
+ * with PF as many persistent blocks as the device holds at once (occupancy
+ * of this kernel at its shared memory), at most nblk. Returns the CUDA
+ * error of the queries.
+ */
+template <class C, class K>
+cudaError_t pass_grid(K kern, size_t smem, uint64_t nblk, unsigned *grid)
+{
+	*grid = (unsigned)nblk;
+	if (!C::PF)
+		return cudaSuccess;
+	int dev = 0, sms = 0, per = 0;
+	cudaError_t err = cudaGetDevice(&dev);
+	if (err == cudaSuccess)
+		err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+	if (err == cudaSuccess)
+		err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kern, 1 << C::NTB, smem);
+	const uint64_t g = (uint64_t)(per > 0 ? per : 1) * (uint64_t)(sms > 0 ? sms : 1);
+	if (g < nblk)
+		*grid = (unsigned)g;
+	return err;
+}
+
 /* k_bitonic_high<T, C, h, TAIL> for the runtime h (1 <= h <= TB - CB). */
 template <class T, class C, class IX, bool TAIL, int H>
-void launch_high(int h, unsigned nblk, size_t smem, T *d, IX n, int s, int lo, cudaStream_t st)
+cudaError_t launch_high(int h, uint64_t nblk, size_t smem, T *d, IX n, int s, int lo, cudaStream_t st)
 {
 	if constexpr (H <= C::TB - coal_bits<T, C>()) {
-		if (h == H)
-			k_bitonic_high<T, C, H, TAIL, IX><<<nblk, 1 << C::NTB, smem, st>>>(d, n, s, lo);
-		else
-			launch_high<T, C, IX, TAIL, H + 1>(h, nblk, smem, d, n, s, lo, st);
+		if (h != H)
+			return launch_high<T, C, IX, TAIL, H + 1>(h, nblk, smem, d, n, s, lo, st);
+		unsigned grid;
+		const cudaError_t err = pass_grid<C>(k_bitonic_high<T, C, H, TAIL, IX>, smem, nblk, &grid);
+		if (err != cudaSuccess)
+			return err;
+		k_bitonic_high<T, C, H, TAIL, IX><<<grid, 1 << C::NTB, smem, st>>>(d, n, s, lo, (IX)nblk);
 	}
+	return cudaSuccess;
 }
 
 /* Launch one pass (asynchronous; returns the launch error). */
@@ -904,20 +1293,22 @@ template <class T, class C, class IX>
 cudaError_t launch_pass(T *d, IX n, int L, int kind, int s, int hi, int lo, cudaStream_t st)
 {
 	constexpr int TB = C::TB;
-	const size_t smem = sizeof(T) << TB;
+	const size_t smem = sizeof(T) << TB, psmem = smem << (C::PF ? 1 : 0);
+	const uint64_t nblk = L > TB ? (1ull << (L - TB)) : 1;
+	cudaError_t err = cudaSuccess;
 	if (kind == PASS_LOCAL) {
-		const uint64_t nblk = ((uint64_t)n + (1ull << TB) - 1) >> TB;
-		k_bitonic_local<T, C><<<(unsigned)nblk, 1 << C::NTB, smem, st>>>(d, (uint64_t)n);
+		const uint64_t nloc = ((uint64_t)n + (1ull << TB) - 1) >> TB;
+		k_bitonic_local<T, C><<<(unsigned)nloc, 1 << C::NTB, smem, st>>>(d, (uint64_t)n);
 	} else if (kind == PASS_LOW) {
-		const uint64_t nblk = L > TB ? (1ull << (L - TB)) : 1;
-		k_bitonic_low<T, C, IX><<<(unsigned)nblk, 1 << C::NTB, smem, st>>>(d, n, s);
+		unsigned grid;
+		err = pass_grid<C>(k_bitonic_low<T, C, IX>, psmem, nblk, &grid);
+		if (err == cudaSuccess)
+			k_bitonic_low<T, C, IX><<<grid, 1 << C::NTB, psmem, st>>>(d, n, s, (IX)nblk);
 	} else if (kind == PASS_SMEM) {
-		const uint64_t nblk = L > TB ? (1ull << (L - TB)) : 1;
-		launch_high<T, C, IX, false, 1>(hi - lo + 1, (unsigned)nblk, smem, d, n, s, lo, st);
+		err = launch_high<T, C, IX, false, 1>(hi - lo + 1, nblk, psmem, d, n, s, lo, st);
 	} else if (kind == PASS_CHAIN) {
-		const uint64_t nblk = L > TB ? (1ull << (L - TB)) : 1;
 		if constexpr (C::CHAIN)
-			launch_high<T, C, IX, true, 1>(hi - lo + 1, (unsigned)nblk, smem, d, n, s, lo, st);
+			err = launch_high<T, C, IX, true, 1>(hi - lo + 1, nblk, psmem, d, n, s, lo, st);
 	} else {
 		switch (hi - lo + 1) {
 		case 1: launch_reg<T, 1, IX>(d, n, L, s, hi, lo, st); break;
@@ -927,7 +1318,7 @@ cudaError_t launch_pass(T *d, IX n, int L, int kind, int s, int hi, int lo, cuda
 		default: launch_reg<T, 5, IX>(d, n, L, s, hi, lo, st); break;
 		}
 	}
-	return cudaGetLastError();
+	return err != cudaSuccess ? err : cudaGetLastError();
 }
 
 template <class T, class C, class IX, int H>
@@ -944,19 +1335,20 @@ cudaError_t set_smem_high(int smem)
 	return cudaSuccess;
 }
 
-/* Shared memory above 48 KiB must be asked for, per kernel. */
+/* Shared memory above 48 KiB must be asked for, per kernel (the pass
+ * kernels' second tile with PF). */
 template <class T, class C>
 cudaError_t set_smem(bool narrow)
 {
-	const int smem = (int)(sizeof(T) << C::TB);
+	const int smem = (int)(sizeof(T) << C::TB), psmem = smem << (C::PF ? 1 : 0);
 	cudaError_t err = cudaFuncSetAttribute(k_bitonic_local<T, C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
 	if (err == cudaSuccess)
 		err = narrow ? cudaFuncSetAttribute(k_bitonic_low<T, C, uint32_t>,
-						    cudaFuncAttributeMaxDynamicSharedMemorySize, smem)
+						    cudaFuncAttributeMaxDynamicSharedMemorySize, psmem)
 			     : cudaFuncSetAttribute(k_bitonic_low<T, C, uint64_t>,
-						    cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+						    cudaFuncAttributeMaxDynamicSharedMemorySize, psmem);
 	if (err == cudaSuccess && !C::GREG)
-		err = narrow ? set_smem_high<T, C, uint32_t, 1>(smem) : set_smem_high<T, C, uint64_t, 1>(smem);
+		err = narrow ? set_smem_high<T, C, uint32_t, 1>(psmem) : set_smem_high<T, C, uint64_t, 1>(psmem);
 	return err;
 }
 

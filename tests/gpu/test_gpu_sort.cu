@@ -18,9 +18,12 @@
  * Network cases: bitonic_sort<T> straight on words for every log2 n from 1
  * to 23 (u32) / 22 (u64, u128), at n = 2^L, 2^L - 1 - r and 2^(L-1) + 1 + r,
  * so that every shape of the pass plan (tile sort, shared-memory passes,
- * chained passes, the tile-bits pass) meets padded and unpadded sizes;
- * checked against std::sort. (The 64-bit index kernels run on them with
- * GPUSORT_WIDE_INDEX=1.)
+ * chained passes, the tile-bits pass) meets padded and unpadded sizes, so
+ * that both the FULL partitions (no virtual element: arithmetic addresses,
+ * no per-element check) and the checked ones run; plus u32 and u64 words
+ * that start one element past the allocation (not 16-byte aligned) at
+ * 2^14 - 3, 2^18 - 3 and 2^22 - 3; checked against std::sort. (The 64-bit
+ * index kernels run on them with GPUSORT_WIDE_INDEX=1.)
  * --small: few, small cases (for compute-sanitizer memcheck / racecheck).
  *
  * Overlap cases: a second chunk is begun while the first is still being
@@ -1096,10 +1099,11 @@ bool word_less(const gs_u128 &a, const gs_u128 &b) { return a.hi != b.hi ? a.hi 
 /* bitonic_sort<T> on n words (few distinct values when `few`, so that
  * ties and the padding sentinel's value meet) against std::sort. */
 template <class T>
-void network_case(const char *tname, size_t n, bool few)
+void network_case(const char *tname, size_t n, bool few, size_t off = 0)
 {
 	char nm[128];
-	snprintf(nm, sizeof nm, "network/%s/n=%zu/%s", tname, n, few ? "fewunique" : "uniform");
+	snprintf(nm, sizeof nm, "network/%s/n=%zu/%s%s", tname, n, few ? "fewunique" : "uniform",
+		 off ? "/unaligned" : "");
 	std::vector<T> h(n), out(n);
 	for (size_t i = 0; i < n; ++i) {
 		uint64_t a = rnd(), b = rnd();
@@ -1114,15 +1118,18 @@ void network_case(const char *tname, size_t n, bool few)
 	T *d = NULL;
 	std::string why;
 	uint64_t passes = 0;
-	if (cudaMalloc(&d, n * sizeof(T)) != cudaSuccess) {
+	if (cudaMalloc(&d, (n + off) * sizeof(T)) != cudaSuccess) {
 		result(nm, "cudaMalloc failed");
 		return;
 	}
-	cudaError_t e = cudaMemcpy(d, h.data(), n * sizeof(T), cudaMemcpyHostToDevice);
+	/* off > 0: the words start off elements into the allocation, so that
+	 * the passes' 16-byte prefetch chunks are not aligned (the element-wise
+	 * path of prefetch_tile) */
+	cudaError_t e = cudaMemcpy(d + off, h.data(), n * sizeof(T), cudaMemcpyHostToDevice);
 	if (e == cudaSuccess)
-		e = bitonic_sort<T>(d, n, 0, &passes);
+		e = bitonic_sort<T>(d + off, n, 0, &passes);
 	if (e == cudaSuccess)
-		e = cudaMemcpy(out.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost);
+		e = cudaMemcpy(out.data(), d + off, n * sizeof(T), cudaMemcpyDeviceToHost);
 	cudaFree(d);
 	if (e != cudaSuccess) {
 		result(nm, cudaGetErrorString(e));
@@ -1148,6 +1155,11 @@ void network_cases(const char *tname, int maxl)
 		if (L > 1)
 			network_case<T>(tname, p / 2 + 1 + r, L % 3 == 0);
 	}
+	/* words that do not start on a 16-byte boundary, sizes that run every
+	 * kind of pass */
+	if (sizeof(T) < 16)
+		for (int L = 14; L <= maxl; L += 4)
+			network_case<T>(tname, ((size_t)1 << L) - 3, L % 8 == 2, 1);
 }
 
 std::vector<Kind> merge_kinds(const std::vector<Kind> &K)
