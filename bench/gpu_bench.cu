@@ -372,6 +372,10 @@ static float cub_ref(int lg, T *ref, T *tmp)
 #define PROFP(TB, RB, MINB, STG, PF)                                                                               \
 	profile<T, BCfg<TB, RB, MINB, 0, 0, 1, 0, STG, PF>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " STG" #STG " PF" #PF, \
 							    lg, runs, d, ref, d_bad, cms)
+/* the planner counting every pass the same (fewest passes) */
+#define PROFQ(TB, RB, MINB, STG)                                                                                  \
+	profile<T, BCfg<TB, RB, MINB, 0, 0, 1, 0, STG, 0, 1>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " STG" #STG " EQC", \
+							      lg, runs, d, ref, d_bad, cms)
 /* without chained passes (every stage ends with its own pass on the tile's bits) */
 #define PROFN(TB, RB, MINB)                                                                                      \
 	profile<T, BCfg<TB, RB, MINB, 0, 0, 0>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " GREG0 unchained", lg, runs, d, \
@@ -388,7 +392,8 @@ void profile_configs<uint32_t>(const char *tname, int lg, int runs, uint32_t *d,
 {
 	typedef uint32_t T;
 	PROFP(13, 5, 3, 2, 0);
-	PROFP(13, 5, 2, 2, 1);
+	PROFP(13, 5, 3, 3, 0);
+	PROFQ(13, 5, 3, 2);
 }
 
 template <>
@@ -397,6 +402,7 @@ void profile_configs<uint64_t>(const char *tname, int lg, int runs, uint64_t *d,
 {
 	typedef uint64_t T;
 	PROFP(12, 4, 4, -1, 0);
+	PROFQ(12, 4, 4, -1);
 }
 
 /* CUB's row, then every configuration of T on the same keys. */

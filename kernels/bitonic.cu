@@ -70,7 +70,7 @@ namespace {
  * passes that run at streaming speed. CB: below.
  */
 template <int TB_, int RB_, int MINB_, int GREG_, int CB_ = 0, int CHAIN_ = 1, int LMINB_ = 0, int STG_ = -1,
-	  int PF_ = 0>
+	  int PF_ = 0, int EQC_ = 0>
 struct BCfg {
 	/* CB: low index bits a shared-memory pass keeps in its Γ (a warp then
 	 * reads runs of 2^CB consecutive elements); 0 = WB, a whole 128-byte
@@ -95,6 +95,9 @@ struct BCfg {
 	 * on the integer ALU pipe, which the copy through P only loads more;
 	 * kept as a profiling knob (bench/gpu_bench) */
 	enum { PF = PF_ };
+	/* EQC: 1 = plan() counts every pass the same (fewest passes), for
+	 * profiling against the fitted costs of pass_cost() */
+	enum { EQC = EQC_ };
 	/* blocks per SM for the tile sort: 2 when 128 registers a thread allow
 	 * it (its compile-time groups want well over 100), else 1; LMINB_ > 0
 	 * sets it (profiling) */
@@ -109,9 +112,12 @@ template <class T> struct Tr;
  * (bench/gpu_bench profile 28; bench/results/gpu-bitonic-profile-h200-
  * 2026-11-22.md, -2026-11-23.md and -2026-11-23b.md): with the tile sort
  * and the shared-memory passes grouped at compile time and chained passes,
- * u32 19.1 ms with 2^13 tiles, 3 blocks per SM and chained passes reading
- * their first tail group straight from device memory down to 16-byte runs
- * (STG 2: 22.6 ms with whole lines only, before FULL; 32 passes; 2 blocks
+ * u32 18.8 ms with 2^13 tiles, 3 blocks per SM and chained passes reading
+ * their first tail group straight from device memory down to 32-byte runs
+ * (STG 3; STG 2, down to 16-byte runs: 19.0 ms, its C6 passes 0.62 ms
+ * against 0.52-0.56; before FULL, STG 2 had been the faster, 22.4 ms
+ * against 22.6 with whole lines only; 32 passes; planner counting every
+ * pass the same: 20.0 ms in 31, the tails of three groups 0.89 ms; 2 blocks
  * per SM: 24.0 ms; without chaining 25.2 ms in 38; register-only passes
  * above the tile: 28.1 ms in 46; PF: 27.4 ms at 3 blocks per SM, 21.1 at
  * 2; 2^14 tiles of 64 elements a thread: 29.2 ms in 27, 2^15: 30.7 ms in
@@ -120,7 +126,7 @@ template <class T> struct Tr;
  * 54-56 ms). */
 template <> struct Tr<uint32_t> {
 	enum { WB = 5 };
-	typedef BCfg<13, 5, 3, 0, 0, 1, 0, 2> Def;
+	typedef BCfg<13, 5, 3, 0, 0, 1, 0, 3> Def;
 	static __device__ __forceinline__ uint32_t inf() { return 0xffffffffu; }
 	static __device__ __forceinline__ void cx(uint32_t &a, uint32_t &b)
 	{
@@ -352,7 +358,10 @@ __global__ void __launch_bounds__(1 << C::NTB, C::LMINB) k_bitonic_local(T *__re
 	}
 	__syncthreads();
 	/* stages 1..RB entirely in registers: thread holds 2^RB consecutive
-	 * elements (directions known at compile time but for stage RB) */
+	 * elements; the directions of stages 1..RB-1 are register bits (known
+	 * at compile time), stage RB's is the thread's bit 0: its descending
+	 * threads sort the complements ascending (no select per comparator:
+	 * the tile sort is bound by the ALU pipe) */
 	{
 		const uint32_t eb = tid << RB;
 		T v[R];
@@ -361,22 +370,26 @@ __global__ void __launch_bounds__(1 << C::NTB, C::LMINB) k_bitonic_local(T *__re
 			v[m] = tile[swz2<RB, WB>(eb, (uint32_t)m, ((1u << TB) - 1) & ~(R - 1u))];
 #pragma unroll
 		for (int s = 1; s <= RB; ++s) {
-			const bool tdesc = s == RB ? (tid & 1) : false;
+			if (s == RB && (tid & 1)) {
+#pragma unroll
+				for (int m = 0; m < R; ++m)
+					Tr<T>::flip(v[m]);
+			}
 #pragma unroll
 			for (int k = s - 1; k >= 0; --k) {
 #pragma unroll
 				for (int m = 0; m < R; ++m)
 					if (!(m & (1 << k))) {
-						bool desc = s < RB ? ((m >> s) & 1) : tdesc;
-						T a = v[m], b = v[m | (1 << k)];
-						Tr<T>::cx(a, b);
-						v[m] = desc ? b : a;
-						v[m | (1 << k)] = desc ? a : b;
+						if (s < RB && ((m >> s) & 1))
+							Tr<T>::cx(v[m | (1 << k)], v[m]);
+						else
+							Tr<T>::cx(v[m], v[m | (1 << k)]);
 					}
 			}
 		}
-		/* into stage RB + 1's form: complemented where bit RB + 1 is set */
-		if ((tid >> 1) & 1) {
+		/* into stage RB + 1's form: complemented where bit RB + 1 is set
+		 * (they are where bit RB is) */
+		if (((tid >> 1) ^ tid) & 1) {
 #pragma unroll
 			for (int m = 0; m < R; ++m)
 				Tr<T>::flip(v[m]);
@@ -1121,12 +1134,19 @@ void split_bits(int s, int hi0, int H, int w, int kind, F f)
  * (u32 STG 2: 0.70-0.81). Only the
  * ratios matter: they decide between fewer passes and cheaper ones; with
  * the measured times themselves the plan at 2^28 u32 comes out the same
- * to within 0.1 ms.
+ * to within 0.1 ms. These were fitted before FULL partitions (high_body);
+ * since, every pass costs 0.51-0.56 ms except chained passes with tails of
+ * three register groups (0.89 ms), and the plan these costs give is still
+ * the faster one: with every pass counted the same (EQC) the planner takes
+ * 31 passes at 2^28 u32 instead of 32 but uses those tails, 20.0 ms
+ * against 18.8 (bench/results/gpu-bitonic-profile-h200-2026-11-23b.md).
  */
 template <class T, class C>
 int pass_cost(int kind, int H)
 {
 	constexpr int TB = C::TB, RB = C::RB, WB = Tr<T>::WB;
+	if (C::EQC)
+		return 100;
 	if (kind == PASS_LOW)
 		return 115;
 	if (kind == PASS_CHAIN) {
