@@ -44,8 +44,9 @@ else
 endif
 LIB_OBJ  := $(SRC_OBJ) $(KERN_OBJ)
 TESTS    := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/test_*.c))
-# built with CUDA: the GPU test runs in `make check` too, and says SKIP without a GPU
-GPU_TESTS := $(if $(filter yes,$(CUDA)),tests/gpu/test_gpu_sort)
+# built with CUDA: the GPU test runs in `make check` too, and says SKIP without a
+# GPU; test_plan checks the bitonic planner on the host (no GPU needed)
+GPU_TESTS := $(if $(filter yes,$(CUDA)),tests/gpu/test_gpu_sort tests/gpu/test_plan)
 
 .PHONY: all config deps check check-gpu bench bench-cpu install man clean
 
@@ -125,9 +126,14 @@ tests/bin/gpusort-fakegpu: $(FAKE_OBJ)
 	$(say) LINK $@
 	$(Q)$(CC) $(FAKECFLAGS) -o $@ $(FAKE_OBJ) $(filter-out -L% -lcudart_static -ldl -lrt -lstdc++,$(LDLIBS))
 
-tests/gpu/test_gpu_sort: tests/gpu/test_gpu_sort.cu $(KERN_OBJ)
+tests/gpu/test_gpu_sort: tests/gpu/test_gpu_sort.cu tests/gpu/report.h $(KERN_OBJ)
 	$(say) NVCC $@
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $< $(KERN_OBJ)
+
+# plan() is internal to bitonic.cu: the test includes it (host code is what runs)
+tests/gpu/test_plan: tests/gpu/test_plan.cu tests/gpu/report.h kernels/bitonic.cu kernels/bitonic.cuh
+	$(say) NVCC $@
+	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $<
 
 check: all tests/refsort tests/checksorted $(TESTS) $(GPU_TESTS) tests/bin/gpusort-fakegpu
 	@sh tests/run.sh $(TESTS) $(GPU_TESTS) tests/fakegpu.sh
@@ -160,6 +166,6 @@ install: all
 	install -m 644 man/gpusort.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpusort.1
 
 clean:
-	rm -rf build gpusort bench/gen bench/gpu_bench tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort bench/checkrec bench/iobench
+	rm -rf build gpusort bench/gen bench/gpu_bench tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort tests/gpu/test_plan bench/checkrec bench/iobench
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "bitonic.cuh"     /* bitonic_sort<T>: the network's plans, directly */
+#include "report.h"       /* result(), report_exit() */
 #include "gpusort_kernels.h"
 #include "merge_path.cuh" /* merge_tile<T>(): tile-boundary sizes */
 
@@ -64,8 +65,6 @@ struct Kind {
 	std::vector<Field> f;
 	bool large; /* also run at ~2^22 records */
 };
-
-int g_pass = 0, g_fail = 0;
 
 uint64_t g_rng = 0x9e3779b97f4a7c15ull;
 uint64_t rnd()
@@ -277,18 +276,6 @@ gpu_key_layout layout_of(const Kind &k, std::vector<gpu_key_field> &store)
 	L.record_size = k.rs;
 	L.key_width = kw;
 	return L;
-}
-
-void result(const std::string &name, const std::string &why)
-{
-	if (why.empty()) {
-		printf("PASS %s\n", name.c_str());
-		++g_pass;
-	} else {
-		printf("FAIL %s: %s\n", name.c_str(), why.c_str());
-		++g_fail;
-	}
-	fflush(stdout);
 }
 
 void run_case(gpu_ctx *ctx, const Kind &k, size_t n, Dist d, bool inplace)
@@ -1255,6 +1242,5 @@ int main(int argc, char **argv)
 				}
 	}
 	gpu_close(ctx);
-	printf("%d passed, %d failed\n", g_pass, g_fail);
-	return g_fail ? 1 : 0;
+	return report_exit();
 }
