@@ -376,6 +376,14 @@ static float cub_ref(int lg, T *ref, T *tmp)
 #define PROFQ(TB, RB, MINB, STG)                                                                                  \
 	profile<T, BCfg<TB, RB, MINB, 0, 0, 1, 0, STG, 0, 1>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " STG" #STG " EQC", \
 							      lg, runs, d, ref, d_bad, cms)
+/* CB low bits kept for coalescing (runs of 2^CB elements a warp reads), with STG and EQC */
+#define PROFX(TB, RB, MINB, CB, STG, EQC)                                                                          \
+	profile<T, BCfg<TB, RB, MINB, 0, CB, 1, 0, STG, 0, EQC>>(                                                  \
+		tname, "TB" #TB " RB" #RB " MINB" #MINB " CB" #CB " STG" #STG " EQC" #EQC, lg, runs, d, ref, d_bad, cms)
+/* EQC with every pass's blocks in index order (ALT 0) */
+#define PROFA(TB, RB, MINB, STG)                                                                                  \
+	profile<T, BCfg<TB, RB, MINB, 0, 0, 1, 0, STG, 0, 1, 0>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " STG" #STG " EQC ALT0", \
+								 lg, runs, d, ref, d_bad, cms)
 /* without chained passes (every stage ends with its own pass on the tile's bits) */
 #define PROFN(TB, RB, MINB)                                                                                      \
 	profile<T, BCfg<TB, RB, MINB, 0, 0, 0>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " GREG0 unchained", lg, runs, d, \
@@ -391,9 +399,9 @@ void profile_configs<uint32_t>(const char *tname, int lg, int runs, uint32_t *d,
 			       unsigned long long *d_bad, float cms)
 {
 	typedef uint32_t T;
-	PROFP(13, 5, 3, 2, 0);
+	PROFQ(13, 5, 3, 3);
+	PROFA(13, 5, 3, 3);
 	PROFP(13, 5, 3, 3, 0);
-	PROFQ(13, 5, 3, 2);
 }
 
 template <>
@@ -401,8 +409,8 @@ void profile_configs<uint64_t>(const char *tname, int lg, int runs, uint64_t *d,
 			       unsigned long long *d_bad, float cms)
 {
 	typedef uint64_t T;
-	PROFP(12, 4, 4, -1, 0);
 	PROFQ(12, 4, 4, -1);
+	PROFA(12, 4, 4, -1);
 }
 
 /* CUB's row, then every configuration of T on the same keys. */

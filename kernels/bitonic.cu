@@ -22,8 +22,8 @@
  *     block for u32 and u64 by default),
  *   - pass 0 ("local"): every aligned tile is fully sorted (stages 1..TB),
  *   - the steps of stages s > TB are covered by three kinds of passes,
- *     chosen by plan() (dynamic programming over a cost model of measured
- *     pass times): a shared-memory pass takes up to TB - CB consecutive
+ *     chosen by plan() (dynamic programming for the fewest passes, or over
+ *     a cost model of measured pass times): a shared-memory pass takes up to TB - CB consecutive
  *     steps of a stage (Γ = {0..c-1} ∪ {lo..hi}, the c >= CB low bits kept
  *     for coalescing), the tile-bits pass a stage's last TB steps
  *     (Γ = {0..TB-1}), and a chained pass a stage's last c steps together
@@ -70,7 +70,7 @@ namespace {
  * passes that run at streaming speed. CB: below.
  */
 template <int TB_, int RB_, int MINB_, int GREG_, int CB_ = 0, int CHAIN_ = 1, int LMINB_ = 0, int STG_ = -1,
-	  int PF_ = 0, int EQC_ = 0>
+	  int PF_ = 0, int EQC_ = 0, int ALT_ = 1>
 struct BCfg {
 	/* CB: low index bits a shared-memory pass keeps in its Γ (a warp then
 	 * reads runs of 2^CB consecutive elements); 0 = WB, a whole 128-byte
@@ -98,6 +98,10 @@ struct BCfg {
 	/* EQC: 1 = plan() counts every pass the same (fewest passes), for
 	 * profiling against the fitted costs of pass_cost() */
 	enum { EQC = EQC_ };
+	/* ALT: 1 = every other pass runs its blocks in reverse order
+	 * (pass_order), so that it starts on what the previous pass left in
+	 * L2; 0 = all in index order (profiling) */
+	enum { ALT = ALT_ };
 	/* blocks per SM for the tile sort: 2 when 128 registers a thread allow
 	 * it (its compile-time groups want well over 100), else 1; LMINB_ > 0
 	 * sets it (profiling) */
@@ -110,9 +114,17 @@ template <class T> struct Tr;
 /* WB: log2 of elements per 128-byte line; Def: the configuration bitonic_sort uses. */
 /* Def: the fastest of the configurations timed on the H200 at 2^28
  * (bench/gpu_bench profile 28; bench/results/gpu-bitonic-profile-h200-
- * 2026-11-22.md, -2026-11-23.md and -2026-11-23b.md): with the tile sort
- * and the shared-memory passes grouped at compile time and chained passes,
- * u32 18.8 ms with 2^13 tiles, 3 blocks per SM and chained passes reading
+ * 2026-11-22.md, -2026-11-23.md, -2026-11-23b.md and -2026-11-23c.md).
+ * Since the three-group tails stopped spilling (TFLIP in high_body), every
+ * pass costs about the same and the fewest passes win (EQC): u32 18.4 ms
+ * in 31 passes against 18.8 in 32 with the fitted costs, u64 42.3 against
+ * 43.1 in 35; every other pass in reverse block order (ALT) another ~0.1 ms
+ * (u32) and ~1 ms (u64). 64 registers at 4 blocks per SM (no spill in
+ * the passes EQC uses): 18.45 against 18.47 ms, no gain; a shared-memory
+ * pass keeping 4 low bits (CB 4, 64-byte runs: 30 passes): 20.0 ms, its
+ * passes on high bits 0.66-0.81 ms; u64 with CB 3: 44.4 ms. Before: with
+ * the tile sort and the shared-memory passes grouped at compile time and
+ * chained passes, u32 18.8 ms with 2^13 tiles, 3 blocks per SM and chained passes reading
  * their first tail group straight from device memory down to 32-byte runs
  * (STG 3; STG 2, down to 16-byte runs: 19.0 ms, its C6 passes 0.62 ms
  * against 0.52-0.56; before FULL, STG 2 had been the faster, 22.4 ms
@@ -126,7 +138,7 @@ template <class T> struct Tr;
  * 54-56 ms). */
 template <> struct Tr<uint32_t> {
 	enum { WB = 5 };
-	typedef BCfg<13, 5, 3, 0, 0, 1, 0, 3> Def;
+	typedef BCfg<13, 5, 3, 0, 0, 1, 0, 3, 0, 1> Def;
 	static __device__ __forceinline__ uint32_t inf() { return 0xffffffffu; }
 	static __device__ __forceinline__ void cx(uint32_t &a, uint32_t &b)
 	{
@@ -138,7 +150,7 @@ template <> struct Tr<uint32_t> {
 };
 template <> struct Tr<uint64_t> {
 	enum { WB = 4 };
-	typedef BCfg<12, 4, 4, 0> Def;
+	typedef BCfg<12, 4, 4, 0, 0, 1, 0, -1, 0, 1> Def;
 	static __device__ __forceinline__ uint64_t inf() { return ~0ull; }
 	static __device__ __forceinline__ void cx(uint64_t &a, uint64_t &b)
 	{
@@ -478,6 +490,11 @@ __device__ __forceinline__ bool group_store(const T (&v)[1 << RB], bool last, ui
 					    IX n, T *tile, A addr)
 {
 	if (last && g >= WB) {
+		/* opaque to the compiler: in a one-group pass the store's
+		 * addresses are the load's, and ptxas kept all 2^RB of them live
+		 * across the steps (u32: 264-744 bytes of spills at 80 registers);
+		 * recomputed they cost an IMAD each on the FMA pipe */
+		asm volatile("" : "+r"(eb));
 #pragma unroll
 		for (int m = 0; m < (1 << RB); ++m) {
 			const IX a = addr(eb, (uint32_t)m << g);
@@ -757,9 +774,22 @@ __device__ __forceinline__ void high_body(T *__restrict__ d, IX n, IX xblk, int 
 			} else {
 				group_load<T, RB, WB, FULL, IX>(v, gi == 0 && !staged, eb, g, d, n, tile, addr);
 			}
+			/* TFLIP: a descending thread (warp-uniform: tile bit TB-1 is
+			 * tid's top bit) keeps its values complemented through the
+			 * tail and sorts them ascending, so the code has one network,
+			 * not one per direction: with two, ptxas spilled in u32's
+			 * three-group tails (C1, C2: 0.89 ms against ~0.53 for the
+			 * other passes); with one, u64's tails spill instead (100-148
+			 * bytes against 0-8), so u64 keeps the two */
+			constexpr bool TFLIP = sizeof(T) == 4;
+			if (TFLIP && gi == 0 && tdesc) {
+#pragma unroll
+				for (int m = 0; m < R; ++m)
+					Tr<T>::flip(v[m]);
+			}
 #define GS_TAIL(KH)                                                       \
 	if (khi == KH) {                                                  \
-		if (tdesc)                                                \
+		if (tdesc && !TFLIP)                                      \
 			group_steps<T, RB, KH < RB ? KH : RB - 1, 0, 1>(v); \
 		else                                                      \
 			group_steps<T, RB, KH < RB ? KH : RB - 1, 0, 0>(v); \
@@ -771,6 +801,11 @@ __device__ __forceinline__ void high_body(T *__restrict__ d, IX n, IX xblk, int 
 			else GS_TAIL(1)
 			else GS_TAIL(0)
 #undef GS_TAIL
+			if (TFLIP && gi == NTG - 1 && tdesc) {
+#pragma unroll
+				for (int m = 0; m < R; ++m)
+					Tr<T>::flip(v[m]);
+			}
 			group_store<T, RB, WB, FULL, IX>(v, false, eb, g, d, n, tile, addr);
 		}
 	}
@@ -847,7 +882,22 @@ __device__ __forceinline__ void high_body(T *__restrict__ d, IX n, IX xblk, int 
 }
 
 /*
- * Without PF: block b works on partition b (nblk blocks). With PF: a grid
+ * The partition block b of a pass works on: b, or nblk - 1 - b for rev.
+ * Passes alternate (bitonic_sort_cfg): blocks run roughly in index order,
+ * so the partitions a pass writes last are the ones the next pass reads
+ * first, and part of them (up to the L2's 50 MB of the 2 GiB a 2^28 u32
+ * pass moves) is still in L2, dirty: read from there, and written over
+ * before it ever goes back to device memory.
+ */
+template <class IX>
+__device__ __forceinline__ IX pass_order(IX b, IX nblk, int rev)
+{
+	return rev ? nblk - 1 - b : b;
+}
+
+/*
+ * Without PF: block b works on partition b (nblk blocks), or nblk - 1 - b
+ * when rev is set (below). With PF: a grid
  * of persistent blocks, block b on partitions b, b + gridDim.x, ...: at
  * each one it waits for P, reads its first register group from it, and
  * (next) issues the copy of its following partition into P before the
@@ -855,7 +905,7 @@ __device__ __forceinline__ void high_body(T *__restrict__ d, IX n, IX xblk, int 
  */
 template <class T, class C, int H, bool TAIL, class IX>
 __global__ void __launch_bounds__(1 << C::NTB, C::MINB) k_bitonic_high(T *__restrict__ d, IX n, int s, int lo,
-									 IX nblk)
+									 IX nblk, int rev)
 {
 	constexpr int TB = C::TB, c = TB - H;
 	constexpr uint32_t cmask = (1u << c) - 1;
@@ -876,7 +926,7 @@ __global__ void __launch_bounds__(1 << C::NTB, C::MINB) k_bitonic_high(T *__rest
 			high_body<T, C, H, 0, false, false, IX>(d, n, xblk, lo, sb, tile, P, next);
 	};
 	if constexpr (!C::PF) {
-		const IX xblk = xblk_of(blockIdx.x);
+		const IX xblk = xblk_of(pass_order((IX)blockIdx.x, nblk, rev));
 		if (!live(xblk))
 			return;
 		/* the partition's largest address: its non-mirrored part ends at
@@ -903,13 +953,13 @@ __global__ void __launch_bounds__(1 << C::NTB, C::MINB) k_bitonic_high(T *__rest
 			prefetch_tile<T, C, G0, IX>(
 				d, n, P, [&](uint32_t e) -> IX { return xblk | (e & cmask) | ((IX)(e >> c) << lo); }, sb);
 		};
-		IX b = blockIdx.x, xb = xblk_of(b);
+		IX b = blockIdx.x, xb = xblk_of(pass_order(b, nblk, rev));
 		bool cur = b < nblk && live(xb);
 		if (cur)
 			fetch(xb);
 		cp_async_commit();
 		for (; b < nblk; b += gridDim.x) {
-			const IX nb = b + gridDim.x, nxb = xblk_of(nb);
+			const IX nb = b + gridDim.x, nxb = xblk_of(pass_order(nb, nblk, rev));
 			const bool nxt = nb < nblk && live(nxb);
 			cp_async_wait_all();
 			__syncthreads(); /* P holds partition b; the tile is free */
@@ -991,7 +1041,7 @@ __device__ __forceinline__ void low_body(T *__restrict__ d, IX n, IX xb, T *tile
 
 /* Blocks and PF as in k_bitonic_high; partition b is the tile at b 2^TB. */
 template <class T, class C, class IX>
-__global__ void __launch_bounds__(1 << C::NTB, C::MINB) k_bitonic_low(T *__restrict__ d, IX n, int s, IX nblk)
+__global__ void __launch_bounds__(1 << C::NTB, C::MINB) k_bitonic_low(T *__restrict__ d, IX n, int s, IX nblk, int rev)
 {
 	extern __shared__ __align__(16) unsigned char gs_smem[];
 	T *tile = reinterpret_cast<T *>(gs_smem);
@@ -1005,7 +1055,7 @@ __global__ void __launch_bounds__(1 << C::NTB, C::MINB) k_bitonic_low(T *__restr
 			low_body<T, C, false, false, IX>(d, n, xblk, tile, P, next);
 	};
 	if constexpr (!C::PF) {
-		const IX xblk = (IX)blockIdx.x << C::TB;
+		const IX xblk = pass_order((IX)blockIdx.x, nblk, rev) << C::TB;
 		if (!live(xblk))
 			return;
 		/* FULL when the tile's largest address is below n */
@@ -1026,24 +1076,25 @@ __global__ void __launch_bounds__(1 << C::NTB, C::MINB) k_bitonic_low(T *__restr
 		auto fetch = [&](IX xblk) {
 			prefetch_tile<T, C, Tr<T>::WB, IX>(d, n, P, [&](uint32_t e) -> IX { return xblk | e; }, sb);
 		};
+		auto xof = [&](IX b) { return pass_order(b, nblk, rev) << C::TB; };
 		IX b = blockIdx.x;
-		bool cur = b < nblk && live(b << C::TB);
+		bool cur = b < nblk && live(xof(b));
 		if (cur)
-			fetch(b << C::TB);
+			fetch(xof(b));
 		cp_async_commit();
 		for (; b < nblk; b += gridDim.x) {
 			const IX nb = b + gridDim.x;
-			const bool nxt = nb < nblk && live(nb << C::TB);
+			const bool nxt = nb < nblk && live(xof(nb));
 			cp_async_wait_all();
 			__syncthreads(); /* P holds tile b; the tile is free */
 			auto next = [&] {
 				__syncthreads(); /* every thread has read P */
 				if (nxt)
-					fetch(nb << C::TB);
+					fetch(xof(nb));
 				cp_async_commit();
 			};
 			if (cur)
-				body(b << C::TB, P, next);
+				body(xof(b), P, next);
 			else
 				next();
 			cur = nxt;
@@ -1140,6 +1191,9 @@ void split_bits(int s, int hi0, int H, int w, int kind, F f)
  * the faster one: with every pass counted the same (EQC) the planner takes
  * 31 passes at 2^28 u32 instead of 32 but uses those tails, 20.0 ms
  * against 18.8 (bench/results/gpu-bitonic-profile-h200-2026-11-23b.md).
+ * Once those tails stopped spilling (TFLIP, high_body) they cost 0.53 ms
+ * too, and both defaults now set EQC: these costs remain for the
+ * profiling configurations.
  */
 template <class T, class C>
 int pass_cost(int kind, int H)
@@ -1294,23 +1348,23 @@ cudaError_t pass_grid(K kern, size_t smem, uint64_t nblk, unsigned *grid)
 
 /* k_bitonic_high<T, C, h, TAIL> for the runtime h (1 <= h <= TB - CB). */
 template <class T, class C, class IX, bool TAIL, int H>
-cudaError_t launch_high(int h, uint64_t nblk, size_t smem, T *d, IX n, int s, int lo, cudaStream_t st)
+cudaError_t launch_high(int h, uint64_t nblk, size_t smem, T *d, IX n, int s, int lo, int rev, cudaStream_t st)
 {
 	if constexpr (H <= C::TB - coal_bits<T, C>()) {
 		if (h != H)
-			return launch_high<T, C, IX, TAIL, H + 1>(h, nblk, smem, d, n, s, lo, st);
+			return launch_high<T, C, IX, TAIL, H + 1>(h, nblk, smem, d, n, s, lo, rev, st);
 		unsigned grid;
 		const cudaError_t err = pass_grid<C>(k_bitonic_high<T, C, H, TAIL, IX>, smem, nblk, &grid);
 		if (err != cudaSuccess)
 			return err;
-		k_bitonic_high<T, C, H, TAIL, IX><<<grid, 1 << C::NTB, smem, st>>>(d, n, s, lo, (IX)nblk);
+		k_bitonic_high<T, C, H, TAIL, IX><<<grid, 1 << C::NTB, smem, st>>>(d, n, s, lo, (IX)nblk, rev);
 	}
 	return cudaSuccess;
 }
 
 /* Launch one pass (asynchronous; returns the launch error). */
 template <class T, class C, class IX>
-cudaError_t launch_pass(T *d, IX n, int L, int kind, int s, int hi, int lo, cudaStream_t st)
+cudaError_t launch_pass(T *d, IX n, int L, int kind, int s, int hi, int lo, int rev, cudaStream_t st)
 {
 	constexpr int TB = C::TB;
 	const size_t smem = sizeof(T) << TB, psmem = smem << (C::PF ? 1 : 0);
@@ -1323,12 +1377,12 @@ cudaError_t launch_pass(T *d, IX n, int L, int kind, int s, int hi, int lo, cuda
 		unsigned grid;
 		err = pass_grid<C>(k_bitonic_low<T, C, IX>, psmem, nblk, &grid);
 		if (err == cudaSuccess)
-			k_bitonic_low<T, C, IX><<<grid, 1 << C::NTB, psmem, st>>>(d, n, s, (IX)nblk);
+			k_bitonic_low<T, C, IX><<<grid, 1 << C::NTB, psmem, st>>>(d, n, s, (IX)nblk, rev);
 	} else if (kind == PASS_SMEM) {
-		err = launch_high<T, C, IX, false, 1>(hi - lo + 1, nblk, psmem, d, n, s, lo, st);
+		err = launch_high<T, C, IX, false, 1>(hi - lo + 1, nblk, psmem, d, n, s, lo, rev, st);
 	} else if (kind == PASS_CHAIN) {
 		if constexpr (C::CHAIN)
-			err = launch_high<T, C, IX, true, 1>(hi - lo + 1, nblk, psmem, d, n, s, lo, st);
+			err = launch_high<T, C, IX, true, 1>(hi - lo + 1, nblk, psmem, d, n, s, lo, rev, st);
 	} else {
 		switch (hi - lo + 1) {
 		case 1: launch_reg<T, 1, IX>(d, n, L, s, hi, lo, st); break;
@@ -1391,13 +1445,16 @@ cudaError_t bitonic_sort_cfg(T *d, size_t n, cudaStream_t stream, uint64_t *pass
 	const int L = ceil_log2(n);
 	if (L > C::TB && (1ull << (L - C::TB)) > 0x7fffffffull)
 		return cudaErrorInvalidValue;
+	int idx = 0;
 	plan<T, C>(n, [&](int kind, int s, int hi, int lo) {
 		if (err != cudaSuccess)
 			return;
+		/* odd passes in reverse block order (pass_order) */
+		const int rev = C::ALT ? idx++ & 1 : 0;
 		if (narrow)
-			err = launch_pass<T, C, uint32_t>(d, (uint32_t)n, L, kind, s, hi, lo, stream);
+			err = launch_pass<T, C, uint32_t>(d, (uint32_t)n, L, kind, s, hi, lo, rev, stream);
 		else
-			err = launch_pass<T, C, uint64_t>(d, (uint64_t)n, L, kind, s, hi, lo, stream);
+			err = launch_pass<T, C, uint64_t>(d, (uint64_t)n, L, kind, s, hi, lo, rev, stream);
 		if (err == cudaSuccess && passes)
 			++*passes;
 		if (err == cudaSuccess)
