@@ -384,6 +384,10 @@ static float cub_ref(int lg, T *ref, T *tmp)
 #define PROFA(TB, RB, MINB, STG)                                                                                  \
 	profile<T, BCfg<TB, RB, MINB, 0, 0, 1, 0, STG, 0, 1, 0>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " STG" #STG " EQC ALT0", \
 								 lg, runs, d, ref, d_bad, cms)
+/* EQC with the tile sort at LMINB blocks per SM */
+#define PROFLQ(TB, RB, MINB, LMINB, STG)                                                                            \
+	profile<T, BCfg<TB, RB, MINB, 0, 0, 1, LMINB, STG, 0, 1>>(                                                  \
+		tname, "TB" #TB " RB" #RB " MINB" #MINB " LMINB" #LMINB " STG" #STG " EQC", lg, runs, d, ref, d_bad, cms)
 /* without chained passes (every stage ends with its own pass on the tile's bits) */
 #define PROFN(TB, RB, MINB)                                                                                      \
 	profile<T, BCfg<TB, RB, MINB, 0, 0, 0>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " GREG0 unchained", lg, runs, d, \
@@ -401,7 +405,6 @@ void profile_configs<uint32_t>(const char *tname, int lg, int runs, uint32_t *d,
 	typedef uint32_t T;
 	PROFQ(13, 5, 3, 3);
 	PROFA(13, 5, 3, 3);
-	PROFP(13, 5, 3, 3, 0);
 }
 
 template <>

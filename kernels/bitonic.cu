@@ -291,17 +291,22 @@ __device__ __forceinline__ void reg_steps(T (&v)[1 << RB], uint32_t eb, int g, i
  * memory, register group GI of it, everything known at compile time (the
  * groups' bits fold every shared-memory index to a constant offset from a
  * per-group base; the low pass below showed that this more than halves an
- * instruction-bound pass). Classic form of the network inside a tile: the
- * steps of stage s are plain i ^ 2^q comparators, descending where bit s
- * of i is set. That bit is never one of a group's register bits (group 0
- * holds bits s-1..s-RB, later groups lower ones), so it is a per-thread
- * property, and instead of choosing min or max per comparator the values of
- * the descending elements are kept complemented for the whole stage (an
- * ascending sort of ~v is a descending sort of v): the last group of stage
- * s re-complements by (bit s) ^ (bit s + 1) as it stores, which hands the
- * tile to stage s + 1 in that stage's form; stage TB ends uncomplemented
- * (bit TB of a tile index is 0, bit TB + 1 too).
+ * instruction-bound pass). The network is the form the passes use, where
+ * every comparator puts the minimum at the lower index: the first step of
+ * stage s compares i with i ^ (2^s - 1), the others i with i ^ 2^q. Group
+ * 0 holds bits s-1..s-RB and reads the tile in mirrored coordinates (file
+ * comment: a slot with bit s - 1 set holds element y ^ (2^(s-1) - 1)), so
+ * that its first step is a plain comparator and its later ones descend in
+ * the slots where bit s - 1 is set, both fixed at compile time (DIR 2);
+ * the later groups are in plain coordinates, every comparator ascending.
+ * No value is ever complemented: the ALU pipe bounds the tile sort, and
+ * the complements of the classic form (descending where bit s of i is
+ * set; a thread property that varies inside a warp below stage 10) cost
+ * ~7 of its ~116 ALU operations per element.
  */
+template <class T, int RB, int KHI, int KLO, int DIR>
+__device__ __forceinline__ void group_steps(T (&v)[1 << RB]);
+
 template <class T, class C, int S, int GI>
 __device__ __forceinline__ void local_group(T *tile)
 {
@@ -309,29 +314,29 @@ __device__ __forceinline__ void local_group(T *tile)
 	constexpr int NG = (S + RB - 1) / RB, TOP = S - 1 - GI * RB;
 	constexpr int G = TOP - RB + 1 > 0 ? TOP - RB + 1 : 0, NB = TOP - G + 1;
 	constexpr uint32_t EBITS = ~(((1u << RB) - 1) << G);
+	static_assert(GI > 0 || NB == RB, "group 0 of a stage above RB spans RB bits");
 	const uint32_t tid = threadIdx.x;
 	const uint32_t eb = (tid & ((1u << G) - 1)) | ((tid >> G) << (G + RB));
+	/* group 0's mirrored half: its lane bits below G and register bits
+	 * below the top one flipped */
+	const uint32_t ebm = eb ^ ((1u << G) - 1);
+	auto slot = [&](int m) -> uint32_t {
+		if (GI == 0 && (m >> (RB - 1)))
+			return swz2<RB, WB>(ebm, (uint32_t)(m ^ (R / 2 - 1)) << G, EBITS);
+		return swz2<RB, WB>(eb, (uint32_t)m << G, EBITS);
+	};
 	T v[R];
 	__syncthreads();
 #pragma unroll
 	for (int m = 0; m < R; ++m)
-		v[m] = tile[swz2<RB, WB>(eb, (uint32_t)m << G, EBITS)];
-#pragma unroll
-	for (int k = RB - 1; k >= 0; --k)
-		if (k < NB) {
-#pragma unroll
-			for (int m = 0; m < R; ++m)
-				if (!(m & (1 << k)))
-					Tr<T>::cx(v[m], v[m | (1 << k)]);
-		}
-	if (GI == NG - 1 && S < TB && (((eb >> S) ^ (eb >> (S + 1))) & 1)) {
-#pragma unroll
-		for (int m = 0; m < R; ++m)
-			Tr<T>::flip(v[m]);
-	}
+		v[m] = tile[slot(m)];
+	if constexpr (GI == 0)
+		group_steps<T, RB, RB - 1, 0, 2>(v);
+	else
+		group_steps<T, RB, NB - 1, 0, 0>(v);
 #pragma unroll
 	for (int m = 0; m < R; ++m)
-		tile[swz2<RB, WB>(eb, (uint32_t)m << G, EBITS)] = v[m];
+		tile[slot(m)] = v[m];
 	if constexpr (GI + 1 < NG)
 		local_group<T, C, S, GI + 1>(tile);
 	else if constexpr (S < TB)
@@ -370,10 +375,9 @@ __global__ void __launch_bounds__(1 << C::NTB, C::LMINB) k_bitonic_local(T *__re
 	}
 	__syncthreads();
 	/* stages 1..RB entirely in registers: thread holds 2^RB consecutive
-	 * elements; the directions of stages 1..RB-1 are register bits (known
-	 * at compile time), stage RB's is the thread's bit 0: its descending
-	 * threads sort the complements ascending (no select per comparator:
-	 * the tile sort is bound by the ALU pipe) */
+	 * elements, sorted ascending with the network of local_group (first
+	 * step of stage s: m against m ^ (2^s - 1), the others m ^ 2^k; every
+	 * comparator's minimum to the lower index) */
 	{
 		const uint32_t eb = tid << RB;
 		T v[R];
@@ -382,29 +386,17 @@ __global__ void __launch_bounds__(1 << C::NTB, C::LMINB) k_bitonic_local(T *__re
 			v[m] = tile[swz2<RB, WB>(eb, (uint32_t)m, ((1u << TB) - 1) & ~(R - 1u))];
 #pragma unroll
 		for (int s = 1; s <= RB; ++s) {
-			if (s == RB && (tid & 1)) {
-#pragma unroll
-				for (int m = 0; m < R; ++m)
-					Tr<T>::flip(v[m]);
-			}
-#pragma unroll
-			for (int k = s - 1; k >= 0; --k) {
-#pragma unroll
-				for (int m = 0; m < R; ++m)
-					if (!(m & (1 << k))) {
-						if (s < RB && ((m >> s) & 1))
-							Tr<T>::cx(v[m | (1 << k)], v[m]);
-						else
-							Tr<T>::cx(v[m], v[m | (1 << k)]);
-					}
-			}
-		}
-		/* into stage RB + 1's form: complemented where bit RB + 1 is set
-		 * (they are where bit RB is) */
-		if (((tid >> 1) ^ tid) & 1) {
 #pragma unroll
 			for (int m = 0; m < R; ++m)
-				Tr<T>::flip(v[m]);
+				if (!(m & (1 << (s - 1))))
+					Tr<T>::cx(v[m], v[m ^ ((1 << s) - 1)]);
+#pragma unroll
+			for (int k = s - 2; k >= 0; --k) {
+#pragma unroll
+				for (int m = 0; m < R; ++m)
+					if (!(m & (1 << k)))
+						Tr<T>::cx(v[m], v[m | (1 << k)]);
+			}
 		}
 #pragma unroll
 		for (int m = 0; m < R; ++m)
