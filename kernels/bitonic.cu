@@ -104,7 +104,9 @@ struct BCfg {
 	enum { ALT = ALT_ };
 	/* blocks per SM for the tile sort: 2 when 128 registers a thread allow
 	 * it (its compile-time groups want well over 100), else 1; LMINB_ > 0
-	 * sets it (profiling) */
+	 * sets it (profiling). 3 for u32 (80 registers) measured no faster
+	 * even made spill-free: 2.34 against 2.32 ms (bench/results/gpu-
+	 * bitonic-profile-h200-2026-11-23c.md) */
 	enum { LMINB = LMINB_ ? LMINB_ : (1 << NTB) <= 256 ? 2 : 1 };
 	static_assert(RB_ >= 2 && RB_ <= 6 && TB_ - RB_ >= 5 && TB_ - RB_ <= 10, "bad bitonic config");
 	static_assert(GREG_ >= 0 && GREG_ <= 5, "bad register pass width");
@@ -119,7 +121,8 @@ template <class T> struct Tr;
  * pass costs about the same and the fewest passes win (EQC): u32 18.4 ms
  * in 31 passes against 18.8 in 32 with the fitted costs, u64 42.3 against
  * 43.1 in 35; every other pass in reverse block order (ALT) another ~0.1 ms
- * (u32) and ~1 ms (u64). 64 registers at 4 blocks per SM (no spill in
+ * (u32) and ~1 ms (u64); the tile sort without complements (local_group)
+ * 2.32 -> 2.07 ms: u32 18.0 ms (0.30x CUB radix), u64 41.9 ms. 64 registers at 4 blocks per SM (no spill in
  * the passes EQC uses): 18.45 against 18.47 ms, no gain; a shared-memory
  * pass keeping 4 low bits (CB 4, 64-byte runs: 30 passes): 20.0 ms, its
  * passes on high bits 0.66-0.81 ms; u64 with CB 3: 44.4 ms. Before: with
