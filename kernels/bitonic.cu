@@ -22,14 +22,15 @@
  *     block for u32 and u64 by default),
  *   - pass 0 ("local"): every aligned tile is fully sorted (stages 1..TB),
  *   - the steps of stages s > TB are covered by three kinds of passes,
- *     chosen by plan() (dynamic programming for the fewest passes, or over
- *     a cost model of measured pass times): a shared-memory pass takes up to TB - CB consecutive
- *     steps of a stage (Γ = {0..c-1} ∪ {lo..hi}, the c >= CB low bits kept
- *     for coalescing), the tile-bits pass a stage's last TB steps
- *     (Γ = {0..TB-1}), and a chained pass a stage's last c steps together
- *     with the next stage's first TB - c (high_body, TAIL), so that a pass
- *     whose Γ must hold the low bits anyway does TB steps, not TB - CB;
- *     or register-only passes above the tile (configuration GREG).
+ *     chosen by plan() (dynamic programming for the fewest passes, or
+ *     over a cost model of measured pass times): a shared-memory pass
+ *     takes up to TB - CB consecutive steps of a stage (Γ = {0..c-1} ∪
+ *     {lo..hi}, the c >= CB low bits kept for coalescing), the tile-bits
+ *     pass a stage's last TB steps (Γ = {0..TB-1}), and a chained pass a
+ *     stage's last c steps together with the next stage's first TB - c
+ *     (high_body, TAIL), so that a pass whose Γ must hold the low bits
+ *     anyway does TB steps, not TB - CB; or register-only passes above
+ *     the tile (configuration GREG).
  *   - every kernel has its register groups and comparator directions fixed
  *     at compile time (templates on the configuration and the pass width),
  *     and a partition with no virtual element (all but a few, FULL) takes
@@ -37,6 +38,8 @@
  *     constants, with no per-element check: ncu had the passes bound by the
  *     integer ALU pipe, mostly on that index arithmetic; without it they
  *     cost about as much as a copy of the data (bench/NOTES.md section 4).
+ *   - every other pass runs its blocks in reverse order (pass_order), so
+ *     that it starts on the partitions the one before left in L2.
  *   - inside a pass each thread holds R = 2^RB elements of the tile in
  *     registers and performs RB consecutive steps there; the tile is
  *     re-partitioned among threads through shared memory (swizzled: no bank
@@ -122,12 +125,13 @@ template <class T> struct Tr;
  * in 31 passes against 18.8 in 32 with the fitted costs, u64 42.3 against
  * 43.1 in 35; every other pass in reverse block order (ALT) another ~0.1 ms
  * (u32) and ~1 ms (u64); the tile sort without complements (local_group)
- * 2.32 -> 2.07 ms: u32 18.0 ms (0.30x CUB radix), u64 41.9 ms. 64 registers at 4 blocks per SM (no spill in
- * the passes EQC uses): 18.45 against 18.47 ms, no gain; a shared-memory
- * pass keeping 4 low bits (CB 4, 64-byte runs: 30 passes): 20.0 ms, its
- * passes on high bits 0.66-0.81 ms; u64 with CB 3: 44.4 ms. Before: with
- * the tile sort and the shared-memory passes grouped at compile time and
- * chained passes, u32 18.8 ms with 2^13 tiles, 3 blocks per SM and chained passes reading
+ * 2.32 -> 2.07 ms: u32 18.0 ms (0.30x CUB radix), u64 41.9 ms. 64
+ * registers at 4 blocks per SM (no spill in the passes EQC uses): 18.45
+ * against 18.47 ms, no gain; a shared-memory pass keeping 4 low bits (CB
+ * 4, 64-byte runs: 30 passes): 20.0 ms, its passes on high bits 0.66-0.81
+ * ms; u64 with CB 3: 44.4 ms. Before: with the tile sort and the
+ * shared-memory passes grouped at compile time and chained passes, u32
+ * 18.8 ms with 2^13 tiles, 3 blocks per SM and chained passes reading
  * their first tail group straight from device memory down to 32-byte runs
  * (STG 3; STG 2, down to 16-byte runs: 19.0 ms, its C6 passes 0.62 ms
  * against 0.52-0.56; before FULL, STG 2 had been the faster, 22.4 ms
