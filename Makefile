@@ -89,10 +89,25 @@ tests/refsort: tests/refsort.c
 	$(say) CC $@
 	$(Q)$(CC) -std=c11 $(WARN) -O2 -o $@ $<
 
-tests/bin/%: tests/%.c tests/unit.h $(LIB_OBJ)
+# The test build: src/ and io/ compiled with GPUSORT_TEST_HOOKS=1, where the
+# CLI reads the GPUSORT_* path switches and fault injection (tests/README.md
+# lists them). Never installed: ./gpusort reads no GPUSORT_* variable.
+HB       := build/cuda-$(CUDA)-hooks
+HOOK_OBJ := $(patsubst %.c,$(HB)/%.o,$(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard io/*.c)) $(KERN_OBJ)
+$(HB)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(say) CC "$< (test hooks)"
+	$(Q)$(CC) $(ALLCFLAGS) -DGPUSORT_TEST_HOOKS=1 -c -o $@ $<
+
+tests/bin/gpusort-test: $(HB)/src/main.o $(HOOK_OBJ)
+	@mkdir -p tests/bin
+	$(say) LINK $@
+	$(Q)$(CC) $(ALLCFLAGS) -o $@ $(HB)/src/main.o $(HOOK_OBJ) $(LDLIBS)
+
+tests/bin/%: tests/%.c tests/unit.h $(HOOK_OBJ)
 	@mkdir -p tests/bin
 	$(say) CC $@
-	$(Q)$(CC) $(ALLCFLAGS) -Isrc -o $@ $< $(LIB_OBJ) $(LDLIBS)
+	$(Q)$(CC) $(ALLCFLAGS) -DGPUSORT_TEST_HOOKS=1 -Isrc -o $@ $< $(HOOK_OBJ) $(LDLIBS)
 
 # Installs the build dependencies from Debian packages when they are missing.
 deps:
@@ -115,7 +130,7 @@ tests/checksorted: tests/checksorted.c
 # pipeline (resident.c, job.c, gpumerge.c) without a GPU (tests/fakegpu.sh)
 FAKE_B    := build/fakegpu
 FAKE_OBJ  := $(patsubst %.c,$(FAKE_B)/%.o,$(wildcard src/*.c) $(wildcard io/*.c) tests/fake_gpu.c kernels/gpu_errors.c)
-FAKECFLAGS = $(filter-out -DGPUSORT_CUDA=%,$(ALLCFLAGS)) -DGPUSORT_CUDA=1
+FAKECFLAGS = $(filter-out -DGPUSORT_CUDA=%,$(ALLCFLAGS)) -DGPUSORT_CUDA=1 -DGPUSORT_TEST_HOOKS=1
 $(FAKE_B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(say) CC "$< (fake GPU)"
@@ -135,12 +150,12 @@ tests/gpu/test_plan: tests/gpu/test_plan.cu tests/gpu/report.h kernels/bitonic.c
 	$(say) NVCC $@
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $<
 
-check: all tests/refsort tests/checksorted $(TESTS) $(GPU_TESTS) tests/bin/gpusort-fakegpu
+check: all tests/refsort tests/checksorted $(TESTS) $(GPU_TESTS) tests/bin/gpusort-fakegpu tests/bin/gpusort-test
 	@sh tests/run.sh $(TESTS) $(GPU_TESTS) tests/fakegpu.sh
 
 # On a GPU machine: the kernels' tests, compute-sanitizer, GPU == CPU output,
 # then every CLI test through the GPU engine (the default when a GPU is there).
-check-gpu: all tests/refsort tests/checksorted tests/gpu/test_gpu_sort
+check-gpu: all tests/refsort tests/checksorted tests/gpu/test_gpu_sort tests/bin/gpusort-test
 	@if [ "$(CUDA)" != yes ]; then echo "gpusort: check-gpu needs a CUDA build (nvcc)"; exit 2; fi
 	@sh tests/run.sh tests/gpu/test_gpu_sort tests/gpu/sanitize.sh tests/gpu/identity.sh
 

@@ -99,21 +99,9 @@ static uint64_t largest(const uint64_t *cuts, int k, int groups)
 	return m;
 }
 
-/*
- * GPUSORT_GPU_MERGE=sort: order each group with the stable chunk sort, as
- * before the merge kernel, so that the two can be measured against each
- * other; anything else (or unset): the device merges the group's slices.
- */
-static int order_by_sort(void)
-{
-	const char *v = getenv("GPUSORT_GPU_MERGE");
-	return v && !strcmp(v, "sort");
-}
-
 int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, tpool *tp, size_t piece_bytes,
-		  gpumerge_stats *st, char *msg, size_t mlen)
+		  int by_sort, gpumerge_stats *st, char *msg, size_t mlen)
 {
-	const int by_sort = order_by_sort();
 	uint64_t total = 0, cap = e->max_records;
 	msg[0] = 0;
 	memset(st, 0, sizeof *st);

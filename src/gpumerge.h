@@ -25,11 +25,13 @@ typedef struct gpumerge_stats {
  * Merge runs[0..k) (all in memory: runs[i]->mem, runs[i]->n records, in
  * input order) into out on the GPU engine e, with staging pieces of
  * piece_bytes and the threads of tp. Stable: ties keep run order.
+ * by_sort: order each group with the stable chunk sort instead of the
+ * device merge (the test build's GPUSORT_GPU_MERGE=sort, to compare them).
  * Returns 0; 1 when it cannot (a run is not in memory, pinned staging was
  * refused, or the device refused the first group) and nothing was written;
  * -1 on an error with msg set (msg empty: the sink failed, out->err says why).
  */
-int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, tpool *tp, size_t piece_bytes,
+int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, tpool *tp, size_t piece_bytes, int by_sort,
 		  gpumerge_stats *st, char *msg, size_t mlen);
 
 #endif

@@ -450,19 +450,14 @@ static void progress(struct ctx *c, const char *what, uint64_t done, int64_t tot
 
 /* ---- the streamed single chunk (cpustream.h) -------------------------------- */
 
-/*
- * GPUSORT_STREAM=0 turns the streamed single-chunk sort off (to measure the
- * sort-then-write path against it); GPUSORT_STREAM_BITS=N (1..16) fixes its
- * partition bits. Returns -1 (off), 0 (on, bits chosen by cpustream_bits)
- * or N.
- */
-static int stream_setting(void)
+/* The streamed single chunk's setting: -1 (off), 0 (on, bits chosen by
+ * cpustream_bits) or the test build's fixed partition bits. */
+static int stream_setting(const struct ctx *c)
 {
-	const char *e = getenv("GPUSORT_STREAM"), *b = getenv("GPUSORT_STREAM_BITS");
-	if (e && !strcmp(e, "0"))
+	const job_knobs *k = &c->o->knobs;
+	if (k->no_stream)
 		return -1;
-	int bits = b ? atoi(b) : 0;
-	return bits >= 1 && bits <= CPUSTREAM_MAX_BITS ? bits : 0;
+	return k->stream_bits >= 1 && k->stream_bits <= CPUSTREAM_MAX_BITS ? k->stream_bits : 0;
 }
 
 /*
@@ -494,7 +489,7 @@ static int stream_chunk(struct ctx *c, tpool *tp, uint8_t *a, uint8_t *b, size_t
 		fail(c, "cannot start threads: %s", strerror(-rc));
 		return -1;
 	}
-	cpustream *S = cpustream_new(c->s, a, b, n, scratch, stream_setting(), tp ? tp : own, out);
+	cpustream *S = cpustream_new(c->s, a, b, n, scratch, stream_setting(c), tp ? tp : own, out);
 	rc = S ? stream_run(c, S, 0) : -1;
 	if (!S)
 		fail(c, "out of memory");
@@ -582,7 +577,7 @@ static int form_runs_stream(struct ctx *c, sink *out, int64_t total)
 	}
 	/* the records are counted for the partition as they are read, each
 	 * 4 MiB piece while it is in the reading thread's cache */
-	cpustream *S = cpustream_new(c->s, a, b, n, scratch, stream_setting(), tp, out);
+	cpustream *S = cpustream_new(c->s, a, b, n, scratch, stream_setting(c), tp, out);
 	if (!S) {
 		fail(c, "out of memory");
 		goto out;
@@ -628,7 +623,7 @@ static int form_runs(struct ctx *c, sink *out, int *single)
 	int64_t total = known_size(c);
 	struct plan pl = make_plan(c, total);
 	*single = 0;
-	if (!c->eng.gpu && total >= 0 && (uint64_t)total / c->R <= pl.chunk && stream_setting() >= 0) {
+	if (!c->eng.gpu && total >= 0 && (uint64_t)total / c->R <= pl.chunk && stream_setting(c) >= 0) {
 		/* one chunk of regular files on the CPU: read by all threads, written while sorted */
 		int rc = form_runs_stream(c, out, total);
 		if (rc <= 0) {
@@ -698,7 +693,7 @@ static int form_runs(struct ctx *c, sink *out, int *single)
 		uint8_t *T = pool_take(c, &p, &writer);
 		if (!T)
 			goto out;
-		if (first && eof && !c->eng.gpu && stream_setting() >= 0) {
+		if (first && eof && !c->eng.gpu && stream_setting(c) >= 0) {
 			/* one chunk on the CPU (read as a stream): written while sorted */
 			rc = stream_chunk(c, NULL, A, T, (size_t)n, scratch, out);
 			pool_give(&p, A);
@@ -850,11 +845,10 @@ static size_t resident_piece(const struct ctx *c)
 
 static int form_runs_resident(struct ctx *c, sink *out, int *single)
 {
-	const char *env = getenv("GPUSORT_RESIDENT"), *ov = getenv("GPUSORT_OVERLAP");
-	const int overlap = !(ov && !strcmp(ov, "0"));
+	const int overlap = !c->o->knobs.no_overlap;
 	int64_t total = known_size(c);
 	*single = 0;
-	if (!c->eng.gpu || total <= 0 || c->nin > 64 || (env && !strcmp(env, "0")))
+	if (!c->eng.gpu || total <= 0 || c->nin > 64 || c->o->knobs.no_resident)
 		return 1;
 	size_t piece = resident_piece(c);
 	if (piece < RESIDENT_MIN_PIECE)
@@ -1077,7 +1071,8 @@ static int merge_on_gpu(struct ctx *c, sink *out)
 	gpumerge_stats gs;
 	char msg[1024];
 	double t0 = util_now();
-	rc = gpumerge_runs(&c->eng, c->s, c->runs, c->nruns, out, tp, piece, &gs, msg, sizeof msg);
+	rc = gpumerge_runs(&c->eng, c->s, c->runs, c->nruns, out, tp, piece, c->o->knobs.gpu_merge_by_sort, &gs, msg,
+			   sizeof msg);
 	tpool_stop(tp);
 	c->st.merge_s += util_now() - t0;
 	c->st.gpu_groups += gs.groups;
@@ -1345,9 +1340,8 @@ static int inputs_as_runs(struct ctx *c)
 static int small_on_cpu(struct ctx *c)
 {
 	const job_opts *o = c->o;
-	const char *e = getenv("GPUSORT_SMALL_CPU");
 	if (!engine_gpu_likely(o) || o->device >= 0 || o->algorithm == JOB_WHERE_GPU || o->merge_where == JOB_WHERE_GPU ||
-	    o->merge_only || (e && !strcmp(e, "0")) || stream_setting() < 0 || c->nin > STREAM_MAX_INPUTS)
+	    o->merge_only || o->knobs.no_small_cpu || stream_setting(c) < 0 || c->nin > STREAM_MAX_INPUTS)
 		return 0;
 	int64_t total = known_size(c);
 	if (total < 0)
@@ -1382,10 +1376,9 @@ void job_sort(const job_opts *o, job_result *r)
 	/* The CUDA start-up (~0.2 s) runs on its own thread while this one
 	 * faults in the resident path's staging buffers (~50 ms for 256 MiB). */
 	engine_staging stage = { 0 };
-	const char *res_env = getenv("GPUSORT_RESIDENT");
 	if (gpu_likely) {
 		int64_t known = known_size(&c);
-		if (!o->merge_only && known > 0 && c.nin <= 64 && !(res_env && !strcmp(res_env, "0")) &&
+		if (!o->merge_only && known > 0 && c.nin <= 64 && !o->knobs.no_resident &&
 		    resident_piece(&c) >= RESIDENT_MIN_PIECE)
 			(void)engine_staging_prepare(&stage, resident_piece(&c)); /* optional: resident.c allocates otherwise */
 		engine_prewarm_wait();

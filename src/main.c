@@ -102,12 +102,7 @@ static void help(void)
 "  gpusort -c -k u64 sorted.bin                 is it sorted?\n"
 "\n"
 "Environment: TMPDIR (spill directory), GPUSORT_DIRECT=1 (O_DIRECT I/O),\n"
-"GPUSORT_FIXED=0 (no io_uring registered buffers), GPUSORT_STREAM=0 (CPU: sort,\n"
-"then write a single chunk, instead of writing it while it is sorted),\n"
-"GPUSORT_SMALL_CPU=0 (small inputs to the GPU too; by default an input of at\n"
-"most 128 MiB of u32/u64 keys per thread, or of 96 MiB of sort entries, is\n"
-"sorted on the CPU, without the ~0.4 s of starting and stopping CUDA; the man\n"
-"page's \"Small inputs\" has the rule).\n"
+"GPUSORT_FIXED=0 (no io_uring registered buffers).\n"
 "Full documentation: man gpusort\n", stdout);
 }
 
@@ -160,6 +155,27 @@ static long parse_int_arg(const char *opt, const char *arg, long lo, long hi)
 		usage_error("%s: invalid number '%s' (expected %ld..%ld)", opt, arg, lo, hi);
 	return v;
 }
+
+#if GPUSORT_TEST_HOOKS
+/* 1 when variable `name` is set to `value`. */
+static int env_is(const char *name, const char *value)
+{
+	const char *e = getenv(name);
+	return e && !strcmp(e, value);
+}
+
+/* The test build's path switches (job.h job_knobs; tests/README.md). */
+static void read_test_knobs(job_knobs *k)
+{
+	const char *bits = getenv("GPUSORT_STREAM_BITS");
+	k->no_stream = env_is("GPUSORT_STREAM", "0");
+	k->stream_bits = bits ? atoi(bits) : 0;
+	k->no_resident = env_is("GPUSORT_RESIDENT", "0");
+	k->no_overlap = env_is("GPUSORT_OVERLAP", "0");
+	k->no_small_cpu = env_is("GPUSORT_SMALL_CPU", "0");
+	k->gpu_merge_by_sort = env_is("GPUSORT_GPU_MERGE", "sort");
+}
+#endif
 
 static int pick(const char *opt, const char *arg, const char *const *names, int n)
 {
@@ -271,6 +287,9 @@ int main(int argc, char **argv)
 	}
 	o.tmpdirs = tmpdirs;
 	o.ntmp = ntmp;
+#if GPUSORT_TEST_HOOKS
+	read_test_knobs(&o.knobs);
+#endif
 
 	io_signals_install();
 	job_result res;

@@ -20,25 +20,33 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 GS=$(abspath "${GPUSORT:-$ROOT/gpusort}")
 GEN=$(abspath "${GEN:-$ROOT/bench/gen}")
 REF=$(abspath "${REFSORT:-$ROOT/tests/refsort}")
+# the test build (make tests/bin/gpusort-test): reads the GPUSORT_* path
+# switches and fault injection of tests/README.md, which ./gpusort ignores
+GST=$(abspath "${GPUSORT_TEST:-$ROOT/tests/bin/gpusort-test}")
 
 # gsrun ARGS...: run gpusort, killed after $CLI_TIMEOUT s (default 300) where
 # timeout(1) exists, so that a hang fails (status 124) instead of blocking;
 # with GS_NOFILE set, under `ulimit -n $GS_NOFILE`.
 if command -v timeout >/dev/null 2>&1 && [ "${CLI_TIMEOUT:-300}" != 0 ]; then
-	gsexec() { exec timeout -k 5 "${CLI_TIMEOUT:-300}" "$GS" "$@"; }
+	gsexec() { exec timeout -k 5 "${CLI_TIMEOUT:-300}" "$@"; }
 else
-	gsexec() { exec "$GS" "$@"; }
+	gsexec() { exec "$@"; }
 fi
 GS_NOFILE=
 gsrun() { (
 	if [ -n "$GS_NOFILE" ]; then ulimit -n "$GS_NOFILE" || exit 125; fi
-	gsexec "$@"
+	gsexec "$GS" "$@"
+); }
+# gstrun ARGS...: gsrun with the test build
+gstrun() { (
+	if [ -n "$GS_NOFILE" ]; then ulimit -n "$GS_NOFILE" || exit 125; fi
+	gsexec "$GST" "$@"
 ); }
 
-# need_built SCRIPT: gpusort, bench/gen and tests/refsort must be built;
+# need_built SCRIPT: gpusort, its test build, bench/gen and tests/refsort must be built;
 # else one FAIL line naming SCRIPT, and exit.
 need_built() {
-	for _p in "$GS" "$GEN" "$REF"; do
+	for _p in "$GS" "$GST" "$GEN" "$REF"; do
 		if [ ! -x "$_p" ]; then
 			echo "FAIL $1: $_p is missing (run make first)"
 			exit 1

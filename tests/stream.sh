@@ -2,7 +2,8 @@
 # tests/stream.sh - the CPU engine's streamed single chunk (src/cpustream.c):
 # the input read by all threads, partitioned into buckets on the leading key
 # bits, each bucket written as soon as it is sorted. Its output must be the
-# output of the path it replaced (GPUSORT_STREAM=0: read, sort, then write)
+# output of the path it replaced (GPUSORT_STREAM=0 in the test build: read,
+# sort, then write)
 # and of the independent reference sorter tests/refsort, byte for byte, for
 # every key shape and distribution; and the streamed path must really be the
 # one taken (--stats says "engine cpu (streamed)").
@@ -21,7 +22,7 @@ same3() {
 	_n=$1 _a=$2 _x=$3
 	shift 4
 	cat "$@" | "$REF" $_a > exp.bin 2> ref.err || { fail "$_n" "refsort failed: $(first ref.err)"; return 1; }
-	gsrun --cpu --stats $_x $_a "$@" > got.bin 2> gs.err
+	${RUN:-gsrun} --cpu --stats $_x $_a "$@" > got.bin 2> gs.err
 	_rc=$?
 	if [ $_rc != 0 ]; then
 		fail "$_n" "exit status $_rc: $(tr '\n' '|' < gs.err | head -c 300)"
@@ -29,7 +30,7 @@ same3() {
 		fail "$_n" "the streamed path was not taken: $(grep engine gs.err)"
 	elif ! cmp -s got.bin exp.bin; then
 		fail "$_n" "streamed output differs from refsort: $(cmp got.bin exp.bin 2>&1 | head -n1)"
-	elif ! (GPUSORT_STREAM=0; export GPUSORT_STREAM; gsrun --cpu --stats $_x $_a "$@" > old.bin 2> old.err); then
+	elif ! (GPUSORT_STREAM=0; export GPUSORT_STREAM; gstrun --cpu --stats $_x $_a "$@" > old.bin 2> old.err); then
 		fail "$_n" "GPUSORT_STREAM=0 failed: $(first old.err)"
 	elif grep -q 'streamed' old.err; then
 		fail "$_n" "GPUSORT_STREAM=0 still streamed"
@@ -70,6 +71,7 @@ for n in 0 1 2 3 255 256 257 511 512 513 4095 4096 4097; do
 		same3 "stream-bits8-u16-n$n" "-k u16" "" -- in.bin
 done
 export GPUSORT_STREAM_BITS
+RUN=gstrun # the test build reads GPUSORT_STREAM_BITS
 for b in 1 8 16; do
 	GPUSORT_STREAM_BITS=$b
 	for n in 2 257 70001; do
@@ -77,7 +79,7 @@ for b in 1 8 16; do
 			same3 "stream-forced-bits$b-n$n" "--record-size 16 -k u32@4" "" -- in.bin
 	done
 done
-unset GPUSORT_STREAM_BITS
+unset GPUSORT_STREAM_BITS RUN
 gsrun --cpu --stats -k u16 in.bin > /dev/null 2> gs.err
 if grep -q 'streamed: .*(8 bits, ' gs.err; then
 	pass "stream-bits-stats"

@@ -5,8 +5,11 @@
 # that make 1, 2 and many chunks (with the cross-chunk overlap and without,
 # GPUSORT_OVERLAP=0). Prints PASS/FAIL/SKIP lines.
 cd "$(dirname "$0")/../.." || exit 2
-G=./gpusort GEN=./bench/gen
-# small inputs would go to the CPU engine (job.c small_on_cpu): this is about the device
+# the GPU runs use the test build (the same code as ./gpusort, plus the
+# GPUSORT_* path switches of tests/README.md); the CPU references ./gpusort
+G=./tests/bin/gpusort-test GI=./gpusort GEN=./bench/gen
+[ -x $G ] || { echo "FAIL gpu-identity: $G is missing (make tests/bin/gpusort-test)"; exit 1; }
+# small inputs would go to the CPU engine (the planner's small-input rule): this is about the device
 export GPUSORT_SMALL_CPU=0
 d=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-gpuid.XXXXXX") || exit 2
 trap 'rm -rf "$d"' EXIT
@@ -18,7 +21,7 @@ fi
 fails=0
 one() { # NAME GENARGS SORTARGS DEVARGS [VAR=VALUE for the GPU run]
 	$GEN $2 -o "$d/in" 2> /dev/null || { echo "FAIL $1: gen $2"; fails=1; return; }
-	if ! $G $3 --cpu "$d/in" > "$d/cpu" 2> "$d/cpu.err"; then
+	if ! $GI $3 --cpu "$d/in" > "$d/cpu" 2> "$d/cpu.err"; then
 		echo "FAIL $1: cpu engine: $(head -n 1 "$d/cpu.err")"; fails=1; return
 	fi
 	if ! env ${5:-GPUSORT_RESIDENT=1} $G $3 --algorithm=bitonic $4 "$d/in" > "$d/gpu" 2> "$d/gpu.err"; then
@@ -73,7 +76,7 @@ fi
 # the previous one drained with the overlap, none without
 overlap() {
 	$GEN $2 -o "$d/in" 2> /dev/null || { echo "FAIL $1: gen $2"; fails=1; return; }
-	if ! $G $3 --cpu "$d/in" > "$d/cpu" 2> "$d/cpu.err"; then
+	if ! $GI $3 --cpu "$d/in" > "$d/cpu" 2> "$d/cpu.err"; then
 		echo "FAIL $1: cpu engine: $(head -n 1 "$d/cpu.err")"; fails=1; return
 	fi
 	vars=${5:-GPUSORT_RESIDENT=1}
