@@ -50,7 +50,7 @@ static int gpu_sort(engine *e, uint8_t *a, uint8_t *b, size_t n, void *scratch, 
 	return 0;
 }
 
-static int start_gpu(engine *e, const job_opts *o, int64_t input_bytes, char *why, size_t wlen)
+static int start_gpu(engine *e, const job_opts *o, uint64_t budget, char *why, size_t wlen)
 {
 	int count = gpu_device_count();
 	if (!GPUSORT_CUDA) {
@@ -67,14 +67,6 @@ static int start_gpu(engine *e, const job_opts *o, int64_t input_bytes, char *wh
 		return -1;
 	}
 	gpu_ctx *g = NULL;
-	/* device memory: --gpu-memory, else most of the free VRAM; but no more
-	 * than a known input needs (records + gathered copy + pairs <= 4x) */
-	uint64_t budget = o->gpu_mem;
-	if (input_bytes >= 0) {
-		uint64_t need = 4 * (uint64_t)input_bytes + (64u << 20);
-		if (budget == 0 || need < budget)
-			budget = need;
-	}
 	int rc = gpu_open(&g, dev, (size_t)budget, NULL, 0);
 	if (rc) {
 		snprintf(why, wlen, "CUDA device %d: %s", dev, gpu_strerror(rc));
@@ -104,7 +96,7 @@ static int start_gpu(engine *e, const job_opts *o, int64_t input_bytes, char *wh
 	return 0;
 }
 
-int engine_open(engine *e, const job_opts *o, int64_t input_bytes, char *notice, size_t nlen)
+int engine_open(engine *e, const job_opts *o, uint64_t device_budget, char *notice, size_t nlen)
 {
 	memset(e, 0, sizeof *e);
 	e->s = &o->keys;
@@ -116,7 +108,7 @@ int engine_open(engine *e, const job_opts *o, int64_t input_bytes, char *notice,
 	if (!o->use_gpu)
 		return 0;
 	char why[256];
-	if (start_gpu(e, o, input_bytes, why, sizeof why) == 0)
+	if (start_gpu(e, o, device_budget, why, sizeof why) == 0)
 		return 0;
 	if (o->device >= 0 || o->algorithm == JOB_WHERE_GPU) {
 		snprintf(e->errmsg, sizeof e->errmsg, "cannot use the GPU: %s", why);

@@ -10,7 +10,7 @@
 #define GPUSORT_ENGINE_H
 #include <stddef.h>
 #include <stdint.h>
-#include "job.h"
+#include "opts.h"
 #include "keys.h"
 
 /*
@@ -52,11 +52,11 @@ typedef struct engine {
  * Choose and start the engine for the options: the GPU when asked or
  * available (unless --cpu), else the CPU. A GPU that is missing or fails at
  * start-up falls back to the CPU with a line in notice, unless --device was
- * given. input_bytes (-1: unknown, e.g. a pipe) caps the device memory
- * reserved, so a small sort does not hold the whole GPU against other
- * processes. Returns 0, or -1 with errmsg set.
+ * given. device_budget: the device bytes to reserve (plan_device_budget;
+ * 0: the default, most of the free device memory). Returns 0, or -1 with
+ * errmsg set.
  */
-int engine_open(engine *e, const job_opts *o, int64_t input_bytes, char *notice, size_t nlen);
+int engine_open(engine *e, const job_opts *o, uint64_t device_budget, char *notice, size_t nlen);
 void engine_close(engine *e);
 
 /*

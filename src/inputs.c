@@ -1,0 +1,144 @@
+/* inputs.c - see inputs.h. */
+#define _GNU_SOURCE
+#include "inputs.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+int inputs_open(job_ctx *c, int keep_open)
+{
+	const job_opts *o = c->o;
+	c->nin = o->ninputs;
+	c->in = calloc((size_t)c->nin, sizeof *c->in);
+	c->in_bytes = calloc((size_t)c->nin, sizeof *c->in_bytes);
+	if (!c->in || !c->in_bytes) {
+		job_fail(c, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < c->nin; i++)
+		c->in[i].fd = c->in[i].dfd = -1;
+	for (int i = 0; i < c->nin; i++) {
+		io_file *f = &c->in[i];
+		int rc;
+		if (keep_open || !strcmp(o->inputs[i], "-")) {
+			rc = io_open_input(f, o->inputs[i]);
+		} else {
+			/* opened for a moment: the checks see what reading will see.
+			 * Only regular files are closed again: closing a FIFO's read
+			 * end would cut off its writer. */
+			rc = io_open_input(f, o->inputs[i]);
+			if (!rc && f->regular) {
+				uint64_t size = f->size, pos = f->pos;
+				int regular = f->regular;
+				io_close(f);
+				f->regular = regular;
+				f->size = size;
+				f->pos = pos;
+			}
+		}
+		if (rc) {
+			job_fail(c, "cannot read '%s': %s", o->inputs[i], strerror(-rc));
+			return -1;
+		}
+		if (f->regular && (f->size - f->pos) % c->R) {
+			job_fail_size(c, f->name, f->size - f->pos);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void inputs_close(job_ctx *c)
+{
+	for (int i = 0; i < c->nin; i++)
+		io_close(&c->in[i]);
+}
+
+int64_t inputs_known_size(const job_ctx *c)
+{
+	uint64_t sum = 0;
+	for (int i = 0; i < c->nin; i++) {
+		if (!c->in[i].regular)
+			return -1;
+		sum += c->in[i].size - c->in[i].pos;
+	}
+	return (int64_t)sum;
+}
+
+ssize_t inputs_read_chunk(io_job *j, io_ring *ring)
+{
+	job_ctx *c = j->arg;
+	uint8_t *buf = j->buf;
+	size_t got = 0;
+	while (got < j->len && c->cur < c->nin) {
+		io_file *f = &c->in[c->cur];
+		if (f->fd < 0) {
+			int rc = io_open_input(f, c->o->inputs[c->cur]);
+			if (rc) {
+				c->bad_file = c->cur;
+				return rc;
+			}
+		}
+		ssize_t n = io_read_next(ring, f, buf + got, j->len - got, j->cap - got);
+		if (n < 0) {
+			c->bad_file = c->cur;
+			return n;
+		}
+		got += (size_t)n;
+		c->in_bytes[c->cur] += (uint64_t)n;
+		if (f->eof) {
+			if (c->in_bytes[c->cur] % c->R) {
+				c->bad_file = c->cur;
+				return -EPROTO;
+			}
+			io_close(f); /* done with it: one input open at a time */
+			c->cur++;
+		}
+	}
+	size_t n = got / c->R;
+	if (c->o->verify)
+		verify_add(&c->vin, buf, n, c->R);
+	return (ssize_t)n;
+}
+
+void inputs_read_error(job_ctx *c, int rc)
+{
+	io_file *f = &c->in[c->bad_file];
+	if (rc == -EPROTO)
+		job_fail_size(c, f->name, c->in_bytes[c->bad_file]);
+	else
+		job_fail(c, "%s: read error: %s", f->name, strerror(-rc));
+}
+
+/* Close inputs [0, upto) again, but standard input (read there, never reopened). */
+static void reclose_inputs(job_ctx *c, int upto)
+{
+	for (int k = 0; k < upto; k++)
+		if (strcmp(c->o->inputs[k], "-"))
+			io_close(&c->in[k]);
+}
+
+int inputs_reopen(job_ctx *c)
+{
+	for (int i = 0; i < c->nin; i++) {
+		io_file *f = &c->in[i];
+		uint64_t was = f->size - f->pos;
+		int rc = f->fd < 0 ? io_open_input(f, c->o->inputs[i]) : 0;
+		if (rc == -EMFILE || rc == -ENFILE) {
+			reclose_inputs(c, i);
+			return 1; /* the stream reader opens one at a time */
+		}
+		if (rc) {
+			job_fail(c, "cannot read '%s': %s", c->o->inputs[i], strerror(-rc));
+			return -1;
+		}
+		if (!f->regular || f->size - f->pos != was) {
+			reclose_inputs(c, i + 1);
+			return 1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,49 @@
+/*
+ * inputs.h - the job's input files: checked before any work, read in order
+ * as one stream of records (the chunked path's reader), or reopened side by
+ * side for reading at known offsets by all threads (the streamed and the
+ * device-resident paths).
+ */
+#ifndef GPUSORT_INPUTS_H
+#define GPUSORT_INPUTS_H
+#include <sys/types.h>
+#include "jobctx.h"
+
+/*
+ * Check every input before any work (missing, unreadable, a directory, a
+ * size that is not a multiple of the record size) so that a bad input fails
+ * fast and leaves the output alone. Sorting opens files one at a time as
+ * the reader reaches them (any number of inputs under a small `ulimit -n`):
+ * with keep_open 0 regular files are closed again after the check (their
+ * size and position kept in c->in[i]); -m and -c read them side by side or
+ * in place, so they pass keep_open 1. Returns 0 or -1 (c->r filled).
+ */
+int inputs_open(job_ctx *c, int keep_open);
+void inputs_close(job_ctx *c);
+
+/* Total input bytes when every input is a regular file; -1 otherwise. */
+int64_t inputs_known_size(const job_ctx *c);
+
+/*
+ * Open the inputs (every one a regular file, closed again after the checks)
+ * side by side for reading at known offsets. Returns 0; 1 when one is no
+ * longer what was checked (another size, no longer a regular file) or no
+ * more files can be open at once: read them as a stream instead (the ones
+ * opened here are closed again); or -1 (c->r filled).
+ */
+int inputs_reopen(job_ctx *c);
+
+/*
+ * An I/O worker's job (io.h IO_JOB_CALL; j->arg is the job_ctx): fill j->buf
+ * with up to j->len bytes of whole records from the inputs, in order, across
+ * file boundaries, opening each input when reached and closing it at its end.
+ * --verify's input sum is counted here. Returns records read (0 at the end),
+ * or -errno with c->bad_file naming the input (-EPROTO: its size is not
+ * whole records).
+ */
+ssize_t inputs_read_chunk(io_job *j, io_ring *ring);
+
+/* Record inputs_read_chunk's error rc for the input c->bad_file. */
+void inputs_read_error(job_ctx *c, int rc);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * jobctx.h - the state of one sort or check that its phases share (job.c's
+ * story: plan -> form runs -> merge -> commit; each phase in a file of its
+ * own). Low in the house: it includes the layers below (engine, runs, I/O,
+ * the plan) and nothing that includes it.
+ */
+#ifndef GPUSORT_JOBCTX_H
+#define GPUSORT_JOBCTX_H
+#include <stddef.h>
+#include <stdint.h>
+#include "cpustream.h"
+#include "engine.h"
+#include "job.h"
+#include "plan.h"
+#include "run.h"
+#include "../io/io.h"
+
+/* Stage times and counts for --stats (stats.c). Seconds are summed over
+ * chunks; overlapped stages sum to more than the wall time. */
+typedef struct job_stats {
+	double t0, read_s, sort_s, spill_s, merge_s, write_s, mread_s;
+	double start_s;   /* engine start (CUDA context, device arena) and pinned staging */
+	uint64_t records, bytes_in, records_out, runs, spilled, chunk, rounds, passes, gpu_groups;
+	const char *engine;
+	cpustream_stats stream;  /* the streamed single chunk; bits 0: not used */
+} job_stats;
+
+typedef struct job_ctx {
+	const job_opts *o;
+	job_result *r;
+	const keys_spec *s;
+	size_t R;               /* record size, bytes */
+	plan plan;              /* plan.h: every size the phases use */
+	/* inputs (inputs.c) */
+	io_file *in;
+	int nin, cur;           /* reader: file being read */
+	uint64_t *in_bytes;     /* bytes read from each input */
+	int bad_file;           /* reader: input that failed */
+	/* output */
+	io_output out;
+	int out_open;
+	/* spill files and runs (runlist.c) */
+	io_file *spill;         /* one per -T dir, opened on first use */
+	uint64_t *spill_end;    /* next free aligned offset of each */
+	int next_tmp;
+	run **runs;
+	int nruns, caprun;
+	/* --verify */
+	verify_sum vin, vout;
+	verify_order vord;
+	job_stats st;
+	job_opts eng_opts;      /* the engine's options (it keeps pointers into them): o, or o on the CPU */
+	engine eng;
+	int small_cpu;          /* the planner put a small input on the CPU (plan_small_on_cpu) */
+} job_ctx;
+
+/* Record the job's error (printf format): the first one is kept, the status
+ * becomes 2. */
+void job_fail(job_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The error for an input of `size` bytes that is not whole records. */
+void job_fail_size(job_ctx *c, const char *name, uint64_t size);
+/* --progress: "what done of total" (total <= 0: unknown) on standard error. */
+void job_progress(job_ctx *c, const char *what, uint64_t done, int64_t total);
+
+/* Start c for options o and result r (r is cleared by the caller): the spill
+ * directories' state and --verify's buffers. Returns 0 or -1 (r filled).
+ * job.c, with job_teardown. */
+int job_setup(job_ctx *c, const job_opts *o, job_result *r);
+/* Close and free everything c holds (inputs, spill files, runs, engine). */
+void job_teardown(job_ctx *c);
+
+#endif

@@ -1,0 +1,168 @@
+/* merge_phase.c - see merge_phase.h. */
+#define _GNU_SOURCE
+#include "merge_phase.h"
+#include "gpumerge.h"
+#include "merge.h"
+#include "runlist.h"
+#include "tpool.h"
+#include "util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void merge_error(job_ctx *c, int rc, run **runs, int bad, size_t block)
+{
+	if (rc == -EBADMSG && bad >= 0) {
+		run *r = runs[bad];
+		job_fail(c, "temporary file %s: checksum mismatch in block %zu (bytes %" PRIu64 "..%" PRIu64
+		     "): spilled data was corrupted; no output written",
+		     r->file->name, block, r->off + (uint64_t)block * RUN_BLOCK,
+		     r->off + (uint64_t)(block + 1) * RUN_BLOCK - 1);
+	} else if (rc == -EPROTO && bad >= 0) {
+		job_fail_size(c, runs[bad]->file->name, runs[bad]->n * c->R);
+	} else if (bad >= 0 && runs[bad]->file) {
+		job_fail(c, "%s: read error: %s", runs[bad]->file->name, strerror(-rc));
+	} else {
+		job_fail(c, "merge failed: %s", strerror(-rc));
+	}
+}
+
+/* Bytes of the runs held in memory. */
+static uint64_t kept_bytes(const job_ctx *c)
+{
+	uint64_t kept = 0;
+	for (int i = 0; i < c->nruns; i++)
+		if (c->runs[i]->mem)
+			kept += c->runs[i]->n * c->R;
+	return kept;
+}
+
+size_t merge_phase_sink_bytes(const job_ctx *c)
+{
+	plan_merge pm;
+	plan_merge_make(c->s, c->o->mem, kept_bytes(c), (uint64_t)c->nruns, &pm);
+	return pm.sink;
+}
+
+/* Merge runs[lo..hi) into one spilled run put in their place. */
+static int merge_group(job_ctx *c, int lo, int hi, const plan_merge *pm)
+{
+	run *nr = calloc(1, sizeof *nr);
+	if (!nr) {
+		job_fail(c, "out of memory");
+		return -1;
+	}
+	int dir = runlist_spill(c, nr, 0);
+	if (dir < 0) {
+		free(nr);
+		return -1;
+	}
+	io_file *f = nr->file;
+	f->pos = nr->off;
+	sink k;
+	int rc = sink_open(&k, c->s, f, nr, 0, pm->sink);
+	int bad = -1;
+	size_t block = 0;
+	merge_stats ms = { 0 };
+	if (!rc)
+		rc = merge_runs(c->s, c->runs + lo, hi - lo, &k, pm->windows, c->o->threads, &ms, &bad, &block);
+	int wrc = sink_close(&k);
+	c->st.merge_s += ms.merge_s;
+	c->st.mread_s += ms.read_s;
+	c->st.rounds += ms.rounds;
+	if (rc || wrc) {
+		if (rc)
+			merge_error(c, rc, c->runs + lo, bad, block);
+		else
+			job_fail(c, "cannot write a temporary file in '%s': %s", runlist_tmpdir(c, dir), strerror(-wrc));
+		runlist_free_run(c, nr);
+		return -1;
+	}
+	for (int i = lo; i < hi; i++)
+		nr->n += c->runs[i]->n;
+	runlist_spill_end(c, dir, f->pos);
+	for (int i = lo; i < hi; i++)
+		runlist_free_run(c, c->runs[i]);
+	c->runs[lo] = nr;
+	memmove(c->runs + lo + 1, c->runs + hi, (size_t)(c->nruns - hi) * sizeof *c->runs);
+	c->nruns -= hi - lo - 1;
+	c->st.spilled++;
+	return 0;
+}
+
+/*
+ * The GPU merge (gpumerge.h) of runs held in memory. Returns 0, 1 (it
+ * cannot: merge on the CPU) or -1 (c->r filled, or the sink's error).
+ */
+static int merge_on_gpu(job_ctx *c, sink *out)
+{
+	tpool *tp = NULL;
+	size_t piece = c->plan.piece;
+	int rc = tpool_start(&tp, c->o->threads);
+	if (rc) {
+		job_fail(c, "cannot start threads: %s", strerror(-rc));
+		return -1;
+	}
+	gpumerge_stats gs;
+	char msg[1024];
+	double t0 = util_now();
+	rc = gpumerge_runs(&c->eng, c->s, c->runs, c->nruns, out, tp, piece, c->o->knobs.gpu_merge_by_sort, &gs, msg,
+			   sizeof msg);
+	tpool_stop(tp);
+	c->st.merge_s += util_now() - t0;
+	c->st.gpu_groups += gs.groups;
+	if (rc < 0 && msg[0])
+		job_fail(c, "%s", msg);
+	if (rc == 0)
+		c->st.passes++;
+	return rc;
+}
+
+int merge_phase(job_ctx *c, sink *out)
+{
+	if (c->o->merge_where != JOB_WHERE_CPU && c->eng.gpu && !c->o->merge_only) {
+		int rc = merge_on_gpu(c, out);
+		if (rc <= 0)
+			return rc;
+		if (c->o->merge_where == JOB_WHERE_GPU) {
+			job_fail(c, "--merge=gpu: the GPU merge takes runs held in memory, and these were spilled "
+			     "(a larger -S keeps them)");
+			return -1;
+		}
+	}
+	if (c->o->merge_where == JOB_WHERE_GPU) {
+		job_fail(c, "--merge=gpu: %s", c->o->merge_only ? "-m merges files; the GPU merge takes runs held in memory"
+							     : "no GPU engine (see --cpu, --device)");
+		return -1;
+	}
+	plan_merge pm;
+	plan_merge_make(c->s, c->o->mem, kept_bytes(c), (uint64_t)c->nruns, &pm);
+	int fanin = pm.fanin;
+	while (c->nruns > fanin) {
+		/* a pass: groups of consecutive runs, so ties keep input order */
+		c->st.passes++;
+		int groups = (c->nruns + fanin - 1) / fanin;
+		for (int g = 0; g < groups; g++) {
+			int lo = g, hi = g + fanin < c->nruns ? g + fanin : c->nruns;
+			if (hi - lo > 1 && merge_group(c, lo, hi, &pm))
+				return -1;
+		}
+	}
+	c->st.passes++;
+	int bad = -1;
+	size_t block = 0;
+	merge_stats ms = { 0 };
+	int rc = merge_runs(c->s, c->runs, c->nruns, out, pm.windows, c->o->threads, &ms, &bad, &block);
+	c->st.merge_s += ms.merge_s;
+	c->st.mread_s += ms.read_s;
+	c->st.rounds += ms.rounds;
+	if (rc) {
+		if (out->err)
+			return -1; /* the output's error is reported by the caller */
+		merge_error(c, rc, c->runs, bad, block);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,49 @@
+/*
+ * opts.h - the options of one gpusort invocation, as main.c parses them:
+ * what every layer below the CLI may read (the planner, the engines, the
+ * run and merge phases). Plain data; nothing here does anything.
+ */
+#ifndef GPUSORT_OPTS_H
+#define GPUSORT_OPTS_H
+#include <stddef.h>
+#include <stdint.h>
+#include "keys.h"
+
+enum { JOB_STATS_OFF, JOB_STATS_TEXT, JOB_STATS_JSON };
+enum { JOB_CHECK_OFF, JOB_CHECK_DIAGNOSE, JOB_CHECK_QUIET };
+enum { JOB_WHERE_AUTO, JOB_WHERE_CPU, JOB_WHERE_GPU };
+
+/*
+ * Path switches for the tests and for A/B measurements: set only by the test
+ * build of the CLI (tests/bin/gpusort-test, GPUSORT_TEST_HOOKS), from the
+ * GPUSORT_* variables tests/README.md lists; all zero in the installed
+ * binary, where the planner alone chooses.
+ */
+typedef struct job_knobs {
+	int no_stream;         /* the CPU engine's single chunk is sorted, then written */
+	int stream_bits;       /* the streamed chunk's partition bits (1..16); 0: chosen */
+	int no_resident;       /* no device-resident chunks: the chunked path on the GPU */
+	int no_overlap;        /* device-resident chunks one at a time */
+	int no_small_cpu;      /* small inputs go to the GPU too */
+	int gpu_merge_by_sort; /* the GPU merge orders a group by the chunk sort */
+} job_knobs;
+
+typedef struct job_opts {
+	keys_spec keys;
+	int unique, check, merge_only, verify, progress, stats;
+	const char *output;        /* NULL: standard output */
+	char **inputs;             /* "-" = standard input */
+	int ninputs;
+	uint64_t mem;              /* -S, bytes */
+	const char **tmpdirs;
+	int ntmp;
+	int threads;
+	uint64_t gpu_mem;          /* 0: default */
+	int device;                /* -1: any (fall back to the CPU) */
+	int use_gpu;               /* 0 with --cpu or --algorithm=cpu */
+	int algorithm;             /* JOB_WHERE_* for the chunk sort */
+	int merge_where;           /* JOB_WHERE_* for the merge */
+	job_knobs knobs;
+} job_opts;
+
+#endif

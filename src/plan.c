@@ -1,0 +1,191 @@
+/* plan.c - see plan.h; the rules are DESIGN.md's "Planner". */
+#include "plan.h"
+#include "cpusort.h"
+#include "merge.h"
+#include "resident.h"
+#include "../io/io.h"
+
+/* The small-input rule's bounds, bytes per CPU thread (plan_small_on_cpu):
+ * where the two engines broke even on the H200 machine's 16 threads. */
+#define SMALL_CPU_NATIVE ((uint64_t)128 << 20)  /* records of one 4- or 8-byte key, nothing else */
+#define SMALL_CPU_ENTRIES ((uint64_t)96 << 20)  /* sort entries of records sorted through entries */
+#define SMALL_CPU_RECORDS ((uint64_t)256 << 20) /* ... and their record bytes */
+#define SMALL_CPU_BYTEWISE ((uint64_t)28 << 20) /* other key-only records (byte-wise radix passes) */
+
+static size_t align_records(size_t R)
+{
+	size_t a = IO_ALIGN, b = R;
+	while (b) {
+		size_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return IO_ALIGN / a;
+}
+
+/* c rounded down to whole IO_ALIGN blocks of records when it holds one. */
+static uint64_t align_chunk(uint64_t c, size_t R)
+{
+	size_t u = align_records(R);
+	return c >= u ? c / u * u : c;
+}
+
+uint64_t plan_device_budget(uint64_t gpu_mem, int64_t input_bytes)
+{
+	uint64_t budget = gpu_mem;
+	if (input_bytes >= 0) {
+		uint64_t need = 4 * (uint64_t)input_bytes + PLAN_DEVICE_SLACK;
+		if (budget == 0 || need < budget)
+			budget = need;
+	}
+	return budget;
+}
+
+void plan_merge_make(const keys_spec *s, uint64_t mem, uint64_t kept_bytes, uint64_t nruns, plan_merge *m)
+{
+	uint64_t left = mem > kept_bytes ? mem - kept_bytes : 0;
+	m->mem = left < PLAN_MIN_MERGE_MEM ? PLAN_MIN_MERGE_MEM : (size_t)left;
+	m->windows = m->mem / 2;
+	m->sink = m->mem / 4 < PLAN_MERGE_SINK_MAX ? m->mem / 4 : PLAN_MERGE_SINK_MAX;
+	m->fanin = merge_max_fanin(s, m->windows);
+	/* each pass but the last merges groups of fanin consecutive runs (so
+	 * ties keep input order) into one run each */
+	m->passes = 0;
+	if (nruns) {
+		m->passes = 1;
+		for (uint64_t k = nruns; k > (uint64_t)m->fanin; k = (k + (uint64_t)m->fanin - 1) / (uint64_t)m->fanin)
+			m->passes++;
+	}
+}
+
+/*
+ * The chunked path's sizes (DESIGN.md "Planner"): one chunk when the whole
+ * input fits with its sort memory (two record buffers and scratch); all runs
+ * kept in memory when the input fits -S beside three chunk buffers (read,
+ * sort, sort's second buffer) and at most PLAN_MAX_KEEP_RUNS runs result;
+ * else chunks of S / (4 record buffers + scratch): one being read, two being
+ * sorted, one being spilled.
+ */
+static void plan_chunks(const plan_input *in, plan *p)
+{
+	size_t R = in->keys->record_size, E = in->scratch_per_record;
+	uint64_t S = in->mem, cap = in->max_records;
+	if (in->input_bytes >= 0) {
+		uint64_t n = (uint64_t)in->input_bytes / R;
+		if (n * (2 * R + E) <= S && n <= cap) {
+			p->chunk = n ? n : 1;
+			p->buffers = 2;
+			p->single = 1;
+			p->share_buffers = 2 * p->chunk * R;
+			p->share_scratch = p->chunk * E;
+			return;
+		}
+		if ((uint64_t)in->input_bytes < S) {
+			uint64_t C = (S - (uint64_t)in->input_bytes) / (3 * R + E);
+			if (C > cap)
+				C = cap; /* the engine's largest chunk: still all kept */
+			if (C && (n + C - 1) / C <= PLAN_MAX_KEEP_RUNS) {
+				p->chunk = align_chunk(C, R);
+				p->buffers = 3;
+				p->keep_all = 1;
+				p->share_buffers = 3 * p->chunk * R;
+				p->share_scratch = p->chunk * E;
+				p->share_kept = (uint64_t)in->input_bytes;
+				return;
+			}
+		}
+	}
+	uint64_t C = S / (4 * R + E);
+	if (C > cap)
+		C = cap;
+	C = align_chunk(C, R);
+	p->chunk = C ? C : 1;
+	p->buffers = 4;
+	p->share_buffers = 4 * p->chunk * R;
+	p->share_scratch = p->chunk * E;
+}
+
+/*
+ * The device-resident path (resident.h): staging of RESIDENT_SLOTS pieces in
+ * half of -S, at most RESIDENT_PIECE each; its runs are kept when they and
+ * the staging fit -S, else spilled. Only on the GPU, for regular inputs (they
+ * are read at known offsets, and again when the device refuses a chunk).
+ */
+static int plan_resident(const plan_input *in, plan *p)
+{
+	size_t piece = in->mem / (2 * RESIDENT_SLOTS);
+	if (piece > RESIDENT_PIECE)
+		piece = RESIDENT_PIECE;
+	if (!in->gpu || !in->resident_ok || in->input_bytes <= 0 || in->ninputs > PLAN_RESIDENT_MAX_INPUTS ||
+	    piece < RESIDENT_MIN_PIECE)
+		return 0;
+	p->piece = piece;
+	p->share_staging = RESIDENT_SLOTS * (uint64_t)piece;
+	p->resident_keep = (uint64_t)in->input_bytes + p->share_staging <= in->mem;
+	uint64_t n = (uint64_t)in->input_bytes / in->keys->record_size;
+	p->chunk = n < in->max_records ? n : in->max_records;
+	p->single = n <= in->max_records;
+	if (p->resident_keep && !p->single)
+		p->share_kept = (uint64_t)in->input_bytes;
+	return 1;
+}
+
+void plan_make(const plan_input *in, plan *p)
+{
+	*p = (plan){ 0 };
+	size_t R = in->keys->record_size;
+	p->records = in->input_bytes >= 0 ? (uint64_t)in->input_bytes / R : 0;
+	p->device_budget = in->gpu ? plan_device_budget(in->gpu_mem, in->merge_only ? 0 : in->input_bytes) : 0;
+	if (in->merge_only) {
+		p->path = PLAN_MERGE_INPUTS;
+		p->runs = (uint64_t)in->ninputs;
+		plan_merge_make(in->keys, in->mem, 0, p->runs, &p->merge);
+		p->share_sink = 2 * (uint64_t)p->merge.sink;
+		return;
+	}
+	if (plan_resident(in, p)) {
+		p->path = PLAN_RESIDENT;
+	} else {
+		plan_chunks(in, p);
+		p->path = !in->gpu && in->stream_ok && p->single && in->ninputs <= PLAN_STREAM_MAX_INPUTS ? PLAN_STREAM
+													    : PLAN_CHUNKED;
+	}
+	if (p->single) {
+		p->share_sink = 2 * (uint64_t)PLAN_SINGLE_SINK;
+		return;
+	}
+	if (in->input_bytes >= 0 && p->chunk)
+		p->runs = (p->records + p->chunk - 1) / p->chunk;
+	/* kept at the merge: every run, or (spilling) the last one */
+	uint64_t kept = p->share_kept;
+	if (!kept && p->path == PLAN_CHUNKED)
+		kept = p->chunk * R;
+	plan_merge_make(in->keys, in->mem, kept, p->runs, &p->merge);
+	p->share_sink = 2 * (uint64_t)PLAN_SINGLE_SINK;
+}
+
+int plan_small_on_cpu(const plan_input *in)
+{
+	if (!in->gpu_likely || in->gpu_asked || in->merge_only || !in->small_cpu_ok || !in->stream_ok ||
+	    in->ninputs > PLAN_STREAM_MAX_INPUTS || in->input_bytes < 0)
+		return 0;
+	const keys_spec *s = in->keys;
+	size_t R = s->record_size;
+	uint64_t n = (uint64_t)in->input_bytes / R;
+	uint64_t E = cpusort_scratch_per_record(s);
+	if (n > CPUSORT_MAX_RECORDS || n * (2 * R + E) > in->mem)
+		return 0; /* not one CPU chunk: the run phase and merge favour the GPU */
+	uint64_t t = (uint64_t)in->threads;
+	keys_native kn;
+	if (keys_native_init(s, &kn) == 0)
+		return n * R <= t * SMALL_CPU_NATIVE;
+	if (cpusort_key_only(s))
+		return n * R <= t * SMALL_CPU_BYTEWISE;
+	return n * cpusort_entry_size(s) <= t * SMALL_CPU_ENTRIES && n * R <= t * SMALL_CPU_RECORDS;
+}
+
+const char *plan_path_name(int path)
+{
+	static const char *const names[] = { "merge-inputs", "stream", "resident", "chunked" };
+	return path >= 0 && path <= PLAN_CHUNKED ? names[path] : "?";
+}

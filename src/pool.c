@@ -1,0 +1,88 @@
+/* pool.c - see pool.h. */
+#include "pool.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static ssize_t fixreg_call(io_job *j, io_ring *ring)
+{
+	struct pool_fixreg *f = j->arg;
+	return io_ring_register(ring, f->bufs, f->lens, f->n);
+}
+
+static void pool_register(pool *p)
+{
+	for (int i = 0; i < 2; i++) {
+		struct pool_fixreg *f = &p->fx[i];
+		if (!f->w)
+			continue;
+		if (f->pending)
+			io_worker_wait(f->w, &f->job);
+		f->n = p->nbuf;
+		for (int b = 0; b < p->nbuf; b++) {
+			f->bufs[b] = p->buf[b];
+			f->lens[b] = p->bytes;
+		}
+		f->job = (io_job){ .op = IO_JOB_CALL, .call = fixreg_call, .arg = f };
+		io_worker_submit(f->w, &f->job);
+		f->pending = 1;
+	}
+}
+
+uint8_t *pool_take(job_ctx *c, pool *p, io_worker *writer)
+{
+	if (p->nfree)
+		return p->free[--p->nfree];
+	if (p->nbuf < p->max) {
+		uint8_t *b = util_alloc_aligned(p->bytes, IO_ALIGN);
+		if (b) {
+			/* pinned once, reused for every chunk (DESIGN.md section 6) */
+			p->pinned[p->nbuf] = engine_pin(&c->eng, b, p->bytes);
+			p->buf[p->nbuf++] = b;
+			pool_register(p);
+			return b;
+		}
+	}
+	if (p->nw) { /* recycle the oldest spilled buffer */
+		ssize_t rc = io_worker_wait(writer, &p->wjob[p->wh]);
+		uint8_t *b = p->wbuf[p->wh];
+		p->wh = (p->wh + 1) % 8;
+		p->nw--;
+		if (rc < 0) {
+			job_fail(c, "cannot write a temporary file: %s", strerror((int)-rc));
+			return NULL;
+		}
+		return b;
+	}
+	job_fail(c, "out of memory (buffers of %zu bytes; try a smaller -S)", p->bytes);
+	return NULL;
+}
+
+void pool_give(pool *p, uint8_t *b)
+{
+	p->free[p->nfree++] = b;
+}
+
+int pool_detach(pool *p, uint8_t *b)
+{
+	for (int i = 0; i < p->nbuf; i++)
+		if (p->buf[i] == b) {
+			int pinned = p->pinned[i];
+			p->nbuf--;
+			p->buf[i] = p->buf[p->nbuf];
+			p->pinned[i] = p->pinned[p->nbuf];
+			return pinned;
+		}
+	return 0;
+}
+
+void pool_release(job_ctx *c, pool *p)
+{
+	for (int i = 0; i < p->nbuf; i++) {
+		if (p->pinned[i])
+			engine_unpin(&c->eng, p->buf[i]);
+		free(p->buf[i]);
+	}
+	p->nbuf = 0;
+}

@@ -1,0 +1,44 @@
+/*
+ * runs.h - run formation, the middle of a sort (job.c: plan -> form runs ->
+ * merge -> commit): read the inputs, sort them chunk by chunk with the job's
+ * chunk sort (engine.h), and either write the only chunk straight to the
+ * output (*single = 1: no run, no merge, no temp file) or leave the sorted
+ * runs in c->runs in input order, kept in memory or spilled (runlist.h), for
+ * the merge. One function per path of the plan (plan.h PLAN_*), in a file
+ * of its own; all have this contract:
+ *
+ *   int runs_PATH(job_ctx *c, sink *out, int *single);
+ *
+ * c->plan gives every size. Returns 0 (done); 1 (not taken: nothing was read
+ * or written, e.g. an input changed since it was checked or the device
+ * refused pinned staging; the caller forms the runs by runs_chunked, which
+ * takes every input); or -1 (c->r filled, or out's error, which the caller
+ * reports from the sink).
+ */
+#ifndef GPUSORT_RUNS_H
+#define GPUSORT_RUNS_H
+#include "jobctx.h"
+#include "sink.h"
+
+/* PLAN_STREAM: the CPU engine's one chunk of regular files, read by all
+ * threads, written while it is sorted (cpustream.h). runs_stream.c */
+int runs_stream(job_ctx *c, sink *out, int *single);
+
+/* PLAN_RESIDENT: device-sized chunks of regular files, read by all threads
+ * into pinned staging, sorted on the device (resident.h). runs_resident.c */
+int runs_resident(job_ctx *c, sink *out, int *single);
+
+/* PLAN_CHUNKED: chunks read by one reader thread into the pool's buffers
+ * (any input: pipes too), sorted while the next is read, kept or spilled
+ * while the next sorts. Never returns 1. runs_chunked.c */
+int runs_chunked(job_ctx *c, sink *out, int *single);
+
+/*
+ * The streamed sort (cpustream.h) of one chunk already in memory: n records
+ * at a, b a second buffer of n records, scratch of cpusort_scratch_bytes,
+ * written to out while sorted. For the chunked path's only chunk on the CPU
+ * (read from a pipe). Returns 0 or -1 as above. runs_stream.c
+ */
+int runs_stream_buffer(job_ctx *c, uint8_t *a, uint8_t *b, size_t n, void *scratch, sink *out);
+
+#endif

@@ -1,0 +1,161 @@
+/* runs_chunked.c - chunks read by one reader thread (runs.h PLAN_CHUNKED). */
+#define _GNU_SOURCE
+#include "runs.h"
+#include "inputs.h"
+#include "pool.h"
+#include "runlist.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int runs_chunked(job_ctx *c, sink *out, int *single)
+{
+	const plan *pl = &c->plan;
+	int64_t total = inputs_known_size(c);
+	*single = 0;
+	pool p = { .max = pl->buffers };
+	size_t R = c->R;
+	p.bytes = pl->chunk * R + IO_ALIGN;
+	c->st.chunk = pl->chunk;
+	void *scratch = NULL;
+	size_t sb = c->eng.scratch_per_record * pl->chunk;
+	if (sb && !(scratch = util_alloc_aligned(sb, 64))) {
+		job_fail(c, "out of memory (sort scratch of %zu bytes; try a smaller -S)", sb);
+		return -1;
+	}
+	io_worker reader, writer;
+	int rc = io_worker_start(&reader);
+	if (!rc && (rc = io_worker_start(&writer)))
+		io_worker_stop(&reader);
+	if (rc) {
+		free(scratch);
+		job_fail(c, "cannot start I/O threads: %s", strerror(-rc));
+		return -1;
+	}
+	io_job rjob;
+	/* fixed buffers for reads of regular inputs, and for spill writes
+	 * unless this plan keeps every run in memory */
+	for (int i = 0; i < c->nin && !p.fx[0].w; i++)
+		if (c->in[i].regular)
+			p.fx[0].w = &reader;
+	if (!pl->keep_all && pl->buffers > 2)
+		p.fx[1].w = &writer;
+	uint8_t *A = pool_take(c, &p, &writer);
+	int ret = -1, first = 1;
+	uint64_t done_bytes = 0;
+	*single = 0;
+	if (!A)
+		goto out;
+	rjob = (io_job){ .op = IO_JOB_CALL, .call = inputs_read_chunk, .arg = c, .buf = A,
+			 .len = pl->chunk * R, .cap = p.bytes };
+	io_worker_submit(&reader, &rjob);
+	for (;;) {
+		ssize_t n = io_worker_wait(&reader, &rjob);
+		if (n < 0) {
+			inputs_read_error(c, (int)n);
+			goto out;
+		}
+		int eof = c->cur >= c->nin;
+		c->st.records += (uint64_t)n;
+		done_bytes += (uint64_t)n * R;
+		if (n == 0) {
+			pool_give(&p, A);
+			if (first)
+				*single = 1; /* empty input: empty output */
+			break;
+		}
+		uint8_t *B = NULL;
+		if (!eof) {
+			if (!(B = pool_take(c, &p, &writer)))
+				goto out;
+			rjob = (io_job){ .op = IO_JOB_CALL, .call = inputs_read_chunk, .arg = c, .buf = B,
+					 .len = pl->chunk * R, .cap = p.bytes };
+			io_worker_submit(&reader, &rjob);
+		}
+		uint8_t *T = pool_take(c, &p, &writer);
+		if (!T)
+			goto out;
+		if (first && eof && !c->eng.gpu && !c->o->knobs.no_stream) {
+			/* one chunk on the CPU (read as a stream): written while sorted */
+			rc = runs_stream_buffer(c, A, T, (size_t)n, scratch, out);
+			pool_give(&p, A);
+			pool_give(&p, T);
+			*single = 1;
+			if (rc)
+				goto out;
+			break;
+		}
+		double t0 = util_now();
+		uint8_t *sorted = NULL;
+		rc = c->eng.sort(&c->eng, A, T, (size_t)n, scratch, &sorted);
+		c->st.sort_s += util_now() - t0;
+		if (rc) {
+			job_fail(c, "%s", c->eng.errmsg);
+			goto out;
+		}
+		pool_give(&p, sorted == A ? T : A);
+		if (first && eof) {
+			/* one chunk: no run, no merge, no temp file (the write is
+			 * timed by the sink's writer: job_sort adds its busy time) */
+			rc = sink_put(out, sorted, (size_t)n);
+			pool_give(&p, sorted);
+			*single = 1;
+			if (rc)
+				goto out;
+			break;
+		}
+		first = 0;
+		run *r = runlist_new(c);
+		if (!r) {
+			job_fail(c, "out of memory");
+			goto out;
+		}
+		r->n = (uint64_t)n;
+		c->st.runs++;
+		if (eof || pl->keep_all) {
+			/* the last run (or, when everything fits, every run) stays in memory */
+			r->pinned = pool_detach(&p, sorted);
+			r->mem = sorted;
+			if (pl->keep_all)
+				p.max = p.nbuf + 3 <= 8 ? p.nbuf + 3 : 8;
+		} else {
+			if (p.nw == 8) {
+				job_fail(c, "internal error: too many spill writes in flight");
+				goto out;
+			}
+			if (runlist_spill(c, r, r->n * R) < 0)
+				goto out;
+			int slot = (p.wh + p.nw) % 8;
+			p.wjob[slot] = (io_job){ .op = IO_JOB_WRITE, .f = r->file, .buf = sorted,
+						 .len = (size_t)n * R, .hook = runlist_spill_hook, .arg = r };
+			p.wbuf[slot] = sorted;
+			io_worker_submit(&writer, &p.wjob[slot]);
+			p.nw++;
+			c->st.spilled++;
+		}
+		job_progress(c, "sorted", done_bytes, total);
+		if (eof)
+			break;
+		A = B;
+	}
+	ret = 0;
+out:
+	/* drain: a failure above may leave a read and spill writes in flight */
+	io_worker_stop(&reader);
+	for (int i = 0; i < p.nw; i++) {
+		ssize_t w = io_worker_wait(&writer, &p.wjob[(p.wh + i) % 8]);
+		if (w < 0 && ret == 0) {
+			job_fail(c, "cannot write a temporary file in '%s': %s",
+			     runlist_tmpdir(c, 0), strerror((int)-w));
+			ret = -1;
+		}
+	}
+	io_worker_stop(&writer);
+	c->st.read_s += reader.busy;
+	c->st.spill_s += writer.busy;
+	pool_release(c, &p);
+	free(scratch);
+	return ret;
+}

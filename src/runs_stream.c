@@ -1,0 +1,119 @@
+/* runs_stream.c - the streamed CPU chunk (runs.h PLAN_STREAM; cpustream.h). */
+#define _GNU_SOURCE
+#include "runs.h"
+#include "cpusort.h"
+#include "cpustream.h"
+#include "inputs.h"
+#include "readall.h"
+#include "tpool.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The partition bits: 0 (cpustream_bits chooses), or the test build's. */
+static int stream_bits(const job_ctx *c)
+{
+	int b = c->o->knobs.stream_bits;
+	return b >= 1 && b <= CPUSTREAM_MAX_BITS ? b : 0;
+}
+
+/*
+ * Sort and write the chunk of S (cpustream.h; counted: its records were
+ * counted while read) and fill the stats. Frees S. Returns 0 or -1 (c->r
+ * filled, or the sink's error, which the caller reports).
+ */
+static int stream_run(job_ctx *c, cpustream *S, int counted)
+{
+	int rc = cpustream_run(S, counted, &c->st.stream);
+	c->st.sort_s += c->st.stream.sort_s;
+	c->st.engine = c->small_cpu ? "cpu (streamed; small input)" : "cpu (streamed)";
+	if (rc == -ENOMEM)
+		job_fail(c, "out of memory");
+	return rc ? -1 : 0;
+}
+
+int runs_stream_buffer(job_ctx *c, uint8_t *a, uint8_t *b, size_t n, void *scratch, sink *out)
+{
+	tpool *own = NULL;
+	int rc = tpool_start(&own, c->o->threads);
+	if (rc) {
+		job_fail(c, "cannot start threads: %s", strerror(-rc));
+		return -1;
+	}
+	cpustream *S = cpustream_new(c->s, a, b, n, scratch, stream_bits(c), own, out);
+	rc = S ? stream_run(c, S, 0) : -1;
+	if (!S)
+		job_fail(c, "out of memory");
+	tpool_stop(own);
+	return rc;
+}
+
+/* readall_range_each's callback: count the records just read (cpustream_count). */
+static void stream_count(void *arg, int part, size_t first, size_t count)
+{
+	cpustream_count(arg, part, first, count);
+}
+
+int runs_stream(job_ctx *c, sink *out, int *single)
+{
+	size_t R = c->R, n = (size_t)c->plan.records;
+	int64_t total = (int64_t)((uint64_t)n * R);
+	int rc = inputs_reopen(c);
+	if (rc)
+		return rc;
+	*single = 1;
+	size_t sb = cpusort_scratch_bytes(c->s, n);
+	/* on 2 MiB pages: faulting the buffers in and unmapping them at the end
+	 * is most of what a whole-input buffer costs beyond the sort, and huge
+	 * pages make that 512x fewer faults */
+	uint8_t *a = util_alloc_huge(n * R), *b = util_alloc_huge(n * R);
+	uint8_t *scratch = sb ? util_alloc_huge(sb) : NULL;
+	tpool *tp = NULL;
+	int ret = -1, bad = -1;
+	if (!a || !b || (sb && !scratch)) {
+		job_fail(c, "out of memory (2 buffers of %zu bytes and %zu of sort scratch; try a smaller -S)", n * R, sb);
+		goto out;
+	}
+	if ((rc = tpool_start(&tp, c->o->threads))) {
+		job_fail(c, "cannot start threads: %s", strerror(-rc));
+		goto out;
+	}
+	/* the records are counted for the partition as they are read, each
+	 * 4 MiB piece while it is in the reading thread's cache */
+	cpustream *S = cpustream_new(c->s, a, b, n, scratch, stream_bits(c), tp, out);
+	if (!S) {
+		job_fail(c, "out of memory");
+		goto out;
+	}
+	double t0 = util_now();
+	rc = readall_range_each(tp, c->in, c->nin, 0, (uint64_t)n * R, a, R, c->o->verify ? &c->vin : NULL, &bad,
+				stream_count, S);
+	c->st.read_s += util_now() - t0;
+	if (rc) {
+		cpustream_free(S);
+		if (bad < 0)
+			job_fail(c, "out of memory");
+		else if (rc == -ENODATA)
+			job_fail(c, "%s: read error: the file shrank while being read", c->in[bad].name);
+		else
+			job_fail(c, "%s: read error: %s", c->in[bad].name, strerror(-rc));
+		goto out;
+	}
+	c->st.records = n;
+	c->st.chunk = n ? n : 1;
+	for (int i = 0; i < c->nin; i++)
+		c->in_bytes[i] = c->in[i].size - c->in[i].pos;
+	if (stream_run(c, S, 1) == 0) {
+		ret = 0;
+		job_progress(c, "sorted", (uint64_t)total, total);
+	}
+out:
+	tpool_stop(tp);
+	inputs_close(c);
+	free(a);
+	free(b);
+	free(scratch);
+	return ret;
+}
