@@ -79,9 +79,11 @@ bench/gen: bench/gen.c
 	$(say) CC $@
 	$(Q)$(CC) -std=c11 $(WARN) -O2 -o $@ $< -lm
 
-# linked with io/ for its `ring` mode (gpusort's io_uring path, fixed buffers or not)
+# bench/experiments/: profiling and A/B tools, not part of `make bench`.
+# iobench is linked with io/ for its `ring` mode (gpusort's io_uring path,
+# fixed buffers or not)
 IO_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard io/*.c))
-bench/iobench: bench/iobench.c io/io.h $(IO_OBJ)
+bench/experiments/iobench: bench/experiments/iobench.c io/io.h $(IO_OBJ)
 	$(say) CC $@
 	$(Q)$(CC) $(ALLCFLAGS) -o $@ $< $(IO_OBJ) $(LDLIBS)
 
@@ -181,6 +183,6 @@ install: all
 	install -m 644 man/gpusort.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpusort.1
 
 clean:
-	rm -rf build gpusort bench/gen bench/gpu_bench tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort tests/gpu/test_plan bench/checkrec bench/iobench
+	rm -rf build gpusort bench/gen bench/gpu_bench tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort tests/gpu/test_plan bench/checkrec bench/experiments/iobench bench/experiments/iobench.d
 
 -include $(shell find build -name '*.d' 2>/dev/null)

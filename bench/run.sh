@@ -7,6 +7,7 @@
 #   sh bench/run.sh [--cpu] [--workloads "u32 u64 rec100 rec16"] [--sizes "1 4"]
 #       [--runs 3] [--dist uniform] [--seed 7] [--tools LIST] [--budget 2G]
 #       [--mem 50%] [--text-max 1] [--peer-max SECONDS] [--dir DIR] [--csv FILE]
+#       [--baseline PATH] [--help]
 #
 #   --workloads  u32, u64: arrays; rec100: 100-byte records, 10-byte key
 #                (Sort Benchmark); rec16: u64 up then i32 down (bench/runlib.sh)
@@ -30,8 +31,17 @@
 #   --dir        scratch space (default $TMPDIR or /tmp); a subdirectory is
 #                made and removed at the end, also on errors and ^C
 #   --csv        append one line per row: workload,gib,tool,median_s,...
+#   --baseline   a second gpusort binary (another commit's build; a relative
+#                PATH is from the directory run.sh was started in): every
+#                gpusort row gets a twin "... (baseline)" right below it,
+#                the same command with PATH, its runs interleaved with the
+#                others; compare the two rows' "x cat", and its "/ gpusort"
+#                is baseline over current.  A before/after of two commits
+#                in one run on one machine
+#   --help       print this comment
 #   BENCH_TREE   the commit to print when this tree's .git is not the one
-#                built (a copy sent to another machine)
+#                built (a copy sent to another machine); BENCH_BASELINE_TREE
+#                the same for the --baseline binary
 #
 # Markdown on stdout (one table per workload, rows written as each size
 # ends), progress on stderr; workloads, tools and checks are in
@@ -43,16 +53,18 @@
 # of python3, /usr/bin/python3 that has NumPy.
 set -u
 ARGS="$*"
+START=$(pwd)
 cd "$(dirname "$0")/.." || exit 2
 . bench/runlib.sh
 
 CPU_ONLY=0 WORKLOADS="u32 u64 rec100 rec16" SIZES="1 4" RUNS=3 DIST=uniform SEED=7
 TOOLS="sort numpy cupy gpusort-cpu gpusort gpusort-budget" BUDGET=2G MEM=50% TEXTMAX=1 PEERMAX=0
-DIR=${TMPDIR:-/tmp} CSV=""
+DIR=${TMPDIR:-/tmp} CSV="" BASELINE=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cpu) CPU_ONLY=1; shift; continue ;;
-	--workloads | --sizes | --runs | --dist | --seed | --tools | --budget | --mem | --text-max | --peer-max | --dir | --csv)
+	--help | -h) sed -n '2,/^set -u/p' bench/run.sh | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	--workloads | --sizes | --runs | --dist | --seed | --tools | --budget | --mem | --text-max | --peer-max | --dir | --csv | --baseline)
 		[ $# -ge 2 ] || { echo "bench/run.sh: $1 needs a value" >&2; exit 2; } ;;
 	*) echo "bench/run.sh: unknown argument $1 (see the comment at the top)" >&2; exit 2 ;;
 	esac
@@ -60,6 +72,7 @@ while [ $# -gt 0 ]; do
 	--workloads) WORKLOADS=$2 ;; --sizes) SIZES=$2 ;; --runs) RUNS=$2 ;;
 	--dist) DIST=$2 ;; --seed) SEED=$2 ;; --tools) TOOLS=$2 ;; --budget) BUDGET=$2 ;;
 	--mem) MEM=$2 ;; --text-max) TEXTMAX=$2 ;; --peer-max) PEERMAX=$2 ;; --dir) DIR=$2 ;; --csv) CSV=$2 ;;
+	--baseline) case $2 in /*) BASELINE=$2 ;; *) BASELINE=$START/$2 ;; esac ;;
 	esac
 	shift 2
 done
@@ -69,7 +82,11 @@ for g in $SIZES; do
 	awk -v g="$g" 'BEGIN {exit !(g ~ /^[0-9]*\.?[0-9]+$/ && g > 0)}' || die "bad size $g"
 done
 case $RUNS in '' | *[!0-9]* | 0) die "bad --runs $RUNS" ;; esac
-for t in $TOOLS; do label "$t" | grep -q . || die "unknown tool $t"; done
+for t in $TOOLS; do
+	case $t in *-base) die "unknown tool $t (--baseline adds the baseline rows)" ;; esac
+	label "$t" | grep -q . || die "unknown tool $t"
+done
+[ -z "$BASELINE" ] || [ -x "$BASELINE" ] || die "--baseline $BASELINE is not an executable file"
 BUDGET_B=$(awk -v s="$BUDGET" 'BEGIN {m = 1; u = toupper(substr(s, length(s)))
 	if (u ~ /[KMGT]/) { m = 1024 ^ index("KMGT", u); s = substr(s, 1, length(s) - 1) }
 	if (s !~ /^[0-9.]+$/) exit 1; printf "%.0f\n", s * m }') || die "bad --budget $BUDGET"
@@ -105,6 +122,7 @@ for t in sort numpy cupy gpusort-cpu gpusort gpusort-budget; do
 	gpusort | gpusort-budget) [ -n "$GPU" ] || continue ;;
 	esac
 	RUN_TOOLS="$RUN_TOOLS $t"
+	case $t in gpusort*) [ -n "$BASELINE" ] && RUN_TOOLS="$RUN_TOOLS $t-base" ;; esac
 done
 [ $CPU_ONLY = 0 ] && [ -z "$GPU" ] && NOTES="$NOTES No GPU (nvidia-smi): GPU tools left out."
 case " $RUN_TOOLS " in *" gpusort "*) REF=gpusort ;; *) REF=gpusort-cpu ;; esac
@@ -140,6 +158,8 @@ echo "Machine: $(grep -m 1 'model name' /proc/cpuinfo | sed 's/.*: //'), $NPROC 
 	"scratch $(df -PT "$W" | awk 'NR == 2 {print $2}') ($DIR); $(uname -sr); $(sort --version | head -n 1)."
 echo "Command: \`sh bench/run.sh $ARGS\`; dist $DIST, seed $SEED, -S $MEM for GNU sort and gpusort;" \
 	"$(./gpusort --version | head -n 1), tree ${BENCH_TREE:-$(git describe --always --dirty 2> /dev/null || echo unknown)}."
+[ -z "$BASELINE" ] || echo "Baseline: \`$BASELINE\` ($("$BASELINE" --version | head -n 1)${BENCH_BASELINE_TREE:+, tree $BENCH_BASELINE_TREE}):" \
+	"the rows \"(baseline)\" run the same command with it, interleaved with the current build's."
 echo "Medians of $RUNS runs (min-max beside), input in the page cache, outputs to the same" \
 	"file system; each tool's first output checked by bench/checkrec (order by the keys," \
 	"same records as the input) before its times count. GB/s = binary bytes / median.${NOTES}"
@@ -159,7 +179,7 @@ for WL in $WORKLOADS; do
 			sort) if awk -v g="$g" -v m="$TEXTMAX" 'BEGIN {exit !(g > m)}'; then
 				skipped="$skipped sort"; continue
 			fi ;;
-			gpusort-budget) [ "$B" -gt "$BUDGET_B" ] || continue ;;
+			gpusort-budget | gpusort-budget-base) [ "$B" -gt "$BUDGET_B" ] || continue ;;
 			esac
 			tools="$tools $t"
 		done

@@ -1,8 +1,10 @@
 # bench/runlib.sh - helpers of bench/run.sh (sourced; POSIX sh): the
 # workloads, how each tool is run and checked, gpusort's --stats in one cell.
 # Uses run.sh's variables: W (scratch dir of this run), WL (workload), g
-# and B (size in GiB and bytes), RUNS, PY, MEM, BUDGET, NPROC, REF, SUM
-# (checkrec --sum of the input), and its functions now, say, stat_of, calc, csv.
+# and B (size in GiB and bytes), RUNS, PY, MEM, BUDGET, BASELINE, NPROC, REF,
+# SUM (checkrec --sum of the input), and its functions now, say, stat_of,
+# calc, csv.  A tool ID ending in -base is the same gpusort tool run with the
+# --baseline binary.
 
 # workload NAME: sets R (record bytes), GENK (bench/gen's record and key
 # arguments), KEYS (gpusort's and checkrec's), TEXT (how GNU sort gets the
@@ -43,6 +45,15 @@ label() {
 	gpusort-cpu) echo "gpusort --cpu" ;;
 	gpusort) echo "gpusort" ;;
 	gpusort-budget) echo "gpusort --gpu-memory $BUDGET" ;;
+	gpusort*-base) echo "$(label "${1%-base}") (baseline)" ;;
+	esac
+}
+
+# gpusort_bin ID: the binary a gpusort tool runs
+gpusort_bin() {
+	case $1 in
+	*-base) echo "$BASELINE" ;;
+	*) echo ./gpusort ;;
 	esac
 }
 
@@ -68,9 +79,12 @@ run_tool() {
 	sort) LC_ALL=C ${2:-} ${3:-} sort $SORTK -S "$MEM" --parallel="$NPROC" -T "$W" -o "$W/out.txt" "$W/in.txt" ;;
 	numpy) ${2:-} ${3:-} "$PY" bench/peers/numpy_sort.py "$WL" "$W/in.bin" "$W/out.bin" ;;
 	cupy) ${2:-} ${3:-} "$PY" bench/peers/cupy_sort.py "$WL" "$W/in.bin" "$W/out.bin" ;;
-	gpusort-cpu) ./gpusort --cpu $KEYS -S "$MEM" -T "$W" --stats "$W/in.bin" -o "$W/out.bin" ;;
-	gpusort) ./gpusort $KEYS -S "$MEM" -T "$W" --stats "$W/in.bin" -o "$W/out.bin" ;;
-	gpusort-budget) ./gpusort --gpu-memory "$BUDGET" $KEYS -S "$MEM" -T "$W" --stats "$W/in.bin" -o "$W/out.bin" ;;
+	gpusort-cpu | gpusort-cpu-base)
+		"$(gpusort_bin $1)" --cpu $KEYS -S "$MEM" -T "$W" --stats "$W/in.bin" -o "$W/out.bin" ;;
+	gpusort | gpusort-base)
+		"$(gpusort_bin $1)" $KEYS -S "$MEM" -T "$W" --stats "$W/in.bin" -o "$W/out.bin" ;;
+	gpusort-budget | gpusort-budget-base)
+		"$(gpusort_bin $1)" --gpu-memory "$BUDGET" $KEYS -S "$MEM" -T "$W" --stats "$W/in.bin" -o "$W/out.bin" ;;
 	esac
 }
 

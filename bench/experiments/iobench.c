@@ -1,9 +1,9 @@
 /*
- * iobench.c - what the file system under a sort can do, to choose how
- * gpusort reads and writes (bench/NOTES.md): page-cache reads with 1..N
- * threads, and writes of a new file by write(2) from one thread, pwrite(2)
- * from N threads at disjoint offsets, or N threads copying into a shared
- * mmap(2) of the file.
+ * bench/experiments/iobench.c - what the file system under a sort can do,
+ * to choose how gpusort reads and writes (bench/NOTES.md): page-cache reads
+ * with 1..N threads, and writes of a new file by write(2) from one thread,
+ * pwrite(2) from N threads at disjoint offsets, or N threads copying into a
+ * shared mmap(2) of the file.
  *
  *   iobench read  THREADS FILE                  pread FILE in 4 MiB blocks
  *   iobench write pwrite|mmap THREADS GIB FILE  write GIB GiB to a new FILE
@@ -17,9 +17,12 @@
  *   iobench ring read  fixed|plain BUF FILE      io_read_next all of FILE
  *   iobench ring write fixed|plain BUF GIB FILE  io_write_next GIB GiB to FILE
  *
- * GPUSORT_DIRECT=1 makes these O_DIRECT, as it does for gpusort. Prints one
- * line: mode, seconds (registration included), GB/s, the registration's own
- * time, and the bytes that went through READ_FIXED/WRITE_FIXED.
+ * GPUSORT_DIRECT=1 makes these O_DIRECT (io_direct_allowed; gpusort's
+ * --direct-io). Prints one line: mode, seconds (registration included),
+ * GB/s, the registration's own time, and the bytes that went through
+ * READ_FIXED/WRITE_FIXED.
+ *
+ * Build: make bench/experiments/iobench.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -33,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../io/io.h"
+#include "../../io/io.h"
 
 #define BLK ((size_t)4 << 20)
 

@@ -1,4 +1,4 @@
-/* bench/micro/bucket.c - native LSD radix sort of cold 512 KiB buckets (1 GiB in all) by T threads, digit width and bucket size swept, as cpustream sorts its buckets: bench/results/cpu-native-2026-11-22.md. Build: cc -O3 -pthread bucket.c; run: ./a.out THREADS 8|4 DIGIT_BITS [BUCKET_KiB] */
+/* bench/experiments/micro/bucket.c - native LSD radix sort of cold 512 KiB buckets (1 GiB in all) by T threads, digit width and bucket size swept, as cpustream sorts its buckets: bench/results/cpu-native-2026-11-22.md. Build: cc -O3 -pthread bucket.c; run: ./a.out THREADS 8|4 DIGIT_BITS [BUCKET_KiB] */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>

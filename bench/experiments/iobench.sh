@@ -1,15 +1,19 @@
 #!/bin/sh
-# bench/iobench.sh [GIB] [all|fixed] - what this machine's file system does for
-# a sort's I/O (bench/NOTES.md): cat, parallel page-cache reads, and writing a
-# new file by pwrite from N threads or by N threads copying into an mmap;
-# then (also alone, with `fixed`) gpusort's own io_uring path with its
-# buffers registered as fixed buffers or not, buffered and O_DIRECT,
-# REPS times each (default 5), alternating, with the medians.
-# Build: make bench/iobench
+# bench/experiments/iobench.sh [GIB] [all|fixed] - what this machine's file
+# system does for a sort's I/O (bench/NOTES.md): cat, parallel page-cache
+# reads, and writing a new file by pwrite from N threads or by N threads
+# copying into an mmap; then (also alone, with `fixed`) gpusort's own
+# io_uring path with its buffers registered as fixed buffers or not,
+# buffered and O_DIRECT, REPS times each (default 5), alternating, with the
+# medians.
+# Build: make bench/gen bench/experiments/iobench. GPUSORT_DIRECT=0/1 here
+# is read by io/ linked into iobench (gpusort itself takes --direct-io).
 # Each written file is deleted before the next test, so dirty pages of one
 # test do not throttle the next.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
+IOB=bench/experiments/iobench
+[ -x $IOB ] && [ -x bench/gen ] || { echo "run make bench/gen $IOB first" >&2; exit 2; }
 G=${1:-16}
 WHAT=${2:-all}
 REPS=${REPS:-5}
@@ -26,10 +30,10 @@ if [ "$WHAT" = all ]; then
 		awk -v s="$s" -v e="$e" -v g="$G" 'BEGIN {printf "cat %.2f GiB %.3f s %.2f GB/s\n", g, e - s, g * 1.073741824 / (e - s)}'
 	done
 	rm -f "$D/out.bin"
-	for t in 1 4 8 16; do bench/iobench read $t "$D/in.bin"; done
+	for t in 1 4 8 16; do $IOB read $t "$D/in.bin"; done
 	for m in pwrite mmap; do
 		for t in 1 4 8 16; do
-			sleep 1; bench/iobench write $m $t "$G" "$D/out.bin"; rm -f "$D/out.bin"
+			sleep 1; $IOB write $m $t "$G" "$D/out.bin"; rm -f "$D/out.bin"
 		done
 	done
 fi
@@ -40,9 +44,9 @@ R=$D/ring.txt
 for direct in 0 1; do
 	for i in $(seq "$REPS"); do
 		for m in fixed plain; do
-			GPUSORT_DIRECT=$direct bench/iobench ring read $m "$BUF" "$D/in.bin" >> "$R" || exit 1
+			GPUSORT_DIRECT=$direct $IOB ring read $m "$BUF" "$D/in.bin" >> "$R" || exit 1
 			rm -f "$D/out.bin"; sync; sleep 1
-			GPUSORT_DIRECT=$direct bench/iobench ring write $m "$BUF" "$G" "$D/out.bin" >> "$R" || exit 1
+			GPUSORT_DIRECT=$direct $IOB ring write $m "$BUF" "$G" "$D/out.bin" >> "$R" || exit 1
 			rm -f "$D/out.bin"
 		done
 	done

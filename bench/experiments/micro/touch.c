@@ -1,4 +1,4 @@
-/* bench/micro/touch.c - what first-touching and unmapping 1 GiB costs, 4 KiB pages against 2 MiB pages (MADV_HUGEPAGE), on N threads: bench/results/cpu-native-2026-11-22.md. Build: cc -O2 -pthread touch.c; run: ./a.out THREADS */
+/* bench/experiments/micro/touch.c - what first-touching and unmapping 1 GiB costs, 4 KiB pages against 2 MiB pages (MADV_HUGEPAGE), on N threads: bench/results/cpu-native-2026-11-22.md. Build: cc -O2 -pthread touch.c; run: ./a.out THREADS */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,14 +1,15 @@
 #!/bin/sh
-# bench/stream_ab.sh - the CPU engine's streamed single chunk against the path
-# it replaced, on one machine, file to file (bench/results/cpu-stream-*.md).
+# bench/experiments/stream_ab.sh - the CPU engine's streamed single chunk
+# against the path it replaced, on one machine, file to file
+# (bench/results/cpu-stream-2core-2026-11-22.md).
 #
-#   sh bench/stream_ab.sh WORKLOAD ROUNDS      (from the repository root)
+#   sh bench/experiments/stream_ab.sh WORKLOAD ROUNDS
 #
 # WORKLOAD: u64 (1 GiB of u64), rec100 (1 GiB of 100-byte records, 10-byte
 # key, printable: bench/run.sh's rec100), u64eq, u64zipf (1 GiB of u64,
 # --dist equal / zipf). The input is made by bench/gen in DIR (default
 # /tmp/gsbench) when missing; the output goes to the same directory.
-# Each round times `cat`, then ./gpusort --cpu -S 50% --stats three ways,
+# Each round times `cat`, then gpusort --cpu -S 50% --stats three ways,
 # the order rotating by round: m=0 GPUSORT_STREAM=0 (read by one thread,
 # sorted, then written), m=f the same with GPUSORT_FIXED=0, m=1 the default
 # (streamed). Before every timed command: the output is removed, dirty pages
@@ -16,10 +17,17 @@
 # page cache. Round 1 checks every output with bench/checkrec and that the
 # three are identical. One line per timed command: wall, user and sys
 # seconds (/usr/bin/time), and gpusort's --stats stage times.
+#
+# The binary is BIN (default tests/bin/gpusort-test, built by
+# `make tests/bin/gpusort-test`): only that test build reads GPUSORT_STREAM
+# and GPUSORT_FIXED, the installed ./gpusort does not. All three modes run
+# the same binary, so that they differ only by the variables.
 
+cd "$(dirname "$0")/../.." || exit 2
+G=${BIN:-tests/bin/gpusort-test}
 D=${DIR:-/tmp/gsbench}
-G=./gpusort
-[ -x $G ] && [ -x bench/gen ] && [ -x bench/checkrec ] || { echo "run make && make bench/checkrec first" >&2; exit 2; }
+[ -x "$G" ] && [ -x bench/gen ] && [ -x bench/checkrec ] ||
+	{ echo "run make $G bench/gen bench/checkrec first" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time" >&2; exit 2; }
 mkdir -p "$D" || exit 2
 case $1 in
@@ -28,7 +36,7 @@ u64eq) GENA="-n 134217728 -k u64 --dist equal" KEYS="-k u64" CK="-k u64" ;;
 u64zipf) GENA="-n 134217728 -k u64 --dist zipf" KEYS="-k u64" CK="-k u64" ;;
 rec100) GENA="-n 10737418 --record-size 100 -k bytes10 --format lines --dist uniform"
 	KEYS="--record-size 100 -k bytes10" CK="-R 100 -k bytes10" ;;
-*) echo "usage: sh bench/stream_ab.sh u64|rec100|u64eq|u64zipf ROUNDS" >&2; exit 2 ;;
+*) echo "usage: sh bench/experiments/stream_ab.sh u64|rec100|u64eq|u64zipf ROUNDS" >&2; exit 2 ;;
 esac
 IN=$D/$1.bin
 [ -s "$IN" ] || bench/gen $GENA --seed 7 -o "$IN" || exit 2
@@ -45,7 +53,7 @@ while [ $i -lt "${2:-3}" ]; do
 		fx=1 st=$m
 		[ $m = f ] && fx=0 st=0
 		GPUSORT_FIXED=$fx GPUSORT_STREAM=$st /usr/bin/time -f "%e %U %S" -o "$D/t.$m" \
-			$G --cpu $KEYS -S 50% -T "$D" --stats "$IN" -o "$D/out.$m" 2> "$D/st.$m"
+			"$G" --cpu $KEYS -S 50% -T "$D" --stats "$IN" -o "$D/out.$m" 2> "$D/st.$m"
 		rc=$?
 		echo "$1 round$i m=$m rc $rc wall/user/sys $(cat "$D/t.$m") |" \
 			"$(grep -o 'read .*write [0-9.]* s' "$D/st.$m" | sed 's/spill.*merge [0-9.]* s, //') |" \
