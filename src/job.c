@@ -1,5 +1,5 @@
 /*
- * job.c - a whole sort, as a short story (DESIGN.md "Data flow"):
+ * job.c - a whole sort, as a short story (DESIGN.md section 2):
  *   plan      the planner (plan.h) picks the engine, the run formation path
  *             and every buffer's share of -S;
  *   form runs one path of runs.h reads the inputs chunk by chunk, sorts each

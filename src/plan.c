@@ -1,4 +1,4 @@
-/* plan.c - see plan.h; the rules are DESIGN.md's "Planner". */
+/* plan.c - see plan.h; the rules are DESIGN.md section 6. */
 #include "plan.h"
 #include "cpusort.h"
 #include "merge.h"
@@ -59,7 +59,7 @@ void plan_merge_make(const keys_spec *s, uint64_t mem, uint64_t kept_bytes, uint
 }
 
 /*
- * The chunked path's sizes (DESIGN.md "Planner"): one chunk when the whole
+ * The chunked path's sizes (DESIGN.md section 6): one chunk when the whole
  * input fits with its sort memory (two record buffers and scratch); all runs
  * kept in memory when the input fits -S beside three chunk buffers (read,
  * sort, sort's second buffer) and at most PLAN_MAX_KEEP_RUNS runs result;

@@ -2,7 +2,7 @@
  * plan.h - the planner: from the inputs, the record layout, -S,
  * --gpu-memory and the chunk sort's capabilities to a plain plan (the run
  * formation path, chunk size, every host buffer's share of -S, the device
- * budget, the merge's memory, fan-in and passes). DESIGN.md "Planner" gives
+ * budget, the merge's memory, fan-in and passes). DESIGN.md section 6 gives
  * the rules and why.
  *
  * Pure: no I/O, no allocation, no global state; the same input gives the same

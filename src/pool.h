@@ -1,7 +1,7 @@
 /*
  * pool.h - the chunked path's record buffers: at most max of `bytes` bytes
  * each, allocated on first need, page-locked for the GPU's DMA once and
- * reused for every chunk (DESIGN.md "Memory"); the buffers of spill writes in
+ * reused for every chunk (DESIGN.md section 6); the buffers of spill writes in
  * flight are recycled, oldest first, when none is free.
  */
 #ifndef GPUSORT_POOL_H
