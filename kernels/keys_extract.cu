@@ -108,28 +108,32 @@ __device__ void key_bytes(const unsigned char *rec, const keys_spec &L, uint32_t
 	}
 }
 
-__global__ void k_extract_u64(uint64_t *pairs, const unsigned char *__restrict__ recs, uint64_t n,
-			      const __grid_constant__ keys_spec L)
+/* Set e to the (key, index) element of key area hi:lo and index i: u64 =
+ * key bytes 0..3 . i; u128 = key bytes 0..11 . i (i in positions 12..15). */
+__device__ __forceinline__ void set_elem(uint64_t &e, uint64_t hi, uint64_t, uint32_t i)
 {
-	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
-	     i += (uint64_t)gridDim.x * blockDim.x) {
-		uint64_t hi = 0, lo = 0;
-		key_bytes(recs + i * L.record_size, L, 0, 4, 0, hi, lo);
-		pairs[i] = (hi & 0xffffffff00000000ull) | (uint32_t)i;
-	}
+	e = (hi & 0xffffffff00000000ull) | i;
 }
 
-__global__ void k_extract_u128(gs_u128 *pairs, const unsigned char *__restrict__ recs, uint64_t n,
-			       const __grid_constant__ keys_spec L)
+__device__ __forceinline__ void set_elem(gs_u128 &e, uint64_t hi, uint64_t lo, uint32_t i)
 {
+	gs_u128 v;
+	v.hi = hi;
+	v.lo = (lo & 0xffffffff00000000ull) | i;
+	e = v;
+}
+
+/* pairs[i] = (the first key bytes of record i, i): E is uint64_t or gs_u128. */
+template <class E>
+__global__ void k_extract(E *pairs, const unsigned char *__restrict__ recs, uint64_t n,
+			  const __grid_constant__ keys_spec L)
+{
+	constexpr uint32_t nb = sizeof(E) == 8 ? 4 : 12; /* key bytes an element holds */
 	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
 	     i += (uint64_t)gridDim.x * blockDim.x) {
 		uint64_t hi = 0, lo = 0;
-		key_bytes(recs + i * L.record_size, L, 0, 12, 0, hi, lo);
-		gs_u128 e;
-		e.hi = hi;
-		e.lo = (lo & 0xffffffff00000000ull) | (uint32_t)i;
-		pairs[i] = e;
+		key_bytes(recs + i * L.record_size, L, 0, nb, 0, hi, lo);
+		set_elem(pairs[i], hi, lo, (uint32_t)i);
 	}
 }
 
@@ -160,10 +164,7 @@ __global__ void k_refine(gs_u128 *e, const uint32_t *__restrict__ seg, const uns
 		const uint32_t idx = (uint32_t)e[p].lo;
 		uint64_t hi = (uint64_t)seg[p] << 32, lo = 0;
 		key_bytes(recs + (uint64_t)idx * L.record_size, L, kb0, 8, 4, hi, lo);
-		gs_u128 v;
-		v.hi = hi;
-		v.lo = (lo & 0xffffffff00000000ull) | idx;
-		e[p] = v;
+		set_elem(e[p], hi, lo, idx);
 	}
 }
 
@@ -214,14 +215,14 @@ cudaError_t gs_keys_normalize(void *d, size_t n, const keys_spec &L, cudaStream_
 cudaError_t gs_keys_extract_u64(uint64_t *pairs, const unsigned char *recs, size_t n, const keys_spec &L,
 				cudaStream_t st)
 {
-	k_extract_u64<<<grid_for(n), 256, 0, st>>>(pairs, recs, n, L);
+	k_extract<uint64_t><<<grid_for(n), 256, 0, st>>>(pairs, recs, n, L);
 	return cudaGetLastError();
 }
 
 cudaError_t gs_keys_extract_u128(gs_u128 *pairs, const unsigned char *recs, size_t n, const keys_spec &L,
 				 cudaStream_t st)
 {
-	k_extract_u128<<<grid_for(n), 256, 0, st>>>(pairs, recs, n, L);
+	k_extract<gs_u128><<<grid_for(n), 256, 0, st>>>(pairs, recs, n, L);
 	return cudaGetLastError();
 }
 
