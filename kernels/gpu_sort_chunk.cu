@@ -60,22 +60,37 @@ bool key_only(const keys_spec &L)
 
 size_t pair_bytes(const keys_spec &L) { return L.key_width <= 4 ? 8 : 16; }
 
+/*
+ * Device bytes per record: the records, and on the general path their
+ * gathered copy and a (key, index) element; a merged chunk has a second
+ * element buffer (key-only: a second copy of the records).
+ */
+size_t per_record(const keys_spec &L, bool merge)
+{
+	const size_t m = merge ? 2 : 1;
+	if (key_only(L))
+		return m * L.record_size;
+	return 2 * (size_t)L.record_size + m * pair_bytes(L);
+}
+
+/* cap, or less: key-only, the grid of 2^TB-element tiles stays < 2^31;
+ * general, the element's u32 index. */
+size_t within_limit(const keys_spec &L, size_t cap)
+{
+	const size_t lim = key_only(L) ? (size_t)1 << 36 : 0xfffffffeu;
+	return cap < lim ? cap : lim;
+}
+
+/* Arena bytes for records once `pads` alignment pads and the slack are set aside (0: none). */
+size_t arena_avail(const gpu_ctx *c, size_t pads)
+{
+	const size_t fixed = pads * ALIGN + c->slack_bytes;
+	return c->arena_bytes > fixed ? c->arena_bytes - fixed : 0;
+}
+
 size_t capacity(const gpu_ctx *c, const keys_spec &L)
 {
-	const size_t fixed = 4 * ALIGN + c->slack_bytes;
-	if (c->arena_bytes <= fixed)
-		return 0;
-	const size_t avail = c->arena_bytes - fixed;
-	size_t per, lim;
-	if (key_only(L)) {
-		per = L.record_size;
-		lim = (size_t)1 << 36; /* grid of 2^TB-element tiles stays < 2^31 */
-	} else {
-		per = 2 * (size_t)L.record_size + pair_bytes(L);
-		lim = 0xfffffffeu; /* u32 index */
-	}
-	size_t cap = avail / per;
-	return cap < lim ? cap : lim;
+	return within_limit(L, arena_avail(c, 4) / per_record(L, false));
 }
 
 /* Elements per merge tile for the layout's element type. */
@@ -102,23 +117,11 @@ size_t merge_scratch_bytes(const keys_spec &L, size_t n)
  */
 size_t merge_capacity(const gpu_ctx *c, const keys_spec &L)
 {
-	const size_t fixed = 8 * ALIGN + c->slack_bytes;
-	if (c->arena_bytes <= fixed)
-		return 0;
-	const size_t avail = c->arena_bytes - fixed;
-	size_t per, lim;
-	if (key_only(L)) {
-		per = 2 * (size_t)L.record_size;
-		lim = (size_t)1 << 36;
-	} else {
-		per = 2 * (size_t)L.record_size + 2 * pair_bytes(L);
-		lim = 0xfffffffeu; /* u32 index */
-	}
+	const size_t avail = arena_avail(c, 8), per = per_record(L, true);
 	const size_t sb = merge_scratch_bytes(L, avail / per);
 	if (avail <= sb)
 		return 0;
-	size_t cap = (avail - sb) / per;
-	return cap < lim ? cap : lim;
+	return within_limit(L, (avail - sb) / per);
 }
 
 double ms_between(gpu_ctx *c, int a, int b, int *err)
