@@ -1,7 +1,7 @@
 /*
  * gpu_internal.cuh - what the kernels/ files share: the ctx, error
- * recording, and the launchers of keys_extract.cu (bitonic.cuh and merge_path.cuh declare the sort and the
- * merge). Not seen by src/.
+ * recording, and the launchers of keys_extract.cu (bitonic.cuh and
+ * merge_path.cuh declare the sort and the merge). Not seen by src/.
  */
 #ifndef GPUSORT_GPU_INTERNAL_CUH
 #define GPUSORT_GPU_INTERNAL_CUH
