@@ -70,7 +70,7 @@ $(B)/%.o: %.c
 	$(say) CC $<
 	$(Q)$(CC) $(ALLCFLAGS) -c -o $@ $<
 
-$(B)/kernels/%.o: kernels/%.cu kernels/gpusort_kernels.h $(wildcard kernels/*.cuh)
+$(B)/kernels/%.o: kernels/%.cu kernels/gpusort_kernels.h kernels/key_layout.h $(wildcard kernels/*.cuh)
 	@mkdir -p $(dir $@)
 	$(say) NVCC $<
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -c -o $@ $<

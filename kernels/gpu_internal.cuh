@@ -1,8 +1,7 @@
 /*
  * gpu_internal.cuh - what the kernels/ files share: the ctx, error
- * recording, the device form of a key layout, and the launchers of
- * keys_extract.cu (bitonic.cuh and merge_path.cuh declare the sort and the
- * merge). Not seen by src/.
+ * recording, and the launchers of keys_extract.cu (bitonic.cuh and
+ * merge_path.cuh declare the sort and the merge). Not seen by src/.
  */
 #ifndef GPUSORT_GPU_INTERNAL_CUH
 #define GPUSORT_GPU_INTERNAL_CUH
@@ -14,18 +13,11 @@
 #include "bitonic.cuh"
 #include "gpusort_kernels.h"
 
-#define GS_MAX_FIELDS 32
 #define GS_ERRLEN 512
 
-/* The key layout as kernels take it (by value). */
-struct gs_field {
-	uint32_t off, width;
-	uint8_t kind, be, desc, pad_;
-};
-struct gs_layout {
-	uint32_t rs, kw, nf;
-	gs_field f[GS_MAX_FIELDS];
-};
+/* keys_extract.cu's kernels take the layout by value (__grid_constant__):
+ * it and their other parameters must stay within the 4 KiB a launch takes. */
+static_assert(sizeof(keys_spec) <= 1024, "keys_spec is a kernel parameter");
 
 /*
  * One device-resident chunk (gpu_resident_*). A ctx holds at most two: the
@@ -43,7 +35,7 @@ struct gs_chunk {
 	size_t lost;          /* sorted records [0, lost) may be overwritten by the newer chunk's puts */
 	double h2d, d2h;      /* seconds of its finished copies */
 	uint64_t passes;
-	gs_layout L;
+	keys_spec L;          /* its key layout, as begun */
 };
 
 struct gpu_ctx {
@@ -83,15 +75,15 @@ int gs_fail_msg(gpu_ctx *ctx, int code, const char *msg);
 	} while (0)
 
 /* keys_extract.cu launchers (asynchronous on `st`; return the launch error) */
-cudaError_t gs_keys_normalize(void *d, size_t n, const gs_layout &L, cudaStream_t st, bool back);
+cudaError_t gs_keys_normalize(void *d, size_t n, const keys_spec &L, cudaStream_t st, bool back);
 cudaError_t gs_keys_extract_u64(uint64_t *pairs, const unsigned char *recs, size_t n,
-				const gs_layout &L, cudaStream_t st);
+				const keys_spec &L, cudaStream_t st);
 cudaError_t gs_keys_extract_u128(gs_u128 *pairs, const unsigned char *recs, size_t n,
-				 const gs_layout &L, cudaStream_t st);
+				 const keys_spec &L, cudaStream_t st);
 cudaError_t gs_tie_flags(const gs_u128 *pairs, uint32_t *seg, size_t n, int *d_any, cudaStream_t st);
 cudaError_t gs_seg_scan(void *temp, size_t &temp_bytes, uint32_t *seg, size_t n, cudaStream_t st);
 cudaError_t gs_keys_refine(gs_u128 *pairs, const uint32_t *seg, const unsigned char *recs, size_t n,
-			   const gs_layout &L, uint32_t kb0, cudaStream_t st);
+			   const keys_spec &L, uint32_t kb0, cudaStream_t st);
 cudaError_t gs_gather(unsigned char *out, const unsigned char *in, const void *pairs, int pair_bytes,
 		      size_t n, uint32_t rs, cudaStream_t st);
 

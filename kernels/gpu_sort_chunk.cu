@@ -30,83 +30,79 @@ namespace {
 const size_t ALIGN = 256;
 inline size_t al(size_t x) { return (x + ALIGN - 1) & ~(ALIGN - 1); }
 
-/* Validate and convert; 0 or GPU_EINVAL with ctx->err set. */
-int to_layout(gpu_ctx *ctx, const gpu_key_layout *in, gs_layout *L)
+/* 0 when keys_layout_check accepts the layout, else GPU_EINVAL with
+ * ctx->err (when ctx is not NULL) saying why. */
+int check_layout(gpu_ctx *ctx, const keys_spec *L)
 {
 	char m[160];
-	if (!in || !in->fields || in->nfields < 1 || in->nfields > GS_MAX_FIELDS || in->record_size == 0)
-		return ctx ? gs_fail_msg(ctx, GPU_EINVAL, "bad key layout (fields, nfields 1..32, record_size)")
-			   : GPU_EINVAL;
-	memset(L, 0, sizeof *L);
-	L->rs = in->record_size;
-	L->nf = (uint32_t)in->nfields;
-	uint64_t kw = 0;
-	for (int i = 0; i < in->nfields; ++i) {
-		const gpu_key_field &f = in->fields[i];
-		bool ok = f.width >= 1 && (uint64_t)f.offset + f.width <= in->record_size && f.kind <= GPU_KEY_BYTES;
-		if (f.kind == GPU_KEY_UINT || f.kind == GPU_KEY_SINT)
-			ok = ok && (f.width == 1 || f.width == 2 || f.width == 4 || f.width == 8);
-		if (f.kind == GPU_KEY_FLOAT)
-			ok = ok && (f.width == 4 || f.width == 8);
-		if (!ok) {
-			if (ctx) {
-				snprintf(m, sizeof m, "bad key field %d (offset %u width %u kind %u, record size %u)", i,
-					 f.offset, f.width, f.kind, in->record_size);
-				gs_fail_msg(ctx, GPU_EINVAL, m);
-			}
-			return GPU_EINVAL;
-		}
-		L->f[i].off = f.offset;
-		L->f[i].width = f.width;
-		L->f[i].kind = f.kind;
-		L->f[i].be = f.big_endian ? 1 : 0;
-		L->f[i].desc = f.descending ? 1 : 0;
-		kw += f.width;
-	}
-	if (in->key_width != 0 && in->key_width != kw) {
-		if (ctx)
-			gs_fail_msg(ctx, GPU_EINVAL, "key_width is not the sum of the field widths");
-		return GPU_EINVAL;
-	}
-	L->kw = (uint32_t)kw;
-	return 0;
-}
-
-bool key_only(const gs_layout &L)
-{
-	return L.nf == 1 && L.f[0].width == L.rs && L.f[0].off == 0 && (L.rs == 4 || L.rs == 8);
-}
-
-size_t pair_bytes(const gs_layout &L) { return L.kw <= 4 ? 8 : 16; }
-
-size_t capacity(const gpu_ctx *c, const gs_layout &L)
-{
-	const size_t fixed = 4 * ALIGN + c->slack_bytes;
-	if (c->arena_bytes <= fixed)
+	const int bad = L ? keys_layout_check(L) : -1;
+	if (bad == 0)
 		return 0;
-	const size_t avail = c->arena_bytes - fixed;
-	size_t per, lim;
-	if (key_only(L)) {
-		per = L.rs;
-		lim = (size_t)1 << 36; /* grid of 2^TB-element tiles stays < 2^31 */
-	} else {
-		per = 2 * (size_t)L.rs + pair_bytes(L);
-		lim = 0xfffffffeu; /* u32 index */
-	}
-	size_t cap = avail / per;
+	if (!ctx)
+		return GPU_EINVAL;
+	if (bad == -1)
+		return gs_fail_msg(ctx, GPU_EINVAL, "bad key layout (n 1..32, record_size > 0)");
+	if (bad == -2)
+		return gs_fail_msg(ctx, GPU_EINVAL, "key_width is not the sum of the field widths");
+	const keys_field &f = L->f[bad - 1];
+	snprintf(m, sizeof m, "bad key field %d (offset %u width %u kind %u, record size %u)", bad - 1, f.offset,
+		 f.width, f.kind, L->record_size);
+	return gs_fail_msg(ctx, GPU_EINVAL, m);
+}
+
+/* The record is one 4- or 8-byte key, sorted as words (keys_spec's key_only
+ * also holds for other widths). */
+bool key_only(const keys_spec &L)
+{
+	const uint32_t rs = L.record_size;
+	return L.n == 1 && L.f[0].width == rs && L.f[0].offset == 0 && (rs == 4 || rs == 8);
+}
+
+size_t pair_bytes(const keys_spec &L) { return L.key_width <= 4 ? 8 : 16; }
+
+/*
+ * Device bytes per record: the records, and on the general path their
+ * gathered copy and a (key, index) element; a merged chunk has a second
+ * element buffer (key-only: a second copy of the records).
+ */
+size_t per_record(const keys_spec &L, bool merge)
+{
+	const size_t m = merge ? 2 : 1;
+	if (key_only(L))
+		return m * L.record_size;
+	return 2 * (size_t)L.record_size + m * pair_bytes(L);
+}
+
+/* cap, or less: key-only, the grid of 2^TB-element tiles stays < 2^31;
+ * general, the element's u32 index. */
+size_t within_limit(const keys_spec &L, size_t cap)
+{
+	const size_t lim = key_only(L) ? (size_t)1 << 36 : 0xfffffffeu;
 	return cap < lim ? cap : lim;
 }
 
+/* Arena bytes for records once `pads` alignment pads and the slack are set aside (0: none). */
+size_t arena_avail(const gpu_ctx *c, size_t pads)
+{
+	const size_t fixed = pads * ALIGN + c->slack_bytes;
+	return c->arena_bytes > fixed ? c->arena_bytes - fixed : 0;
+}
+
+size_t capacity(const gpu_ctx *c, const keys_spec &L)
+{
+	return within_limit(L, arena_avail(c, 4) / per_record(L, false));
+}
+
 /* Elements per merge tile for the layout's element type. */
-int merge_tile_of(const gs_layout &L)
+int merge_tile_of(const keys_spec &L)
 {
 	if (key_only(L))
-		return L.rs == 4 ? merge_tile<uint32_t>() : merge_tile<uint64_t>();
-	return L.kw <= 4 ? merge_tile<uint64_t>() : merge_tile<gs_u128>();
+		return L.record_size == 4 ? merge_tile<uint32_t>() : merge_tile<uint64_t>();
+	return L.key_width <= 4 ? merge_tile<uint64_t>() : merge_tile<gs_u128>();
 }
 
 /* Bytes of the merge's split table for n records (area_of: d_part). */
-size_t merge_scratch_bytes(const gs_layout &L, size_t n)
+size_t merge_scratch_bytes(const keys_spec &L, size_t n)
 {
 	return al(merge_scratch_entries(n, merge_tile_of(L)) * sizeof(uint64_t));
 }
@@ -119,25 +115,13 @@ size_t merge_scratch_bytes(const gs_layout &L, size_t n)
  * d_out (tie refinement's scan) stays; the split table may share it, as
  * the table is dead before the refinement starts.
  */
-size_t merge_capacity(const gpu_ctx *c, const gs_layout &L)
+size_t merge_capacity(const gpu_ctx *c, const keys_spec &L)
 {
-	const size_t fixed = 8 * ALIGN + c->slack_bytes;
-	if (c->arena_bytes <= fixed)
-		return 0;
-	const size_t avail = c->arena_bytes - fixed;
-	size_t per, lim;
-	if (key_only(L)) {
-		per = 2 * (size_t)L.rs;
-		lim = (size_t)1 << 36;
-	} else {
-		per = 2 * (size_t)L.rs + 2 * pair_bytes(L);
-		lim = 0xfffffffeu; /* u32 index */
-	}
+	const size_t avail = arena_avail(c, 8), per = per_record(L, true);
 	const size_t sb = merge_scratch_bytes(L, avail / per);
 	if (avail <= sb)
 		return 0;
-	size_t cap = (avail - sb) / per;
-	return cap < lim ? cap : lim;
+	return within_limit(L, (avail - sb) / per);
 }
 
 double ms_between(gpu_ctx *c, int a, int b, int *err)
@@ -157,11 +141,11 @@ double ms_between(gpu_ctx *c, int a, int b, int *err)
  * (unused until the gather) holds the run starts and the scan's temporary
  * storage, which may run on into the slack after it.
  */
-int refine_ties(gpu_ctx *c, const gs_layout &L, size_t n, gs_u128 *pr, const unsigned char *d_in,
+int refine_ties(gpu_ctx *c, const keys_spec &L, size_t n, gs_u128 *pr, const unsigned char *d_in,
 		unsigned char *d_out, int *d_flag, uint64_t *passes)
 {
 	cudaStream_t st = c->stream;
-	for (uint32_t kb0 = 12; kb0 < L.kw && n > 1; kb0 += 8) {
+	for (uint32_t kb0 = 12; kb0 < L.key_width && n > 1; kb0 += 8) {
 		uint32_t *seg = (uint32_t *)d_out;
 		GS_CK(c, cudaMemsetAsync(d_flag, 0, sizeof(int), st));
 		GS_CK(c, gs_tie_flags(pr, seg, n, d_flag, st));
@@ -173,7 +157,7 @@ int refine_ties(gpu_ctx *c, const gs_layout &L, size_t n, gs_u128 *pr, const uns
 		size_t tb = 0;
 		GS_CK(c, gs_seg_scan(NULL, tb, seg, n, st));
 		unsigned char *temp = d_out + al(n * sizeof(uint32_t));
-		const size_t room = al(n * (size_t)L.rs) + c->slack_bytes;
+		const size_t room = al(n * (size_t)L.record_size) + c->slack_bytes;
 		if (al(n * sizeof(uint32_t)) + tb > room)
 			return gs_fail_msg(c, GPU_ENOMEM, "scan temporary storage does not fit the budget");
 		GS_CK(c, gs_seg_scan(temp, tb, seg, n, st));
@@ -185,11 +169,11 @@ int refine_ties(gpu_ctx *c, const gs_layout &L, size_t n, gs_u128 *pr, const uns
 	return 0;
 }
 
-int sort_general(gpu_ctx *c, const gs_layout &L, size_t n, unsigned char *d_in, unsigned char *d_out,
+int sort_general(gpu_ctx *c, const keys_spec &L, size_t n, unsigned char *d_in, unsigned char *d_out,
 		 void *d_pairs, int *d_flag, uint64_t *passes)
 {
 	cudaStream_t st = c->stream;
-	if (L.kw <= 4) {
+	if (L.key_width <= 4) {
 		uint64_t *pr = (uint64_t *)d_pairs;
 		GS_CK(c, gs_keys_extract_u64(pr, d_in, n, L, st));
 		++*passes;
@@ -203,7 +187,7 @@ int sort_general(gpu_ctx *c, const gs_layout &L, size_t n, unsigned char *d_in, 
 		if (r < 0)
 			return r;
 	}
-	GS_CK(c, gs_gather(d_out, d_in, d_pairs, (int)pair_bytes(L), n, L.rs, st));
+	GS_CK(c, gs_gather(d_out, d_in, d_pairs, (int)pair_bytes(L), n, L.record_size, st));
 	++*passes;
 	return 0;
 }
@@ -231,7 +215,7 @@ struct chunk_area {
 	uint64_t *d_part;
 };
 
-chunk_area area_of(gpu_ctx *c, const gs_layout &L, bool merge)
+chunk_area area_of(gpu_ctx *c, const keys_spec &L, bool merge)
 {
 	const size_t cap = merge ? merge_capacity(c, L) : capacity(c, L);
 	unsigned char *p = c->arena + ALIGN;
@@ -243,8 +227,8 @@ chunk_area area_of(gpu_ctx *c, const gs_layout &L, bool merge)
 		a.d_out = NULL;
 		a.d_pairs = NULL;
 		if (merge) {
-			a.d_alt = a.d_in + al(cap * (size_t)L.rs);
-			a.d_part = (uint64_t *)((unsigned char *)a.d_alt + al(cap * (size_t)L.rs));
+			a.d_alt = a.d_in + al(cap * (size_t)L.record_size);
+			a.d_part = (uint64_t *)((unsigned char *)a.d_alt + al(cap * (size_t)L.record_size));
 		}
 	} else {
 		a.d_pairs = p;
@@ -253,9 +237,9 @@ chunk_area area_of(gpu_ctx *c, const gs_layout &L, bool merge)
 			p = (unsigned char *)a.d_alt;
 		}
 		a.d_in = p + al(cap * pair_bytes(L));
-		a.d_out = a.d_in + al(cap * (size_t)L.rs);
+		a.d_out = a.d_in + al(cap * (size_t)L.record_size);
 		if (merge)
-			a.d_part = (uint64_t *)(a.d_out + al(cap * (size_t)L.rs));
+			a.d_part = (uint64_t *)(a.d_out + al(cap * (size_t)L.record_size));
 	}
 	return a;
 }
@@ -263,7 +247,7 @@ chunk_area area_of(gpu_ctx *c, const gs_layout &L, bool merge)
 /* The device part of a chunk sort: records at a.d_in -> sorted records at
  * *d_res (a.d_in for key-only, a.d_out otherwise). Asynchronous on
  * c->stream except for the tie-refinement flag read-back. */
-int sort_on_device(gpu_ctx *c, const gs_layout &L, size_t n, const chunk_area &a, unsigned char **d_res,
+int sort_on_device(gpu_ctx *c, const keys_spec &L, size_t n, const chunk_area &a, unsigned char **d_res,
 		   uint64_t *passes)
 {
 	cudaStream_t st = c->stream;
@@ -271,7 +255,7 @@ int sort_on_device(gpu_ctx *c, const gs_layout &L, size_t n, const chunk_area &a
 		unsigned char *d = a.d_in;
 		GS_CK(c, gs_keys_normalize(d, n, L, st, false));
 		++*passes;
-		if (L.rs == 4)
+		if (L.record_size == 4)
 			GS_CK(c, bitonic_sort<uint32_t>((uint32_t *)d, n, st, passes));
 		else
 			GS_CK(c, bitonic_sort<uint64_t>((uint64_t *)d, n, st, passes));
@@ -312,7 +296,7 @@ int merge_words(gpu_ctx *c, void *d, void *alt, size_t *seg, int m, uint64_t *pa
  * longer than 12 bytes are then refined as the sort refines them, and the
  * records gathered.
  */
-int merge_on_device(gpu_ctx *c, const gs_layout &L, size_t n, const chunk_area &a, size_t *seg, int m,
+int merge_on_device(gpu_ctx *c, const keys_spec &L, size_t n, const chunk_area &a, size_t *seg, int m,
 		    unsigned char **d_res, uint64_t *passes)
 {
 	cudaStream_t st = c->stream;
@@ -325,7 +309,7 @@ int merge_on_device(gpu_ctx *c, const gs_layout &L, size_t n, const chunk_area &
 	if (key_only(L)) {
 		GS_CK(c, gs_keys_normalize(a.d_in, n, L, st, false));
 		++*passes;
-		if (L.rs == 4)
+		if (L.record_size == 4)
 			r = merge_words<uint32_t>(c, a.d_in, a.d_alt, seg, m, a.d_part, &res, passes);
 		else
 			r = merge_words<uint64_t>(c, a.d_in, a.d_alt, seg, m, a.d_part, &res, passes);
@@ -336,7 +320,7 @@ int merge_on_device(gpu_ctx *c, const gs_layout &L, size_t n, const chunk_area &
 		*d_res = (unsigned char *)res;
 		return 0;
 	}
-	if (L.kw <= 4) {
+	if (L.key_width <= 4) {
 		GS_CK(c, gs_keys_extract_u64((uint64_t *)a.d_pairs, a.d_in, n, L, st));
 		++*passes;
 		r = merge_words<uint64_t>(c, a.d_pairs, a.d_alt, seg, m, a.d_part, &res, passes);
@@ -349,13 +333,13 @@ int merge_on_device(gpu_ctx *c, const gs_layout &L, size_t n, const chunk_area &
 	}
 	if (r < 0)
 		return r;
-	GS_CK(c, gs_gather(a.d_out, a.d_in, res, (int)pair_bytes(L), n, L.rs, st));
+	GS_CK(c, gs_gather(a.d_out, a.d_in, res, (int)pair_bytes(L), n, L.record_size, st));
 	++*passes;
 	*d_res = a.d_out;
 	return 0;
 }
 
-int check_n(gpu_ctx *ctx, const gs_layout &L, size_t n, const char *who, bool merge = false)
+int check_n(gpu_ctx *ctx, const keys_spec &L, size_t n, const char *who, bool merge = false)
 {
 	const size_t cap = merge ? merge_capacity(ctx, L) : capacity(ctx, L);
 	if (n > cap) {
@@ -368,33 +352,31 @@ int check_n(gpu_ctx *ctx, const gs_layout &L, size_t n, const char *who, bool me
 
 } // namespace
 
-extern "C" size_t gpu_chunk_capacity(const gpu_ctx *ctx, const gpu_key_layout *layout)
+extern "C" size_t gpu_chunk_capacity(const gpu_ctx *ctx, const keys_spec *layout)
 {
-	gs_layout L;
-	if (!ctx || to_layout(NULL, layout, &L) < 0)
+	if (!ctx || check_layout(NULL, layout) < 0)
 		return 0;
-	return capacity(ctx, L);
+	return capacity(ctx, *layout);
 }
 
-extern "C" size_t gpu_merge_capacity(const gpu_ctx *ctx, const gpu_key_layout *layout)
+extern "C" size_t gpu_merge_capacity(const gpu_ctx *ctx, const keys_spec *layout)
 {
-	gs_layout L;
-	if (!ctx || to_layout(NULL, layout, &L) < 0)
+	if (!ctx || check_layout(NULL, layout) < 0)
 		return 0;
-	return merge_capacity(ctx, L);
+	return merge_capacity(ctx, *layout);
 }
 
-extern "C" int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout, const void *in, void *out, size_t n,
+extern "C" int gpu_sort_chunk(gpu_ctx *ctx, const keys_spec *layout, const void *in, void *out, size_t n,
 			      gpu_stage_times *t)
 {
 	if (!ctx)
 		return GPU_EINVAL;
 	if (t)
 		memset(t, 0, sizeof *t);
-	gs_layout L;
-	int r = to_layout(ctx, layout, &L);
+	int r = check_layout(ctx, layout);
 	if (r < 0)
 		return r;
+	const keys_spec &L = *layout;
 	if (n == 0)
 		return 0;
 	if (!in || !out)
@@ -403,7 +385,7 @@ extern "C" int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout, const 
 		return r;
 	GS_CK(ctx, cudaSetDevice(ctx->device));
 	cudaStream_t st = ctx->stream;
-	const size_t bytes = n * (size_t)L.rs;
+	const size_t bytes = n * (size_t)L.record_size;
 	uint64_t passes = 0;
 	unsigned char *d_res;
 	chunk_area a = area_of(ctx, L, false);
@@ -531,7 +513,7 @@ int slot_copy(gpu_ctx *c, int s, int owner, void *dst, const void *src, size_t b
  */
 int guard_put(gpu_ctx *c, gs_chunk *old, const unsigned char *lo, const unsigned char *hi)
 {
-	const size_t rs = old->L.rs;
+	const size_t rs = old->L.record_size;
 	const unsigned char *rlo = old->d_res, *rhi = old->d_res + old->n * rs;
 	if (lo < rhi && rlo < hi) {
 		const size_t a = lo > rlo ? (size_t)(lo - rlo) / rs : 0;
@@ -553,14 +535,14 @@ int guard_put(gpu_ctx *c, gs_chunk *old, const unsigned char *lo, const unsigned
 	return 0;
 }
 
-int resident_begin(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n, bool merge, const char *who)
+int resident_begin(gpu_ctx *ctx, const keys_spec *layout, size_t n, bool merge, const char *who)
 {
 	if (!ctx)
 		return GPU_EINVAL;
-	gs_layout L;
-	int r = to_layout(ctx, layout, &L);
+	int r = check_layout(ctx, layout);
 	if (r < 0)
 		return r;
+	const keys_spec &L = *layout;
 	char m[240];
 	if (n == 0) {
 		snprintf(m, sizeof m, "%s: no records", who);
@@ -577,7 +559,7 @@ int resident_begin(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n, bool me
 					       : "two chunks are held already (end the older one first)");
 			return gs_fail_msg(ctx, GPU_EINVAL, m);
 		}
-		if (h->merge != (int)merge || memcmp(&h->L, &L, sizeof L)) {
+		if (h->merge != (int)merge || !keys_layout_equal(&h->L, &L)) {
 			snprintf(m, sizeof m,
 				 "%s: a chunk may begin while an older one drains only with the same key layout and "
 				 "kind (the older one was begun for a %s)", who, h->merge ? "merge" : "sort");
@@ -679,12 +661,12 @@ int merge_segments(gpu_ctx *ctx, const size_t *seg_start, int k, size_t n, size_
 
 } // namespace
 
-extern "C" int gpu_resident_begin(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n)
+extern "C" int gpu_resident_begin(gpu_ctx *ctx, const keys_spec *layout, size_t n)
 {
 	return resident_begin(ctx, layout, n, false, "gpu_resident_begin");
 }
 
-extern "C" int gpu_resident_begin_merge(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n)
+extern "C" int gpu_resident_begin_merge(gpu_ctx *ctx, const keys_spec *layout, size_t n)
 {
 	return resident_begin(ctx, layout, n, true, "gpu_resident_begin_merge");
 }
@@ -701,7 +683,7 @@ extern "C" int gpu_resident_put(gpu_ctx *ctx, const void *host, size_t first, si
 		return r;
 	if ((r = slot_finish(ctx, slot)) < 0)
 		return r;
-	const size_t rs = k->L.rs;
+	const size_t rs = k->L.record_size;
 	unsigned char *dst = k->d_in + first * rs;
 	gs_chunk *old = draining(ctx);
 	if (old && (r = guard_put(ctx, old, dst, dst + count * rs)) < 0)
@@ -761,7 +743,7 @@ extern "C" int gpu_resident_get(gpu_ctx *ctx, void *host, size_t first, size_t c
 	}
 	if ((r = slot_finish(ctx, slot)) < 0)
 		return r;
-	const size_t rs = k->L.rs;
+	const size_t rs = k->L.record_size;
 	if ((r = slot_copy(ctx, slot, ctx->res.head, host, k->d_res + first * rs, count * rs,
 			   cudaMemcpyDeviceToHost)) < 0)
 		return r;

@@ -48,14 +48,14 @@ const char *gpu_last_error(const gpu_ctx *ctx)
 	return "built without CUDA support";
 }
 
-size_t gpu_chunk_capacity(const gpu_ctx *ctx, const gpu_key_layout *layout)
+size_t gpu_chunk_capacity(const gpu_ctx *ctx, const keys_spec *layout)
 {
 	(void)ctx;
 	(void)layout;
 	return 0;
 }
 
-int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout, const void *in, void *out, size_t n,
+int gpu_sort_chunk(gpu_ctx *ctx, const keys_spec *layout, const void *in, void *out, size_t n,
 		   gpu_stage_times *t)
 {
 	(void)ctx;
@@ -70,14 +70,14 @@ int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout, const void *in, v
 	return GPU_ENOTSUP;
 }
 
-size_t gpu_merge_capacity(const gpu_ctx *ctx, const gpu_key_layout *layout)
+size_t gpu_merge_capacity(const gpu_ctx *ctx, const keys_spec *layout)
 {
 	(void)ctx;
 	(void)layout;
 	return 0;
 }
 
-int gpu_resident_begin_merge(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n)
+int gpu_resident_begin_merge(gpu_ctx *ctx, const keys_spec *layout, size_t n)
 {
 	(void)ctx;
 	(void)layout;
@@ -93,7 +93,7 @@ int gpu_resident_merge(gpu_ctx *ctx, const size_t *seg_start, int k)
 	return GPU_ENOTSUP;
 }
 
-int gpu_resident_begin(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n)
+int gpu_resident_begin(gpu_ctx *ctx, const keys_spec *layout, size_t n)
 {
 	(void)ctx;
 	(void)layout;

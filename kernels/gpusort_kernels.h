@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "key_layout.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,36 +31,11 @@ enum {
 	GPU_ENOTSUP = -5,  /* built without CUDA */
 };
 
-/* Key field kinds; normalization rules are DESIGN.md section 3. */
-enum { GPU_KEY_UINT = 0, GPU_KEY_SINT = 1, GPU_KEY_FLOAT = 2, GPU_KEY_BYTES = 3 };
-
 /*
- * One key field of a record. The normalized key of a record is the
- * concatenation, in field order, of each field's normalized bytes:
- *   UINT : the value as big-endian bytes;
- *   SINT : big-endian bytes with the sign bit (top bit of byte 0) flipped;
- *   FLOAT: (width 4 or 8) IEEE-754 total order: if sign set, invert all bits,
- *          else flip the sign bit; then big-endian bytes;
- *   BYTES: the bytes as they are (memcmp order);
- *   then, if descending, every byte of the field inverted (~b).
- * big_endian says how the field is stored in the record (ignored for BYTES
- * and width 1). The key is ordered by unsigned lexicographic byte order.
+ * Every call that takes a key layout (key_layout.h: the fields, the record
+ * size, the normalization rules) returns GPU_EINVAL for one that
+ * keys_layout_check refuses (the capacities return 0).
  */
-typedef struct gpu_key_field {
-	uint32_t offset;     /* bytes from the record's start */
-	uint32_t width;      /* bytes: 1, 2, 4, 8 for numbers; N >= 1 for BYTES */
-	uint8_t kind;        /* GPU_KEY_* */
-	uint8_t big_endian;  /* 1 when stored big-endian */
-	uint8_t descending;  /* 1: invert the normalized bytes */
-	uint8_t pad_;
-} gpu_key_field;
-
-typedef struct gpu_key_layout {
-	const gpu_key_field *fields;
-	int nfields;
-	uint32_t record_size;  /* bytes per record, >= end of every field */
-	uint32_t key_width;    /* sum of field widths (bytes of normalized key) */
-} gpu_key_layout;
 
 /* Seconds spent in each stage of the last gpu_sort_chunk on a ctx. */
 typedef struct gpu_stage_times {
@@ -108,7 +85,7 @@ const char *gpu_last_error(const gpu_ctx *ctx);
  * Largest number of records one gpu_sort_chunk call on this ctx can take
  * for this layout (device memory budget / bytes per record of the engine).
  */
-size_t gpu_chunk_capacity(const gpu_ctx *ctx, const gpu_key_layout *layout);
+size_t gpu_chunk_capacity(const gpu_ctx *ctx, const keys_spec *layout);
 
 /*
  * Sort n records (n * layout->record_size bytes at `in`, host memory, pinned
@@ -119,7 +96,7 @@ size_t gpu_chunk_capacity(const gpu_ctx *ctx, const gpu_key_layout *layout);
  * n <= gpu_chunk_capacity(). Returns 0 or a negative code; on GPU_ENOMEM
  * the caller may retry with a smaller n. `t` (may be NULL) gets stage times.
  */
-int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout,
+int gpu_sort_chunk(gpu_ctx *ctx, const keys_spec *layout,
 		   const void *in, void *out, size_t n, gpu_stage_times *t);
 
 /*
@@ -194,7 +171,7 @@ int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout,
  * held (twice while a newer chunk receives; an idle ctx returns 0).
  */
 #define GPU_SLOTS 8
-int gpu_resident_begin(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n);
+int gpu_resident_begin(gpu_ctx *ctx, const keys_spec *layout, size_t n);
 int gpu_resident_put(gpu_ctx *ctx, const void *host, size_t first, size_t count, int slot);
 int gpu_resident_sort(gpu_ctx *ctx);
 int gpu_resident_get(gpu_ctx *ctx, void *host, size_t first, size_t count, int slot);
@@ -240,8 +217,8 @@ int gpu_resident_end(gpu_ctx *ctx, gpu_stage_times *t);
  * device memory: the caller may fall back as after gpu_resident_sort);
  * GPU_ECUDA. After any failure call gpu_resident_end.
  */
-size_t gpu_merge_capacity(const gpu_ctx *ctx, const gpu_key_layout *layout);
-int gpu_resident_begin_merge(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n);
+size_t gpu_merge_capacity(const gpu_ctx *ctx, const keys_spec *layout);
+int gpu_resident_begin_merge(gpu_ctx *ctx, const keys_spec *layout, size_t n);
 int gpu_resident_merge(gpu_ctx *ctx, const size_t *seg_start, int k);
 
 /* Pinned host memory (cudaHostAlloc); NULL on failure or without CUDA. */

@@ -1,8 +1,8 @@
 /*
  * keys_extract.cu - normalized keys on the device, and the record gather.
  *
- * Normalized key (gpusort_kernels.h, DESIGN.md section 3): the concatenation
- * of every field's normalized bytes, compared as unsigned bytes. Kernels here
+ * Normalized key (the rules: key_layout.h): the concatenation of every
+ * field's normalized bytes, compared as unsigned bytes. Kernels here
  *   - normalize / de-normalize key-only records in place (record == one 4- or
  *     8-byte key): the word's unsigned value is then the key's order;
  *   - build (key, index) elements: u64 = 4 key bytes . u32 index, or
@@ -42,24 +42,24 @@ template <class W>
 __global__ void k_normalize(W *d, uint64_t n, int kind, int be, int desc, int back)
 {
 	const W sign = (W)1 << (sizeof(W) * 8 - 1);
-	const bool swap = kind == GPU_KEY_BYTES || be;
+	const bool swap = kind == KEYS_BYTES || be;
 	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
 	     i += (uint64_t)gridDim.x * blockDim.x) {
 		W v = d[i];
 		if (!back) {
 			W r = swap ? bswapw<W>(v) : v;
-			if (kind == GPU_KEY_SINT)
+			if (kind == KEYS_SINT)
 				r ^= sign;
-			else if (kind == GPU_KEY_FLOAT)
+			else if (kind == KEYS_FLOAT)
 				r = (r & sign) ? (W)~r : (W)(r ^ sign);
 			if (desc)
 				r = ~r;
 			d[i] = r;
 		} else {
 			W r = desc ? (W)~v : v;
-			if (kind == GPU_KEY_SINT)
+			if (kind == KEYS_SINT)
 				r ^= sign;
-			else if (kind == GPU_KEY_FLOAT)
+			else if (kind == KEYS_FLOAT)
 				r = (r & sign) ? (W)(r ^ sign) : (W)~r;
 			d[i] = swap ? bswapw<W>(r) : r;
 		}
@@ -78,28 +78,28 @@ __device__ __forceinline__ void put_byte(uint64_t &hi, uint64_t &lo, uint32_t p,
 
 /* Normalized key bytes [kb0, kb0 + nb) of record `rec`, placed at key-area
  * positions p0.. (bytes past the key's end stay 0). */
-__device__ void key_bytes(const unsigned char *rec, const gs_layout &L, uint32_t kb0, uint32_t nb,
+__device__ void key_bytes(const unsigned char *rec, const keys_spec &L, uint32_t kb0, uint32_t nb,
 			  uint32_t p0, uint64_t &hi, uint64_t &lo)
 {
 	uint32_t kpos = 0;
 	const uint32_t kend = kb0 + nb;
-	for (uint32_t fi = 0; fi < L.nf && kpos < kend; ++fi) {
-		const gs_field f = L.f[fi];
+	for (uint32_t fi = 0; fi < (uint32_t)L.n && kpos < kend; ++fi) {
+		const keys_field f = L.f[fi];
 		const uint32_t fend = kpos + f.width;
 		if (fend > kb0) {
 			const uint32_t b0 = (kb0 > kpos ? kb0 : kpos) - kpos;
 			const uint32_t b1 = (kend < fend ? kend : fend) - kpos;
-			const bool msb_first = f.kind == GPU_KEY_BYTES || f.be || f.width == 1;
+			const bool msb_first = f.kind == KEYS_BYTES || f.big_endian || f.width == 1;
 			uint32_t neg = 0;
-			if (f.kind == GPU_KEY_FLOAT)
-				neg = (msb_first ? rec[f.off] : rec[f.off + f.width - 1]) >> 7;
+			if (f.kind == KEYS_FLOAT)
+				neg = (msb_first ? rec[f.offset] : rec[f.offset + f.width - 1]) >> 7;
 			for (uint32_t b = b0; b < b1; ++b) {
-				uint32_t v = rec[f.off + (msb_first ? b : f.width - 1 - b)];
-				if (f.kind == GPU_KEY_SINT && b == 0)
+				uint32_t v = rec[f.offset + (msb_first ? b : f.width - 1 - b)];
+				if (f.kind == KEYS_SINT && b == 0)
 					v ^= 0x80;
-				else if (f.kind == GPU_KEY_FLOAT)
+				else if (f.kind == KEYS_FLOAT)
 					v = neg ? (~v & 0xff) : (b == 0 ? v ^ 0x80 : v);
-				if (f.desc)
+				if (f.descending)
 					v = ~v & 0xff;
 				put_byte(hi, lo, p0 + kpos + b - kb0, v);
 			}
@@ -108,28 +108,32 @@ __device__ void key_bytes(const unsigned char *rec, const gs_layout &L, uint32_t
 	}
 }
 
-__global__ void k_extract_u64(uint64_t *pairs, const unsigned char *__restrict__ recs, uint64_t n,
-			      const __grid_constant__ gs_layout L)
+/* Set e to the (key, index) element of key area hi:lo and index i: u64 =
+ * key bytes 0..3 . i; u128 = key bytes 0..11 . i (i in positions 12..15). */
+__device__ __forceinline__ void set_elem(uint64_t &e, uint64_t hi, uint64_t, uint32_t i)
 {
-	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
-	     i += (uint64_t)gridDim.x * blockDim.x) {
-		uint64_t hi = 0, lo = 0;
-		key_bytes(recs + i * L.rs, L, 0, 4, 0, hi, lo);
-		pairs[i] = (hi & 0xffffffff00000000ull) | (uint32_t)i;
-	}
+	e = (hi & 0xffffffff00000000ull) | i;
 }
 
-__global__ void k_extract_u128(gs_u128 *pairs, const unsigned char *__restrict__ recs, uint64_t n,
-			       const __grid_constant__ gs_layout L)
+__device__ __forceinline__ void set_elem(gs_u128 &e, uint64_t hi, uint64_t lo, uint32_t i)
 {
+	gs_u128 v;
+	v.hi = hi;
+	v.lo = (lo & 0xffffffff00000000ull) | i;
+	e = v;
+}
+
+/* pairs[i] = (the first key bytes of record i, i): E is uint64_t or gs_u128. */
+template <class E>
+__global__ void k_extract(E *pairs, const unsigned char *__restrict__ recs, uint64_t n,
+			  const __grid_constant__ keys_spec L)
+{
+	constexpr uint32_t nb = sizeof(E) == 8 ? 4 : 12; /* key bytes an element holds */
 	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
 	     i += (uint64_t)gridDim.x * blockDim.x) {
 		uint64_t hi = 0, lo = 0;
-		key_bytes(recs + i * L.rs, L, 0, 12, 0, hi, lo);
-		gs_u128 e;
-		e.hi = hi;
-		e.lo = (lo & 0xffffffff00000000ull) | (uint32_t)i;
-		pairs[i] = e;
+		key_bytes(recs + i * L.record_size, L, 0, nb, 0, hi, lo);
+		set_elem(pairs[i], hi, lo, (uint32_t)i);
 	}
 }
 
@@ -153,17 +157,14 @@ __global__ void k_tie_flags(const gs_u128 *__restrict__ e, uint32_t *seg, uint64
 }
 
 __global__ void k_refine(gs_u128 *e, const uint32_t *__restrict__ seg, const unsigned char *__restrict__ recs,
-			 uint64_t n, const __grid_constant__ gs_layout L, uint32_t kb0)
+			 uint64_t n, const __grid_constant__ keys_spec L, uint32_t kb0)
 {
 	for (uint64_t p = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; p < n;
 	     p += (uint64_t)gridDim.x * blockDim.x) {
 		const uint32_t idx = (uint32_t)e[p].lo;
 		uint64_t hi = (uint64_t)seg[p] << 32, lo = 0;
-		key_bytes(recs + (uint64_t)idx * L.rs, L, kb0, 8, 4, hi, lo);
-		gs_u128 v;
-		v.hi = hi;
-		v.lo = (lo & 0xffffffff00000000ull) | idx;
-		e[p] = v;
+		key_bytes(recs + (uint64_t)idx * L.record_size, L, kb0, 8, 4, hi, lo);
+		set_elem(e[p], hi, lo, idx);
 	}
 }
 
@@ -200,27 +201,28 @@ unsigned grid_for(uint64_t threads)
 
 } // namespace
 
-cudaError_t gs_keys_normalize(void *d, size_t n, const gs_layout &L, cudaStream_t st, bool back)
+cudaError_t gs_keys_normalize(void *d, size_t n, const keys_spec &L, cudaStream_t st, bool back)
 {
-	const gs_field &f = L.f[0];
+	const keys_field &f = L.f[0];
+	const int be = f.big_endian, desc = f.descending;
 	if (f.width == 4)
-		k_normalize<uint32_t><<<grid_for(n), 256, 0, st>>>((uint32_t *)d, n, f.kind, f.be, f.desc, back);
+		k_normalize<uint32_t><<<grid_for(n), 256, 0, st>>>((uint32_t *)d, n, f.kind, be, desc, back);
 	else
-		k_normalize<uint64_t><<<grid_for(n), 256, 0, st>>>((uint64_t *)d, n, f.kind, f.be, f.desc, back);
+		k_normalize<uint64_t><<<grid_for(n), 256, 0, st>>>((uint64_t *)d, n, f.kind, be, desc, back);
 	return cudaGetLastError();
 }
 
-cudaError_t gs_keys_extract_u64(uint64_t *pairs, const unsigned char *recs, size_t n, const gs_layout &L,
+cudaError_t gs_keys_extract_u64(uint64_t *pairs, const unsigned char *recs, size_t n, const keys_spec &L,
 				cudaStream_t st)
 {
-	k_extract_u64<<<grid_for(n), 256, 0, st>>>(pairs, recs, n, L);
+	k_extract<uint64_t><<<grid_for(n), 256, 0, st>>>(pairs, recs, n, L);
 	return cudaGetLastError();
 }
 
-cudaError_t gs_keys_extract_u128(gs_u128 *pairs, const unsigned char *recs, size_t n, const gs_layout &L,
+cudaError_t gs_keys_extract_u128(gs_u128 *pairs, const unsigned char *recs, size_t n, const keys_spec &L,
 				 cudaStream_t st)
 {
-	k_extract_u128<<<grid_for(n), 256, 0, st>>>(pairs, recs, n, L);
+	k_extract<gs_u128><<<grid_for(n), 256, 0, st>>>(pairs, recs, n, L);
 	return cudaGetLastError();
 }
 
@@ -236,7 +238,7 @@ cudaError_t gs_seg_scan(void *temp, size_t &temp_bytes, uint32_t *seg, size_t n,
 }
 
 cudaError_t gs_keys_refine(gs_u128 *pairs, const uint32_t *seg, const unsigned char *recs, size_t n,
-			   const gs_layout &L, uint32_t kb0, cudaStream_t st)
+			   const keys_spec &L, uint32_t kb0, cudaStream_t st)
 {
 	k_refine<<<grid_for(n), 256, 0, st>>>(pairs, seg, recs, n, L, kb0);
 	return cudaGetLastError();

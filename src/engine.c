@@ -19,16 +19,10 @@ static int cpu_sort(engine *e, uint8_t *a, uint8_t *b, size_t n, void *scratch, 
 	return 0;
 }
 
-struct layout {
-	gpu_key_layout l;
-	gpu_key_field f[KEYS_MAX];
-};
-
 static int gpu_sort(engine *e, uint8_t *a, uint8_t *b, size_t n, void *scratch, uint8_t **sorted)
 {
-	struct layout *L = e->layout;
 	gpu_stage_times t = { 0 };
-	int rc = gpu_sort_chunk(e->gpu, &L->l, a, b, n, &t);
+	int rc = gpu_sort_chunk(e->gpu, e->s, a, b, n, &t);
 	if (!rc) {
 		e->h2d_s += t.h2d;
 		e->dsort_s += t.sort;
@@ -72,23 +66,10 @@ static int start_gpu(engine *e, const job_opts *o, uint64_t budget, char *why, s
 		snprintf(why, wlen, "CUDA device %d: %s", dev, gpu_strerror(rc));
 		return -1;
 	}
-	struct layout *L = calloc(1, sizeof *L);
-	if (!L) {
-		gpu_close(g);
-		snprintf(why, wlen, "out of memory");
-		return -1;
-	}
-	for (int i = 0; i < e->s->n; i++) {
-		const keys_field *f = &e->s->f[i];
-		L->f[i] = (gpu_key_field){ .offset = f->offset, .width = f->width, .kind = f->kind,
-					   .big_endian = f->big_endian, .descending = f->descending };
-	}
-	L->l = (gpu_key_layout){ .fields = L->f, .nfields = e->s->n, .record_size = e->s->record_size,
-				 .key_width = e->s->key_width };
 	e->gpu = g;
-	e->layout = L;
+	e->layout = e->s;
 	e->name = "gpu:bitonic";
-	size_t cap = gpu_chunk_capacity(g, &L->l);
+	size_t cap = gpu_chunk_capacity(g, e->s);
 	e->max_records = cap < CPUSORT_MAX_RECORDS ? cap : CPUSORT_MAX_RECORDS;
 	e->sort = gpu_sort;
 	/* host scratch is kept so a chunk the device refuses can be sorted here */
@@ -125,8 +106,8 @@ void engine_close(engine *e)
 	engine_staging_free(&e->stage);
 	if (e->gpu)
 		gpu_close(e->gpu);
-	free(e->layout);
-	e->gpu = e->layout = NULL;
+	e->gpu = NULL;
+	e->layout = NULL;
 }
 
 int engine_pin(engine *e, void *p, size_t bytes)

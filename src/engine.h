@@ -36,7 +36,7 @@ typedef struct engine {
 	const keys_spec *s;
 	int threads;
 	void *gpu;                   /* gpu_ctx when on the GPU */
-	void *layout;                /* a gpu_key_layout (first member) + its fields */
+	const keys_spec *layout;     /* the key layout given to the GPU (== s) */
 	uint64_t gpu_fallbacks;      /* chunks the GPU refused (ENOMEM) and the CPU sorted */
 	uint64_t gpu_retries;        /* device-resident chunks the GPU refused, retried in halves */
 	uint64_t gpu_overlapped;     /* device-resident chunks copied in while the previous one was copied out */

@@ -1,4 +1,4 @@
-/* keys.c - key parsing and normalization; see keys.h and DESIGN.md section 3. */
+/* keys.c - key parsing and normalization on the CPU; see keys.h, and kernels/key_layout.h for the rules. */
 #include "keys.h"
 
 #include <errno.h>
@@ -158,9 +158,8 @@ static inline uint64_t load_num(const uint8_t *p, uint32_t w, int be)
 }
 
 /*
- * A numeric field as an unsigned integer whose order is the wanted order:
- * sign flip for signed, IEEE-754 total order for floats (negative: invert
- * all bits; positive: set the sign bit), inverted for descending.
+ * A numeric field's normalized bytes (key_layout.h) read as one big-endian
+ * unsigned integer, so that comparing the integers orders the field.
  */
 static inline uint64_t norm_num(const keys_field *f, const uint8_t *rec)
 {

@@ -1,34 +1,20 @@
 /*
- * keys.h - key specifications and normalized keys (DESIGN.md section 3).
+ * keys.h - parsing -k options into a key layout, and normalized keys on the
+ * CPU.
  *
- * A normalized key is a byte string whose unsigned lexicographic order
- * (memcmp) is the wanted record order. Every engine sorts normalized keys.
+ * keys_field and keys_spec, and the normalization rules (a normalized key
+ * is a byte string whose unsigned lexicographic order, memcmp, is the
+ * wanted record order; every engine sorts normalized keys), are in
+ * kernels/key_layout.h, shared with the kernels.
  */
 #ifndef GPUSORT_KEYS_H
 #define GPUSORT_KEYS_H
 #include <stddef.h>
 #include <stdint.h>
 
-#define KEYS_MAX 32                 /* most -k options */
+#include "../kernels/key_layout.h"
+
 #define KEYS_MAX_RECORD (1u << 20)  /* largest record size, bytes */
-
-enum keys_kind { KEYS_UINT = 0, KEYS_SINT = 1, KEYS_FLOAT = 2, KEYS_BYTES = 3 };
-
-typedef struct keys_field {
-	uint32_t offset;    /* bytes from the record's start */
-	uint32_t width;     /* 1,2,4,8 for numbers; N for bytesN */
-	uint8_t kind;       /* enum keys_kind */
-	uint8_t big_endian; /* stored big-endian */
-	uint8_t descending; /* :r (after -r is applied) */
-} keys_field;
-
-typedef struct keys_spec {
-	keys_field f[KEYS_MAX];
-	int n;                 /* fields; 0 before keys_finish() means "whole record" */
-	uint32_t record_size;  /* bytes */
-	uint32_t key_width;    /* bytes of the normalized key (sum of widths) */
-	int key_only;          /* the record is its whole key: one field covering it */
-} keys_spec;
 
 /*
  * Parse one -k argument "TYPE[@OFFSET][:r]" into *f. `default_offset` is used

@@ -109,21 +109,13 @@ const char *gpu_last_error(const gpu_ctx *ctx)
 	return ctx ? ctx->err : open_err;
 }
 
-static int to_spec(const gpu_key_layout *L, keys_spec *s)
+/* *s = *L when the kernels would take L, with key_only meaning what it means
+ * to them: the record is one 4- or 8-byte key. */
+static int to_spec(const keys_spec *L, keys_spec *s)
 {
-	if (!L || !L->fields || L->nfields < 1 || L->nfields > KEYS_MAX || !L->record_size)
+	if (!L || keys_layout_check(L))
 		return GPU_EINVAL;
-	memset(s, 0, sizeof *s);
-	for (int i = 0; i < L->nfields; i++) {
-		const gpu_key_field *f = &L->fields[i];
-		if ((uint64_t)f->offset + f->width > L->record_size)
-			return GPU_EINVAL;
-		s->f[i] = (keys_field){ .offset = f->offset, .width = f->width, .kind = f->kind,
-					.big_endian = f->big_endian, .descending = f->descending };
-		s->key_width += f->width;
-	}
-	s->n = L->nfields;
-	s->record_size = L->record_size;
+	*s = *L;
 	s->key_only = s->n == 1 && s->f[0].offset == 0 && s->f[0].width == s->record_size &&
 		      (s->record_size == 4 || s->record_size == 8);
 	return 0;
@@ -141,13 +133,13 @@ static size_t cap_of(const gpu_ctx *c, const keys_spec *s, int merge)
 	return cap;
 }
 
-size_t gpu_chunk_capacity(const gpu_ctx *ctx, const gpu_key_layout *layout)
+size_t gpu_chunk_capacity(const gpu_ctx *ctx, const keys_spec *layout)
 {
 	keys_spec s;
 	return ctx && !to_spec(layout, &s) ? cap_of(ctx, &s, 0) : 0;
 }
 
-size_t gpu_merge_capacity(const gpu_ctx *ctx, const gpu_key_layout *layout)
+size_t gpu_merge_capacity(const gpu_ctx *ctx, const keys_spec *layout)
 {
 	keys_spec s;
 	return ctx && !to_spec(layout, &s) ? cap_of(ctx, &s, 1) : 0;
@@ -179,7 +171,7 @@ static int sort_records(const keys_spec *s, const unsigned char *src, unsigned c
 	return 0;
 }
 
-int gpu_sort_chunk(gpu_ctx *ctx, const gpu_key_layout *layout, const void *in, void *out, size_t n,
+int gpu_sort_chunk(gpu_ctx *ctx, const keys_spec *layout, const void *in, void *out, size_t n,
 		   gpu_stage_times *t)
 {
 	keys_spec s;
@@ -224,7 +216,7 @@ static struct fchunk *draining(gpu_ctx *c)
 	return c->ch[c->head ^ 1].state ? &c->ch[c->head] : NULL;
 }
 
-static int begin(gpu_ctx *c, const gpu_key_layout *layout, size_t n, int merge)
+static int begin(gpu_ctx *c, const keys_spec *layout, size_t n, int merge)
 {
 	keys_spec s;
 	if (!c || to_spec(layout, &s))
@@ -236,7 +228,7 @@ static int begin(gpu_ctx *c, const gpu_key_layout *layout, size_t n, int merge)
 	if (h->state) {
 		if (h->state != 2 || c->ch[i ^ 1].state)
 			return fail(c, GPU_EINVAL, "begin: a chunk receives, or two are held");
-		if (h->merge != merge || memcmp(&h->s, &s, sizeof s))
+		if (h->merge != merge || !keys_layout_equal(&h->s, &s))
 			return fail(c, GPU_EINVAL, "begin: another layout or kind beside the draining chunk");
 		i ^= 1;
 	}
@@ -253,12 +245,12 @@ static int begin(gpu_ctx *c, const gpu_key_layout *layout, size_t n, int merge)
 	return 0;
 }
 
-int gpu_resident_begin(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n)
+int gpu_resident_begin(gpu_ctx *ctx, const keys_spec *layout, size_t n)
 {
 	return begin(ctx, layout, n, 0);
 }
 
-int gpu_resident_begin_merge(gpu_ctx *ctx, const gpu_key_layout *layout, size_t n)
+int gpu_resident_begin_merge(gpu_ctx *ctx, const keys_spec *layout, size_t n)
 {
 	return begin(ctx, layout, n, 1);
 }

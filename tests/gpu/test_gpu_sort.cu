@@ -120,19 +120,19 @@ int cmp_field(const unsigned char *a, const unsigned char *b, const Field &f)
 	int r = 0;
 	const unsigned char *pa = a + f.off, *pb = b + f.off;
 	switch (f.kind) {
-	case GPU_KEY_UINT: {
+	case KEYS_UINT: {
 		uint64_t x = load_uint(pa, f.width, f.be), y = load_uint(pb, f.width, f.be);
 		r = x < y ? -1 : x > y;
 		break;
 	}
-	case GPU_KEY_SINT: {
+	case KEYS_SINT: {
 		uint64_t x = load_uint(pa, f.width, f.be), y = load_uint(pb, f.width, f.be);
 		int sh = 64 - 8 * (int)f.width;
 		int64_t sx = (int64_t)(x << sh) >> sh, sy = (int64_t)(y << sh) >> sh;
 		r = sx < sy ? -1 : sx > sy;
 		break;
 	}
-	case GPU_KEY_FLOAT:
+	case KEYS_FLOAT:
 		if (f.width == 4) {
 			uint32_t x = (uint32_t)load_uint(pa, 4, f.be), y = (uint32_t)load_uint(pb, 4, f.be);
 			float fx, fy;
@@ -187,7 +187,7 @@ void write_uint(unsigned char *p, uint32_t w, bool be, uint64_t v)
 void random_field(unsigned char *rec, const Field &f)
 {
 	unsigned char *p = rec + f.off;
-	if (f.kind == GPU_KEY_FLOAT && rnd() % 3 == 0) {
+	if (f.kind == KEYS_FLOAT && rnd() % 3 == 0) {
 		if (f.width == 4) {
 			static const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 1.0f, -1.0f,
 						   1e-45f, -1e-45f, 3.4e38f, -3.4e38f};
@@ -209,7 +209,7 @@ void random_field(unsigned char *rec, const Field &f)
 		}
 		return;
 	}
-	if (f.kind == GPU_KEY_BYTES && rnd() % 4 == 0) {
+	if (f.kind == KEYS_BYTES && rnd() % 4 == 0) {
 		/* long common prefixes exercise the tie refinement */
 		for (uint32_t i = 0; i < f.width; ++i)
 			p[i] = i + 1 < f.width ? 0x41 : (unsigned char)rnd();
@@ -255,26 +255,20 @@ std::vector<unsigned char> make_data(const Kind &k, size_t n, Dist d)
 	return v;
 }
 
-gpu_key_layout layout_of(const Kind &k, std::vector<gpu_key_field> &store)
+keys_spec layout_of(const Kind &k)
 {
-	store.clear();
-	uint32_t kw = 0;
+	keys_spec L;
+	memset(&L, 0, sizeof L);
 	for (const Field &f : k.f) {
-		gpu_key_field g;
-		memset(&g, 0, sizeof g);
+		keys_field &g = L.f[L.n++];
 		g.offset = f.off;
 		g.width = f.width;
 		g.kind = (uint8_t)f.kind;
 		g.big_endian = f.be;
 		g.descending = f.desc;
-		store.push_back(g);
-		kw += f.width;
+		L.key_width += f.width;
 	}
-	gpu_key_layout L;
-	L.fields = store.data();
-	L.nfields = (int)store.size();
 	L.record_size = k.rs;
-	L.key_width = kw;
 	return L;
 }
 
@@ -288,8 +282,7 @@ void run_case(gpu_ctx *ctx, const Kind &k, size_t n, Dist d, bool inplace)
 	std::vector<unsigned char> want(n * k.rs + 1);
 	for (size_t i = 0; i < n; ++i)
 		memcpy(want.data() + i * k.rs, in.data() + o[i] * k.rs, k.rs);
-	std::vector<gpu_key_field> st;
-	gpu_key_layout L = layout_of(k, st);
+	keys_spec L = layout_of(k);
 	std::vector<unsigned char> out(n * k.rs + 1, 0xA5); /* poisoned */
 	gpu_stage_times t;
 	int r;
@@ -326,7 +319,7 @@ void run_case(gpu_ctx *ctx, const Kind &k, size_t n, Dist d, bool inplace)
  * a GPU error's text (prefixed with what) or the first differing record.
  */
 template <class Order>
-std::string resident_roundtrip(gpu_ctx *ctx, const gpu_key_layout *L, const std::vector<unsigned char> &in, size_t n,
+std::string resident_roundtrip(gpu_ctx *ctx, const keys_spec *L, const std::vector<unsigned char> &in, size_t n,
 			       const std::vector<size_t> &o, unsigned rs, size_t piece, bool merge, Order order,
 			       gpu_stage_times *t, const char *what)
 {
@@ -373,8 +366,7 @@ void resident_case(gpu_ctx *ctx, const Kind &k, size_t n, Dist d, size_t piece)
 	snprintf(nm, sizeof nm, "resident/%s/rs%u/%s/n=%zu/piece=%zu", k.name.c_str(), k.rs, dist_name[d], n, piece);
 	std::vector<unsigned char> in = make_data(k, n, d);
 	std::vector<size_t> o = ref_order(in, n, k);
-	std::vector<gpu_key_field> st;
-	gpu_key_layout L = layout_of(k, st);
+	keys_spec L = layout_of(k);
 	gpu_stage_times t;
 	std::string why = resident_roundtrip(ctx, &L, in, n, o, k.rs, piece, false, [&] { return gpu_resident_sort(ctx); },
 					     &t, "resident");
@@ -385,9 +377,8 @@ void resident_case(gpu_ctx *ctx, const Kind &k, size_t n, Dist d, size_t piece)
 
 void resident_api_checks(gpu_ctx *ctx)
 {
-	std::vector<gpu_key_field> st;
-	Kind k = {"u64@8", 16, {{8, 8, GPU_KEY_UINT, 0, 0}}, false};
-	gpu_key_layout L = layout_of(k, st);
+	Kind k = {"u64@8", 16, {{8, 8, KEYS_UINT, 0, 0}}, false};
+	keys_spec L = layout_of(k);
 	unsigned char buf[64] = {0};
 	result("resident-api/put-before-begin",
 	       gpu_resident_put(ctx, buf, 0, 1, 0) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
@@ -409,7 +400,7 @@ void resident_api_checks(gpu_ctx *ctx)
 
 std::vector<Kind> kinds()
 {
-	const int U = GPU_KEY_UINT, S = GPU_KEY_SINT, F = GPU_KEY_FLOAT, B = GPU_KEY_BYTES;
+	const int U = KEYS_UINT, S = KEYS_SINT, F = KEYS_FLOAT, B = KEYS_BYTES;
 	std::vector<Kind> v = {
 		/* key-only: record == one 4/8-byte key */
 		{"u32", 4, {{0, 4, U, 0, 0}}, true},
@@ -463,9 +454,8 @@ std::vector<Kind> kinds()
 
 void api_checks(gpu_ctx *ctx, int ndev)
 {
-	std::vector<gpu_key_field> st;
-	Kind k = {"u64@8", 16, {{8, 8, GPU_KEY_UINT, 0, 0}}, false};
-	gpu_key_layout L = layout_of(k, st);
+	Kind k = {"u64@8", 16, {{8, 8, KEYS_UINT, 0, 0}}, false};
+	keys_spec L = layout_of(k);
 	unsigned char buf[64] = {0};
 	{
 		gpu_ctx *c = (gpu_ctx *)1;
@@ -473,17 +463,14 @@ void api_checks(gpu_ctx *ctx, int ndev)
 		result("api/open-bad-device", r == GPU_ENODEV && c == NULL ? "" : "expected GPU_ENODEV");
 	}
 	{
-		gpu_key_layout bad = L;
-		gpu_key_field f = st[0];
-		f.offset = 12; /* 12 + 8 > 16 */
-		bad.fields = &f;
+		keys_spec bad = L;
+		bad.f[0].offset = 12; /* 12 + 8 > 16 */
 		result("api/field-outside-record",
 		       gpu_sort_chunk(ctx, &bad, buf, buf, 2, NULL) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
 		result("api/capacity-bad-layout", gpu_chunk_capacity(ctx, &bad) == 0 ? "" : "expected 0");
-		f = st[0];
-		f.kind = GPU_KEY_FLOAT;
-		f.width = 2;
-		bad.fields = &f;
+		bad = L;
+		bad.f[0].kind = KEYS_FLOAT;
+		bad.f[0].width = 2;
 		bad.key_width = 2;
 		result("api/float-width-2",
 		       gpu_sort_chunk(ctx, &bad, buf, buf, 2, NULL) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
@@ -520,8 +507,7 @@ void budget_case(const Kind &k, size_t budget)
 		result(nm, std::string("gpu_open: ") + gpu_last_error(NULL));
 		return;
 	}
-	std::vector<gpu_key_field> st;
-	gpu_key_layout L = layout_of(k, st);
+	keys_spec L = layout_of(k);
 	size_t n = gpu_chunk_capacity(c, &L);
 	std::vector<unsigned char> in = make_data(k, n, UNIFORM);
 	std::vector<size_t> o = ref_order(in, n, k);
@@ -599,8 +585,7 @@ void merge_case_on(gpu_ctx *ctx, const Kind &k, const std::vector<size_t> &lens,
 	snprintf(nm, sizeof nm, "merge/%s/rs%u/%s/k=%zu/n=%zu/%s%s", k.name.c_str(), k.rs, dist_name[d], lens.size(), n,
 		 what, by_sort ? "/sorted-after-begin-merge" : "");
 	std::vector<size_t> o = ref_order(in, n, k);
-	std::vector<gpu_key_field> st;
-	gpu_key_layout L = layout_of(k, st);
+	keys_spec L = layout_of(k);
 	const size_t piece = n > 200000 ? 300007 : 1000;
 	gpu_stage_times t;
 	std::string why = resident_roundtrip(
@@ -678,8 +663,7 @@ void merge_budget_case(const Kind &k, size_t budget)
 		result(nm, std::string("gpu_open: ") + gpu_last_error(NULL));
 		return;
 	}
-	std::vector<gpu_key_field> st;
-	gpu_key_layout L = layout_of(k, st);
+	keys_spec L = layout_of(k);
 	const size_t n = gpu_merge_capacity(c, &L);
 	snprintf(nm, sizeof nm, "budget=%zuMiB/n=merge-capacity", budget >> 20);
 	if (n < 5) {
@@ -694,9 +678,8 @@ void merge_budget_case(const Kind &k, size_t budget)
 
 void merge_api_checks(gpu_ctx *ctx)
 {
-	std::vector<gpu_key_field> st;
-	Kind k = {"u64@8", 16, {{8, 8, GPU_KEY_UINT, 0, 0}}, false};
-	gpu_key_layout L = layout_of(k, st);
+	Kind k = {"u64@8", 16, {{8, 8, KEYS_UINT, 0, 0}}, false};
+	keys_spec L = layout_of(k);
 	unsigned char buf[64] = {0}; /* 4 records of 16 zero bytes: every segment is sorted */
 	const size_t s02[] = {0, 2}, s12[] = {1, 2}, s032[] = {0, 3, 2}, s05[] = {0, 5}, s0[] = {0};
 	result("merge-api/merge-before-begin",
@@ -704,10 +687,8 @@ void merge_api_checks(gpu_ctx *ctx)
 	const size_t cap = gpu_merge_capacity(ctx, &L), scap = gpu_chunk_capacity(ctx, &L);
 	result("merge-api/capacity", cap > 0 && cap < scap ? "" : "expected 0 < merge capacity < chunk capacity");
 	{
-		gpu_key_layout bad = L;
-		gpu_key_field f = st[0];
-		f.offset = 12; /* 12 + 8 > 16 */
-		bad.fields = &f;
+		keys_spec bad = L;
+		bad.f[0].offset = 12; /* 12 + 8 > 16 */
 		result("merge-api/capacity-bad-layout", gpu_merge_capacity(ctx, &bad) == 0 ? "" : "expected 0");
 		result("merge-api/capacity-null-ctx", gpu_merge_capacity(NULL, &L) == 0 ? "" : "expected 0");
 	}
@@ -859,8 +840,7 @@ void overlap_case(gpu_ctx *ctx, const Kind &k, size_t nA, size_t nB, size_t piec
 	char nm[256];
 	snprintf(nm, sizeof nm, "overlap/%s/rs%u/%s/nA=%zu/nB=%zu/piece=%zu%s", k.name.c_str(), k.rs,
 		 merge ? "merge" : "sort", A.n, B.n, piece, what);
-	std::vector<gpu_key_field> fs;
-	gpu_key_layout L = layout_of(k, fs);
+	keys_spec L = layout_of(k);
 	Staging st(piece, k.rs);
 	std::vector<unsigned char> outA(A.n * k.rs + 1, 0xA5), outB(B.n * k.rs + 1, 0xA5);
 	const size_t npA = st.pieces(A), npB = st.pieces(B);
@@ -958,7 +938,7 @@ void overlap_cases(gpu_ctx *ctx, const std::vector<Kind> &K, bool small)
  * chunk is alone), then begin a second chunk of 4 beside it. 0 or the first
  * failure.
  */
-int four_then_begin(gpu_ctx *ctx, const gpu_key_layout *L, const void *recs, void *early, size_t rs)
+int four_then_begin(gpu_ctx *ctx, const keys_spec *L, const void *recs, void *early, size_t rs)
 {
 	int r = gpu_resident_begin(ctx, L, 4);
 	if (r == 0)
@@ -975,10 +955,9 @@ int four_then_begin(gpu_ctx *ctx, const gpu_key_layout *L, const void *recs, voi
 /* The overlapped call sequence's refusals, and its results on 4 records. */
 void overlap_api_checks(gpu_ctx *ctx)
 {
-	std::vector<gpu_key_field> fs, fg;
-	Kind k = {"u64", 8, {{0, 8, GPU_KEY_UINT, 0, 0}}, false};
-	Kind g = {"u64@8", 16, {{8, 8, GPU_KEY_UINT, 0, 0}}, false};
-	gpu_key_layout L = layout_of(k, fs), LG = layout_of(g, fg);
+	Kind k = {"u64", 8, {{0, 8, KEYS_UINT, 0, 0}}, false};
+	Kind g = {"u64@8", 16, {{8, 8, KEYS_UINT, 0, 0}}, false};
+	keys_spec L = layout_of(k), LG = layout_of(g);
 	uint64_t a[4] = {4, 3, 2, 1}, b[4] = {40, 30, 20, 10}, out[4], out2[4], want_a[4] = {1, 2, 3, 4},
 		 want_b[4] = {10, 20, 30, 40};
 	const size_t s0[] = {0};
