@@ -67,7 +67,6 @@ static int start_gpu(engine *e, const job_opts *o, uint64_t budget, char *why, s
 		return -1;
 	}
 	e->gpu = g;
-	e->layout = e->s;
 	e->name = "gpu:bitonic";
 	size_t cap = gpu_chunk_capacity(g, e->s);
 	e->max_records = cap < CPUSORT_MAX_RECORDS ? cap : CPUSORT_MAX_RECORDS;
@@ -107,7 +106,6 @@ void engine_close(engine *e)
 	if (e->gpu)
 		gpu_close(e->gpu);
 	e->gpu = NULL;
-	e->layout = NULL;
 }
 
 int engine_pin(engine *e, void *p, size_t bytes)

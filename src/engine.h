@@ -33,10 +33,9 @@ typedef struct engine {
 	const char *name;            /* "cpu" or "gpu:bitonic" */
 	size_t scratch_per_record;   /* host scratch bytes per record */
 	size_t max_records;          /* most records in one chunk */
-	const keys_spec *s;
+	const keys_spec *s;          /* the key layout (the GPU's too) */
 	int threads;
 	void *gpu;                   /* gpu_ctx when on the GPU */
-	const keys_spec *layout;     /* the key layout given to the GPU (== s) */
 	uint64_t gpu_fallbacks;      /* chunks the GPU refused (ENOMEM) and the CPU sorted */
 	uint64_t gpu_retries;        /* device-resident chunks the GPU refused, retried in halves */
 	uint64_t gpu_overlapped;     /* device-resident chunks copied in while the previous one was copied out */

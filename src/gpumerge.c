@@ -109,7 +109,7 @@ int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, t
 		return 1;
 	if (!by_sort) {
 		/* the merge needs a second buffer on the device: smaller groups */
-		uint64_t mc = gpu_merge_capacity(e->gpu, e->layout);
+		uint64_t mc = gpu_merge_capacity(e->gpu, e->s);
 		cap = mc < cap ? mc : cap;
 	}
 	if (cap < 2)

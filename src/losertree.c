@@ -17,7 +17,7 @@ uint64_t lt_prefix(const keys_spec *s, const uint8_t *rec)
 /*
  * The 8-byte key prefix without the generic field loop, when the first key
  * field alone makes the prefix: a 4- or 8-byte number that is the whole key,
- * an 8-byte number, or bytesN with N >= 8 (the rules of DESIGN.md section 3
+ * an 8-byte number, or bytesN with N >= 8 (the rules of kernels/key_layout.h
  * for one field). The merge computes one prefix per record, so this is its
  * inner loop.
  */

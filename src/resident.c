@@ -258,8 +258,8 @@ static int get_piece(resident *r, const resident_chunk *c, uint64_t i, int k)
 static int begin_chunk(resident *r, const resident_chunk *c)
 {
 	if (c->seg)
-		return gpu_resident_begin_merge(r->e->gpu, r->e->layout, (size_t)c->n);
-	return gpu_resident_begin(r->e->gpu, r->e->layout, (size_t)c->n);
+		return gpu_resident_begin_merge(r->e->gpu, r->e->s, (size_t)c->n);
+	return gpu_resident_begin(r->e->gpu, r->e->s, (size_t)c->n);
 }
 
 /* Is c the chunk prefetched as r->pre? (The caller's next, described again.) */
