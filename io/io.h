@@ -18,6 +18,14 @@
 #define IO_SEG (4u << 20)       /* bytes per io_uring request */
 #define IO_QD 8u                /* requests in flight per transfer */
 
+/*
+ * Records of record_size bytes (> 0) in the smallest whole number of IO_ALIGN
+ * blocks: IO_ALIGN / gcd(IO_ALIGN, record_size). A buffer or file offset of a
+ * multiple of this many records is both whole records and whole blocks, so
+ * its transfers can go through O_DIRECT. Between 1 and IO_ALIGN.
+ */
+size_t io_align_records(size_t record_size);
+
 /* An io_uring instance owned by one thread; falls back to pread/pwrite. */
 struct io_uring;
 struct io_fixed;

@@ -18,6 +18,17 @@ static int aligned(uint64_t x)
 	return (x & (IO_ALIGN - 1)) == 0;
 }
 
+size_t io_align_records(size_t record_size)
+{
+	size_t a = IO_ALIGN, b = record_size;
+	while (b) {
+		size_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return IO_ALIGN / a;
+}
+
 /*
  * O_DIRECT is opt-in (GPUSORT_DIRECT=1). Measured on an H200 machine with
  * 128 GiB of RAM (bench/NOTES.md): with the input in the page cache, direct

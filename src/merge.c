@@ -15,13 +15,7 @@ size_t merge_window_records(const keys_spec *s, int k, size_t budget)
 	size_t R = s->record_size;
 	size_t w = budget / (2 * (size_t)(k ? k : 1) * R);
 	/* whole IO_ALIGN blocks keep window reads on O_DIRECT */
-	size_t unit = IO_ALIGN;
-	for (size_t a = IO_ALIGN, b = R; b;) {
-		size_t t = a % b;
-		a = b;
-		b = t;
-		unit = IO_ALIGN / a;
-	}
+	size_t unit = io_align_records(R);
 	if (w >= unit)
 		w = w / unit * unit;
 	return w ? w : 1;
