@@ -1,6 +1,7 @@
 /* resident.c - see resident.h. */
 #define _GNU_SOURCE
 #include "resident.h"
+#include "readall.h"
 #include "util.h"
 #include "../kernels/gpusort_kernels.h"
 
@@ -8,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define MAX_PARTS 256
 
@@ -65,8 +65,7 @@ int resident_open(resident **out, engine *e, const keys_spec *s, io_file *in, in
 	r->nin = nin;
 	r->tp = tp;
 	r->per = piece_bytes / R;
-	for (int i = 0; i < nin; i++)
-		r->base[i + 1] = r->base[i] + (in[i].size - in[i].pos);
+	readall_bases(in, nin, r->base);
 	uint8_t *const *pre = engine_staging_get(e, r->per * R);
 	for (int k = 0; k < RESIDENT_SLOTS; k++) {
 		if (pre) {
@@ -107,33 +106,13 @@ void resident_close(resident *r)
 	free(r);
 }
 
-/* Read stream bytes [lo, hi) (across input boundaries) into dst; 0 or -errno, *bad = input. */
-static int read_range(const resident *r, uint64_t lo, uint64_t hi, uint8_t *dst, int *bad)
-{
-	int i = 0;
-	while (lo < hi) {
-		while (i + 1 < r->nin && r->base[i + 1] <= lo)
-			i++;
-		const io_file *f = &r->in[i];
-		uint64_t end = r->base[i + 1] < hi ? r->base[i + 1] : hi;
-		ssize_t n = pread(f->fd, dst, (size_t)(end - lo), (off_t)(f->pos + (lo - r->base[i])));
-		if (n <= 0) {
-			*bad = i;
-			return n < 0 ? -errno : -ENODATA; /* ENODATA: the file shrank */
-		}
-		lo += (uint64_t)n;
-		dst += n;
-	}
-	return 0;
-}
-
 static void read_part(void *arg, int t, int nt)
 {
 	resident *r = arg;
 	size_t R = r->s->record_size, lo, hi;
 	util_split((size_t)r->count, t, nt, &lo, &hi);
 	uint64_t g = (r->first + lo) * R;
-	r->err[t] = read_range(r, g, g + (hi - lo) * R, r->buf + lo * R, &r->bad[t]);
+	r->err[t] = readall_pread(r->in, r->nin, r->base, g, g + (hi - lo) * R, r->buf + lo * R, &r->bad[t]);
 	if (!r->err[t] && r->hash)
 		verify_add(&r->vs[t], r->buf + lo * R, hi - lo, R);
 }
