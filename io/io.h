@@ -3,9 +3,10 @@
  *
  * Errors are returned as negative errno values (liburing style); nothing here
  * prints or exits. Regular files are read and written through io_uring with
- * IO_QD segments of IO_SEG bytes in flight. With GPUSORT_DIRECT=1 they go
+ * IO_QD segments of IO_SEG bytes in flight. After io_set_direct(1) they go
  * through an O_DIRECT descriptor whenever the buffer, the file offset and the
- * length are IO_ALIGN-aligned (else, and by default, through a buffered one). Pipes and terminals use read(2)/write(2).
+ * length are IO_ALIGN-aligned (else, and by default, through a buffered
+ * one). Pipes and terminals use read(2)/write(2).
  */
 #ifndef GPUSORT_IO_H
 #define GPUSORT_IO_H
@@ -71,7 +72,7 @@ void io_ring_exit(io_ring *r);
  *   fails with -ENOMEM.
  * - Failure is not an error for the caller: it returns -errno (-ENOMEM,
  *   -EPERM, -EFAULT, -E2BIG for too many iovecs, -EOPNOTSUPP without
- *   io_uring, -ECANCELED when GPUSORT_FIXED=0), leaves nothing registered and
+ *   io_uring, -ECANCELED after io_set_fixed(0)), leaves nothing registered and
  *   every transfer unfixed: same bytes, same results, only without the saving.
  *   A fixed request the kernel refuses is retried unfixed.
  * Returns 0 or -errno. n == 0 is the same as io_ring_unregister.
@@ -80,8 +81,13 @@ void io_ring_exit(io_ring *r);
 #define IO_FIXED_MAX 16384u            /* kernel limit on registered iovecs (IORING_MAX_REG_BUFFERS) */
 int io_ring_register(io_ring *r, void *const *bufs, const size_t *lens, int n);
 void io_ring_unregister(io_ring *r);
-/* 0 when GPUSORT_FIXED=0 turns registration off (for A/B measurement). */
-int io_fixed_allowed(void);
+/*
+ * Registration on (the default) or off for the whole process: off,
+ * io_ring_register registers nothing and returns -ECANCELED, so that the
+ * transfers can be compared with and without it (the test build's
+ * GPUSORT_FIXED=0). Not synchronized: call it before any ring registers.
+ */
+void io_set_fixed(int on);
 
 /*
  * Process-wide counts, for --stats: io_ring_register calls and how many
@@ -107,7 +113,18 @@ typedef struct io_file {
 	char name[4096];  /* for messages: the path, or "-" */
 } io_file;
 
-/* 1 when GPUSORT_DIRECT=1 asks for O_DIRECT (see io_file.c for why not by default). */
+/*
+ * O_DIRECT on or off (the default) for the files opened from then on
+ * (gpusort --direct-io): on, inputs, spill files and the output get an
+ * O_DIRECT descriptor beside the buffered one, used for every transfer whose
+ * buffer, offset and length are IO_ALIGN-aligned. Bypassing the page cache
+ * is slower when the data is cached or fits in memory (the cache serves
+ * reads and absorbs writes), and pays when the data is much larger than RAM
+ * (no cache to fill and evict). Process-wide and not synchronized: call it
+ * before opening files.
+ */
+void io_set_direct(int on);
+/* 1 after io_set_direct(1), else 0. */
 int io_direct_allowed(void);
 
 /* Open an input ("-" = standard input). Returns 0 or -errno. */

@@ -4,6 +4,7 @@
 #include "losertree.h"
 #include "splitters.h"
 #include "util.h"
+#include "../io/io_fault.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -58,21 +59,6 @@ struct mctx {
 	size_t bad_block;
 };
 
-/*
- * Fault injection for the tests: GPUSORT_FAULT=corrupt-spill flips one byte
- * of the first spilled window read back, as a failing disk would, so the
- * test suite can show that the checksums turn it into an error.
- */
-static int fault_corrupt_spill(void)
-{
-	static int v = -1;
-	if (v < 0) {
-		const char *e = getenv("GPUSORT_FAULT");
-		v = e && !strcmp(e, "corrupt-spill");
-	}
-	return v;
-}
-
 /* Runs in the I/O worker after a window read: spilled data must match its checksums. */
 static void check_hook(io_job *j)
 {
@@ -80,8 +66,8 @@ static void check_hook(io_job *j)
 	run *r = x->r;
 	if (j->res < 0 || !r->spilled)
 		return;
-	if (fault_corrupt_spill() && j->res > 0)
-		((uint8_t *)j->buf)[j->res / 2] ^= 0x20;
+	if (io_fault_is("corrupt-spill") && j->res > 0)
+		((uint8_t *)j->buf)[j->res / 2] ^= 0x20; /* as a failing disk would: the checksums must catch it */
 	int final = j->off + (uint64_t)j->res == r->off + r->n * x->R;
 	if (run_hash_check(&r->hash, j->buf, (size_t)j->res, final, &x->bad_block)) {
 		x->bad = 1;

@@ -3,6 +3,7 @@
 #include "resident.h"
 #include "readall.h"
 #include "util.h"
+#include "../io/io_fault.h"
 #include "../kernels/gpusort_kernels.h"
 
 #include <errno.h>
@@ -42,7 +43,7 @@ struct resident {
 	uint64_t pre_put;         /* its pieces [0, pre_put) are on the device */
 	verify_sum pre_vin;       /* their hash: counted when the chunk is sorted */
 	double pre_read_s;
-	int faulted;              /* GPUSORT_FAULT=gpu-oom-prefetched refused a chunk already */
+	int faulted;              /* the gpu-oom-prefetched fault (io_fault.h) refused a chunk already */
 };
 
 int resident_open(resident **out, engine *e, const keys_spec *s, io_file *in, int nin, size_t piece_bytes,
@@ -133,24 +134,16 @@ static uint64_t piece_len(const resident_chunk *c, uint64_t i, size_t per)
 }
 
 /*
- * Fault injection for the tests: GPUSORT_FAULT=gpu-oom makes the device
- * refuse every chunk of more than 100000 records, as a GPU short of memory
- * would, so the tests can show the retry in smaller chunks;
- * GPUSORT_FAULT=gpu-oom-prefetched makes it refuse, once, the first chunk
- * that was prefetched, after all its pieces are on the device (as a sort
- * short of memory would), so the tests can show that a prefetched chunk
- * is thrown away (ended on the device, its --verify hash not counted) and
- * retried.
+ * The test build's faults (io_fault.h): gpu-oom refuses every chunk of more
+ * than 100000 records, as a GPU short of memory would, to show the retry in
+ * smaller chunks; gpu-oom-prefetched (resident_sort_chunk) refuses, once,
+ * the first prefetched chunk after all its pieces are on the device, to show
+ * that it is thrown away (ended on the device, its --verify hash not
+ * counted) and retried.
  */
-static int fault_is(const char *what)
-{
-	const char *e = getenv("GPUSORT_FAULT");
-	return e && !strcmp(e, what);
-}
-
 static int fault_gpu_oom(uint64_t n)
 {
-	return fault_is("gpu-oom") && n > 100000;
+	return io_fault_is("gpu-oom") && n > 100000;
 }
 
 /* Wait for staging buffer k's latest copy: it may be refilled or read. 0 or a GPU_E* code. */
@@ -321,7 +314,7 @@ int resident_sort_chunk(resident *r, resident_chunk *c, const resident_chunk *ne
 	for (uint64_t i = i0; i < np; i++)
 		if ((ret = put_piece(r, c, i, (int)(i % RESIDENT_SLOTS), &vin, &c->read_s, 0, msg, mlen)))
 			goto out;
-	if (was_pre && fault_is("gpu-oom-prefetched") && !r->faulted) {
+	if (was_pre && io_fault_is("gpu-oom-prefetched") && !r->faulted) {
 		r->faulted = 1;
 		ret = 1; /* as if its sort ran out of device memory */
 		goto out;

@@ -83,7 +83,7 @@ void resident_close(resident *r);
  * c->vin only if it succeeds. A following call with any other chunk (or
  * resident_close) first ends the prefetched chunk on the device and drops
  * its hash. A next that the device does not take (begin refused, or
- * GPUSORT_FAULT=gpu-oom refusing it) is not prefetched: the call that
+ * the test build's gpu-oom fault refusing it) is not prefetched: the call that
  * sorts it finds out. While nothing is prefetched every staging buffer
  * serves c. A chunk sorted after being prefetched counts in the engine's
  * gpu_overlapped.
