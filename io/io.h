@@ -52,7 +52,8 @@ void io_ring_exit(io_ring *r);
  * O_DIRECT wants anyway) the ring's registered buffers, replacing any earlier
  * set: a transfer whose buffer lies wholly inside one of them then goes as
  * IORING_OP_READ_FIXED / WRITE_FIXED (the kernel pinned the pages once at
- * registration instead of on every request), every other transfer as before.
+ * registration instead of on every request), every other transfer as a
+ * plain READ / WRITE.
  *
  * Contract:
  * - Call it on the thread that uses the ring (an io_worker's ring: from an

@@ -7,11 +7,11 @@
  * pinned staging buffers, copied to the device while the next piece is
  * read, sorted there once, and copied back piece by piece while the caller
  * consumes the previous piece (writes it to the output, copies it into a
- * kept run, or spills it). Measured on the H200 machine (bench/NOTES.md):
- * page-cache reads scale from 8 GB/s on one thread to 65 GB/s on 16, and
- * page-locking chunk-sized host buffers (cudaHostRegister) cost more than
- * the device sort itself, so this path avoids both the single reader and
- * the big pinned buffers.
+ * kept run, or spills it). All cores read because page-cache reads scale
+ * with the readers (one thread reaches about an eighth of what sixteen
+ * do), and the pinned buffers are few and piece-sized because page-locking
+ * chunk-sized host buffers (cudaHostRegister) costs more than the device
+ * sort itself.
  *
  * Consecutive chunks overlap (resident_sort_chunk's `next`): while chunk i
  * comes back piece by piece and is consumed, chunk i+1 is read and copied
