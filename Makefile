@@ -35,7 +35,9 @@ LDLIBS   := $(if $(LIBURING),$(LIBURING),-l:liburing.a) -lm
 
 # one object tree per configuration: switching CUDA= rebuilds what depends on it
 B := build/cuda-$(CUDA)
-SRC_OBJ := $(patsubst %.c,$(B)/%.o,$(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard io/*.c))
+# io/io_fault.c (fault injection) is compiled into the test build only
+IO_SRC  := $(filter-out io/io_fault.c,$(wildcard io/*.c))
+SRC_OBJ := $(patsubst %.c,$(B)/%.o,$(filter-out src/main.c,$(wildcard src/*.c)) $(IO_SRC))
 ifeq ($(CUDA),yes)
   KERN_OBJ := $(patsubst %.cu,$(B)/%.o,$(wildcard kernels/*.cu)) $(B)/kernels/gpu_errors.o
   LDLIBS   += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
@@ -82,7 +84,7 @@ bench/gen: bench/gen.c
 # bench/experiments/: profiling and A/B tools, not part of `make bench`.
 # iobench is linked with io/ for its `ring` mode (gpusort's io_uring path,
 # fixed buffers or not)
-IO_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard io/*.c))
+IO_OBJ := $(patsubst %.c,$(B)/%.o,$(IO_SRC))
 bench/experiments/iobench: bench/experiments/iobench.c io/io.h $(IO_OBJ)
 	$(say) CC $@
 	$(Q)$(CC) $(ALLCFLAGS) -o $@ $< $(IO_OBJ) $(LDLIBS)

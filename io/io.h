@@ -3,9 +3,10 @@
  *
  * Errors are returned as negative errno values (liburing style); nothing here
  * prints or exits. Regular files are read and written through io_uring with
- * IO_QD segments of IO_SEG bytes in flight. With GPUSORT_DIRECT=1 they go
+ * IO_QD segments of IO_SEG bytes in flight. After io_set_direct(1) they go
  * through an O_DIRECT descriptor whenever the buffer, the file offset and the
- * length are IO_ALIGN-aligned (else, and by default, through a buffered one). Pipes and terminals use read(2)/write(2).
+ * length are IO_ALIGN-aligned (else, and by default, through a buffered
+ * one). Pipes and terminals use read(2)/write(2).
  */
 #ifndef GPUSORT_IO_H
 #define GPUSORT_IO_H
@@ -17,6 +18,14 @@
 #define IO_ALIGN 4096u          /* O_DIRECT alignment of buffers, offsets, lengths */
 #define IO_SEG (4u << 20)       /* bytes per io_uring request */
 #define IO_QD 8u                /* requests in flight per transfer */
+
+/*
+ * Records of record_size bytes (> 0) in the smallest whole number of IO_ALIGN
+ * blocks: IO_ALIGN / gcd(IO_ALIGN, record_size). A buffer or file offset of a
+ * multiple of this many records is both whole records and whole blocks, so
+ * its transfers can go through O_DIRECT. Between 1 and IO_ALIGN.
+ */
+size_t io_align_records(size_t record_size);
 
 /* An io_uring instance owned by one thread; falls back to pread/pwrite. */
 struct io_uring;
@@ -43,7 +52,8 @@ void io_ring_exit(io_ring *r);
  * O_DIRECT wants anyway) the ring's registered buffers, replacing any earlier
  * set: a transfer whose buffer lies wholly inside one of them then goes as
  * IORING_OP_READ_FIXED / WRITE_FIXED (the kernel pinned the pages once at
- * registration instead of on every request), every other transfer as before.
+ * registration instead of on every request), every other transfer as a
+ * plain READ / WRITE.
  *
  * Contract:
  * - Call it on the thread that uses the ring (an io_worker's ring: from an
@@ -63,7 +73,7 @@ void io_ring_exit(io_ring *r);
  *   fails with -ENOMEM.
  * - Failure is not an error for the caller: it returns -errno (-ENOMEM,
  *   -EPERM, -EFAULT, -E2BIG for too many iovecs, -EOPNOTSUPP without
- *   io_uring, -ECANCELED when GPUSORT_FIXED=0), leaves nothing registered and
+ *   io_uring, -ECANCELED after io_set_fixed(0)), leaves nothing registered and
  *   every transfer unfixed: same bytes, same results, only without the saving.
  *   A fixed request the kernel refuses is retried unfixed.
  * Returns 0 or -errno. n == 0 is the same as io_ring_unregister.
@@ -72,8 +82,13 @@ void io_ring_exit(io_ring *r);
 #define IO_FIXED_MAX 16384u            /* kernel limit on registered iovecs (IORING_MAX_REG_BUFFERS) */
 int io_ring_register(io_ring *r, void *const *bufs, const size_t *lens, int n);
 void io_ring_unregister(io_ring *r);
-/* 0 when GPUSORT_FIXED=0 turns registration off (for A/B measurement). */
-int io_fixed_allowed(void);
+/*
+ * Registration on (the default) or off for the whole process: off,
+ * io_ring_register registers nothing and returns -ECANCELED, so that the
+ * transfers can be compared with and without it (the test build's
+ * GPUSORT_FIXED=0). Not synchronized: call it before any ring registers.
+ */
+void io_set_fixed(int on);
 
 /*
  * Process-wide counts, for --stats: io_ring_register calls and how many
@@ -99,7 +114,18 @@ typedef struct io_file {
 	char name[4096];  /* for messages: the path, or "-" */
 } io_file;
 
-/* 1 when GPUSORT_DIRECT=1 asks for O_DIRECT (see io_file.c for why not by default). */
+/*
+ * O_DIRECT on or off (the default) for the files opened from then on
+ * (gpusort --direct-io): on, inputs, spill files and the output get an
+ * O_DIRECT descriptor beside the buffered one, used for every transfer whose
+ * buffer, offset and length are IO_ALIGN-aligned. Bypassing the page cache
+ * is slower when the data is cached or fits in memory (the cache serves
+ * reads and absorbs writes), and pays when the data is much larger than RAM
+ * (no cache to fill and evict). Process-wide and not synchronized: call it
+ * before opening files.
+ */
+void io_set_direct(int on);
+/* 1 after io_set_direct(1), else 0. */
 int io_direct_allowed(void);
 
 /* Open an input ("-" = standard input). Returns 0 or -errno. */

@@ -18,16 +18,29 @@ static int aligned(uint64_t x)
 	return (x & (IO_ALIGN - 1)) == 0;
 }
 
-/*
- * O_DIRECT is opt-in (GPUSORT_DIRECT=1). Measured on an H200 machine with
- * 128 GiB of RAM (bench/NOTES.md): with the input in the page cache, direct
- * I/O made a 4 GiB sort 1.9x slower (10.5 s vs 5.6 s) and spilling 2.2x
- * slower; it only pays when the data is much larger than RAM.
- */
+size_t io_align_records(size_t record_size)
+{
+	size_t a = IO_ALIGN, b = record_size;
+	while (b) {
+		size_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return IO_ALIGN / a;
+}
+
+/* O_DIRECT is opt-in (io.h io_set_direct): the page cache is faster unless
+ * the data is much larger than RAM. */
+static int direct;
+
+void io_set_direct(int on)
+{
+	direct = on != 0;
+}
+
 int io_direct_allowed(void)
 {
-	const char *e = getenv("GPUSORT_DIRECT");
-	return e && *e && strcmp(e, "0");
+	return direct;
 }
 
 static void file_init(io_file *f, const char *name)

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "io.h"
+#include "io_fault.h"
 
 #include <liburing.h>
 #include <stdatomic.h>
@@ -59,23 +60,11 @@ void io_ring_exit(io_ring *r)
 	r->have_uring = 0;
 }
 
-int io_fixed_allowed(void)
-{
-	const char *e = getenv("GPUSORT_FIXED");
-	return !(e && !strcmp(e, "0"));
-}
+static int fixed_off; /* io_set_fixed(0) */
 
-/*
- * Fault injection for the tests: GPUSORT_FAULT=fixed-enomem makes every
- * registration fail with -ENOMEM, as RLIMIT_MEMLOCK does for an unprivileged
- * user, so the tests can show that transfers then go unfixed, unchanged;
- * GPUSORT_FAULT=fixed-dense refuses sparse tables, as kernels before 5.19
- * do, so the whole-table registration is tested on new kernels too.
- */
-static int fault_is(const char *what)
+void io_set_fixed(int on)
 {
-	const char *e = getenv("GPUSORT_FAULT");
-	return e && !strcmp(e, what);
+	fixed_off = !on;
 }
 
 void io_ring_unregister(io_ring *r)
@@ -173,9 +162,9 @@ static int do_register(io_ring *r, void *const *bufs, const size_t *lens, int n)
 {
 	if (!r->have_uring)
 		return -EOPNOTSUPP;
-	if (!io_fixed_allowed())
+	if (fixed_off)
 		return -ECANCELED;
-	if (fault_is("fixed-enomem"))
+	if (io_fault_is("fixed-enomem")) /* the tests: transfers then go unfixed, unchanged */
 		return -ENOMEM;
 	size_t cnt = 0;
 	for (int i = 0; i < n; i++) {
@@ -204,7 +193,8 @@ static int do_register(io_ring *r, void *const *bufs, const size_t *lens, int n)
 			slots *= 2;
 		if (slots > IO_FIXED_MAX)
 			slots = IO_FIXED_MAX;
-		rc = fault_is("fixed-dense") ? -EINVAL : io_uring_register_buffers_sparse(r->ring, slots);
+		/* fixed-dense: the tests reach the whole-table registration on new kernels too */
+		rc = io_fault_is("fixed-dense") ? -EINVAL : io_uring_register_buffers_sparse(r->ring, slots);
 		if (rc == 0) {
 			r->fx_slots = slots;
 			rc = update_sparse(r, want, (unsigned)cnt);

@@ -8,6 +8,7 @@
 #include "keys.h"
 #include "util.h"
 #include "../io/io.h"
+#include "../io/io_fault.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -75,6 +76,9 @@ static void help(void)
 "                              (of RAM); a plain number means KiB, as in sort(1)\n"
 "  -T, --temporary-directory=DIR  spill runs in DIR, not $TMPDIR or /tmp;\n"
 "                              repeat to spread runs over several directories\n"
+"      --direct-io             read and write files with O_DIRECT, bypassing the\n"
+"                              page cache: pays when the data is much larger\n"
+"                              than RAM, is slower when it fits\n"
 "      --parallel=N            CPU threads for sorting and merging (default: all)\n"
 "      --cpu                   do not use a GPU\n"
 "      --device=N              use CUDA device N, even for small inputs; failing\n"
@@ -101,14 +105,13 @@ static void help(void)
 "  producer | gpusort -k f64 -S 2G -T /scratch | consumer\n"
 "  gpusort -c -k u64 sorted.bin                 is it sorted?\n"
 "\n"
-"Environment: TMPDIR (spill directory), GPUSORT_DIRECT=1 (O_DIRECT I/O),\n"
-"GPUSORT_FIXED=0 (no io_uring registered buffers).\n"
+"Environment: TMPDIR (spill directory when no -T is given).\n"
 "Full documentation: man gpusort\n", stdout);
 }
 
 enum {
 	OPT_RECORD_SIZE = 256, OPT_PARALLEL, OPT_GPU_MEMORY, OPT_DEVICE, OPT_CPU, OPT_ALGORITHM,
-	OPT_MERGE, OPT_VERIFY, OPT_PROGRESS, OPT_STATS, OPT_HELP, OPT_VERSION,
+	OPT_MERGE, OPT_VERIFY, OPT_PROGRESS, OPT_STATS, OPT_HELP, OPT_VERSION, OPT_DIRECT_IO,
 };
 
 static const struct option longopts[] = {
@@ -121,6 +124,7 @@ static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "buffer-size", required_argument, NULL, 'S' },
 	{ "temporary-directory", required_argument, NULL, 'T' },
+	{ "direct-io", no_argument, NULL, OPT_DIRECT_IO },
 	{ "parallel", required_argument, NULL, OPT_PARALLEL },
 	{ "gpu-memory", required_argument, NULL, OPT_GPU_MEMORY },
 	{ "device", required_argument, NULL, OPT_DEVICE },
@@ -174,6 +178,13 @@ static void read_test_knobs(job_knobs *k)
 	k->no_overlap = env_is("GPUSORT_OVERLAP", "0");
 	k->no_small_cpu = env_is("GPUSORT_SMALL_CPU", "0");
 	k->gpu_merge_by_sort = env_is("GPUSORT_GPU_MERGE", "sort");
+}
+
+/* The test build's I/O switch and fault injection (io.h, io_fault.h; tests/README.md). */
+static void read_test_io(void)
+{
+	io_set_fixed(!env_is("GPUSORT_FIXED", "0"));
+	io_fault_set(getenv("GPUSORT_FAULT"));
 }
 #endif
 
@@ -233,6 +244,7 @@ int main(int argc, char **argv)
 				usage_error("too many -T directories (at most 64)");
 			tmpdirs[ntmp++] = optarg;
 			break;
+		case OPT_DIRECT_IO: io_set_direct(1); break;
 		case OPT_PARALLEL: o.threads = (int)parse_int_arg("--parallel", optarg, 1, 1024); break;
 		case OPT_GPU_MEMORY: o.gpu_mem = parse_size_arg("--gpu-memory", optarg); break;
 		case OPT_DEVICE: o.device = (int)parse_int_arg("--device", optarg, 0, 1023); break;
@@ -289,6 +301,7 @@ int main(int argc, char **argv)
 	o.ntmp = ntmp;
 #if GPUSORT_TEST_HOOKS
 	read_test_knobs(&o.knobs);
+	read_test_io();
 #endif
 
 	io_signals_install();

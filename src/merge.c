@@ -2,7 +2,9 @@
 #define _GNU_SOURCE
 #include "merge.h"
 #include "losertree.h"
+#include "splitters.h"
 #include "util.h"
+#include "../io/io_fault.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -15,13 +17,7 @@ size_t merge_window_records(const keys_spec *s, int k, size_t budget)
 	size_t R = s->record_size;
 	size_t w = budget / (2 * (size_t)(k ? k : 1) * R);
 	/* whole IO_ALIGN blocks keep window reads on O_DIRECT */
-	size_t unit = IO_ALIGN;
-	for (size_t a = IO_ALIGN, b = R; b;) {
-		size_t t = a % b;
-		a = b;
-		b = t;
-		unit = IO_ALIGN / a;
-	}
+	size_t unit = io_align_records(R);
 	if (w >= unit)
 		w = w / unit * unit;
 	return w ? w : 1;
@@ -34,26 +30,6 @@ int merge_max_fanin(const keys_spec *s, size_t budget)
 	if (k > 1024)
 		k = 1024;
 	return k < 2 ? 2 : (int)k;
-}
-
-size_t merge_cut(const keys_spec *s, const uint8_t *base, size_t lo, size_t hi, int ri,
-		 const uint8_t *sp, int sr, size_t sp_pos, int inclusive)
-{
-	if (ri == sr)
-		return sp_pos + (inclusive ? 1 : 0);
-	size_t R = s->record_size;
-	/* runs before the splitter's run: equal keys order first (upper bound);
-	 * runs after it: equal keys order after (lower bound) */
-	int upper = ri < sr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = keys_compare(s, base + mid * R, sp);
-		if (c < 0 || (upper && c == 0))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /* One run as the merge sees it. */
@@ -83,21 +59,6 @@ struct mctx {
 	size_t bad_block;
 };
 
-/*
- * Fault injection for the tests: GPUSORT_FAULT=corrupt-spill flips one byte
- * of the first spilled window read back, as a failing disk would, so the
- * test suite can show that the checksums turn it into an error.
- */
-static int fault_corrupt_spill(void)
-{
-	static int v = -1;
-	if (v < 0) {
-		const char *e = getenv("GPUSORT_FAULT");
-		v = e && !strcmp(e, "corrupt-spill");
-	}
-	return v;
-}
-
 /* Runs in the I/O worker after a window read: spilled data must match its checksums. */
 static void check_hook(io_job *j)
 {
@@ -105,8 +66,8 @@ static void check_hook(io_job *j)
 	run *r = x->r;
 	if (j->res < 0 || !r->spilled)
 		return;
-	if (fault_corrupt_spill() && j->res > 0)
-		((uint8_t *)j->buf)[j->res / 2] ^= 0x20;
+	if (io_fault_is("corrupt-spill") && j->res > 0)
+		((uint8_t *)j->buf)[j->res / 2] ^= 0x20; /* as a failing disk would: the checksums must catch it */
 	int final = j->off + (uint64_t)j->res == r->off + r->n * x->R;
 	if (run_hash_check(&r->hash, j->buf, (size_t)j->res, final, &x->bad_block)) {
 		x->bad = 1;
@@ -181,26 +142,10 @@ static int advance(struct mctx *m, struct src *x)
 
 /* ---- one round -------------------------------------------------------- */
 
-struct sample {
-	const uint8_t *rec;
-	int run;
-	size_t pos;
-};
-
-static int sample_cmp(const void *a, const void *b, void *arg)
-{
-	const struct sample *x = a, *y = b;
-	int c = keys_compare(arg, x->rec, y->rec);
-	if (c)
-		return c;
-	if (x->run != y->run)
-		return x->run < y->run ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
 struct round {
 	struct mctx *m;
-	size_t *cuts;        /* [(T+1) * k]: slice t of run i is [cuts[t*k+i], cuts[(t+1)*k+i]) */
+	splitters_run *ranges; /* [k]: each run's part of the round */
+	uint64_t *cuts;      /* [(T+1) * k]: slice t of run i is [cuts[t*k+i], cuts[(t+1)*k+i]) */
 	size_t *outoff;      /* [T+1] first output record of each slice */
 	uint8_t *out;
 	int T;
@@ -227,51 +172,21 @@ static void merge_slice(void *p, int t, int nt)
 }
 
 /*
- * Split a round's ranges [pos_i, cut_i) among T threads: T regular samples
- * from each run's range, sorted; every k-th sample (k runs) is a global
- * splitter; each run is cut at each splitter by binary search
- * (Dehne & Zaboli, section 4, steps 3-7, applied to the round's ranges).
+ * Split a round's ranges [pos_i, cut_i) among T threads at splitters from T
+ * regular samples of each range (splitters.h), so that each thread merges
+ * about total / T records.
  */
 static int plan_slices(struct round *rd)
 {
 	struct mctx *m = rd->m;
 	int k = m->k, T = rd->T;
-	size_t R = m->s->record_size;
 	for (int i = 0; i < k; i++) {
-		rd->cuts[i] = m->src[i].pos;
-		rd->cuts[(size_t)T * k + i] = m->src[i].cut;
+		struct src *x = &m->src[i];
+		rd->ranges[i] = (splitters_run){ x->p, x->pos, x->cut, (uint64_t)T };
 	}
-	if (T > 1) {
-		size_t ns = 0;
-		struct sample *sm = malloc((size_t)k * T * sizeof *sm);
-		if (!sm)
-			return -ENOMEM;
-		for (int i = 0; i < k; i++) {
-			struct src *x = &m->src[i];
-			size_t len = x->cut - x->pos;
-			for (int q = 1; q <= T && len; q++) {
-				size_t at = x->pos + len * (size_t)q / (size_t)(T + 1);
-				sm[ns++] = (struct sample){ x->p + at * R, i, at };
-			}
-		}
-		qsort_r(sm, ns, sizeof *sm, sample_cmp, (void *)m->s);
-		for (int t = 1; t < T; t++) {
-			struct sample *sp = ns ? &sm[ns * (size_t)t / (size_t)T] : NULL;
-			for (int i = 0; i < k; i++) {
-				struct src *x = &m->src[i];
-				size_t c = x->cut;
-				if (sp)
-					c = merge_cut(m->s, x->p, x->pos, x->cut, i, sp->rec, sp->run, sp->pos, 0);
-				size_t prev = rd->cuts[(size_t)(t - 1) * k + i];
-				if (c < prev)
-					c = prev;
-				if (c > x->cut)
-					c = x->cut;
-				rd->cuts[(size_t)t * k + i] = c;
-			}
-		}
-		free(sm);
-	}
+	int rc = splitters_cut(m->s, rd->ranges, k, T, rd->cuts);
+	if (rc)
+		return rc;
 	rd->outoff[0] = 0;
 	for (int t = 0; t < T; t++) {
 		size_t sum = 0;
@@ -284,16 +199,13 @@ static int plan_slices(struct round *rd)
 
 int merge_plan_groups(const keys_spec *s, run **runs, int k, int groups, int samples, uint64_t *cuts)
 {
-	size_t R = s->record_size, ns = 0;
 	uint64_t total = 0, budget = (uint64_t)k * (uint64_t)samples;
 	for (int i = 0; i < k; i++)
 		total += runs[i]->n;
-	struct sample *sm = malloc(((size_t)budget + (size_t)k) * sizeof *sm + 1);
-	if (!sm)
+	splitters_run *r = malloc((size_t)k * sizeof *r + 1);
+	if (!r)
 		return -ENOMEM;
 	for (int i = 0; i < k; i++) {
-		cuts[i] = 0;
-		cuts[(size_t)groups * k + i] = runs[i]->n;
 		/* samples in proportion to the run's length, so every sample stands
 		 * for about the same number of records: with equal counts, a short
 		 * run's samples would pull the splitters and unbalance the groups */
@@ -302,23 +214,11 @@ int merge_plan_groups(const keys_spec *s, run **runs, int k, int groups, int sam
 			si = 1;
 		if (si > n)
 			si = n;
-		for (uint64_t q = 1; q <= si; q++) {
-			size_t at = (size_t)(n * q / (si + 1));
-			sm[ns++] = (struct sample){ runs[i]->mem + at * R, i, at };
-		}
+		r[i] = (splitters_run){ runs[i]->mem, 0, n, si };
 	}
-	qsort_r(sm, ns, sizeof *sm, sample_cmp, (void *)s);
-	for (int g = 1; g < groups; g++) {
-		struct sample *sp = ns ? &sm[ns * (size_t)g / (size_t)groups] : NULL;
-		for (int i = 0; i < k; i++) {
-			uint64_t c = runs[i]->n, prev = cuts[(size_t)(g - 1) * k + i];
-			if (sp)
-				c = merge_cut(s, runs[i]->mem, 0, (size_t)runs[i]->n, i, sp->rec, sp->run, sp->pos, 0);
-			cuts[(size_t)g * k + i] = c < prev ? prev : c;
-		}
-	}
-	free(sm);
-	return 0;
+	int rc = splitters_cut(s, r, k, groups, cuts);
+	free(r);
+	return rc;
 }
 
 static int fail(struct mctx *m, int i, int rc)
@@ -374,9 +274,10 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 		m.W = maxw ? maxw : 1;
 	m.src = calloc((size_t)(k ? k : 1), sizeof *m.src);
 	int T = threads < 1 ? 1 : threads;
-	size_t *cuts = calloc((size_t)(T + 1) * (k ? k : 1), sizeof *cuts);
+	uint64_t *cuts = calloc((size_t)(T + 1) * (k ? k : 1), sizeof *cuts);
 	size_t *outoff = calloc((size_t)T + 1, sizeof *outoff);
-	if (!m.src || !cuts || !outoff) {
+	splitters_run *ranges = calloc((size_t)(k ? k : 1), sizeof *ranges);
+	if (!m.src || !cuts || !outoff || !ranges) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -416,7 +317,7 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 			goto stop;
 		}
 	}
-	struct round rd = { .m = &m, .cuts = cuts, .outoff = outoff };
+	struct round rd = { .m = &m, .ranges = ranges, .cuts = cuts, .outoff = outoff };
 	for (;;) {
 		/* windows used up get their successors */
 		for (int i = 0; i < k; i++) {
@@ -444,8 +345,8 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 			if (lim < 0)
 				x->cut = x->cnt;
 			else
-				x->cut = merge_cut(s, x->p, x->pos, x->cnt, i, m.src[lim].p + (m.src[lim].cnt - 1) * R,
-						   lim, m.src[lim].cnt - 1, 1);
+				x->cut = splitters_rank(s, x->p, x->pos, x->cnt, i, m.src[lim].p + (m.src[lim].cnt - 1) * R,
+							lim, m.src[lim].cnt - 1, 1);
 			if (x->cut < x->pos)
 				x->cut = x->pos;
 			total += x->cut - x->pos;
@@ -482,6 +383,7 @@ out:
 	free(m.src);
 	free(cuts);
 	free(outoff);
+	free(ranges);
 	if (st)
 		st->merge_s += util_now() - t0;
 	if (rc && bad_run) {

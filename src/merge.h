@@ -6,9 +6,7 @@
  * as fixed buffers, see io_ring_register). The merge proceeds in rounds: a round takes, from
  * every run's window, the records that order at or before the smallest
  * "last record of a window" (nothing later can come from unread data), cuts
- * them at splitters chosen by deterministic regular sampling (Dehne & Zaboli,
- * GPU Bucket Sort, section 4, steps 3-7: regular samples of each sorted run,
- * sorted, every k-th taken as a global splitter, runs cut by binary search),
+ * them at splitters chosen by deterministic regular sampling (splitters.h),
  * and lets each thread loser-tree-merge one slice straight into the sink.
  * Records order by (key, run index, position): ties keep run order, which is
  * input order, so the merge is stable and the slices are disjoint.
@@ -45,24 +43,12 @@ int merge_max_fanin(const keys_spec *s, size_t budget);
 size_t merge_window_records(const keys_spec *s, int k, size_t budget);
 
 /*
- * Cut position in the sorted range [lo, hi) of run `run` (records at base,
- * record_size apart) for the splitter (key record sp, run sr, index sp_pos):
- * the number of records, counting from base, that order strictly before the
- * splitter in (key, run, position) order, plus the splitter itself when
- * inclusive. Exposed for the unit tests.
- */
-size_t merge_cut(const keys_spec *s, const uint8_t *base, size_t lo, size_t hi, int ri,
-		 const uint8_t *sp, int sr, size_t sp_pos, int inclusive);
-
-/*
  * Cut k sorted in-memory runs (runs[i]->mem, runs[i]->n records) into
  * `groups` consecutive groups for a merge that takes one group at a time
- * (the GPU merge, DESIGN.md section 5): deterministic regular sampling
- * (Dehne & Zaboli, GPU Bucket Sort, section 4: about samples * k regular
- * samples in all, each run's share in proportion to its length, sorted by
- * (key, run, position), every (samples*k/groups)-th taken as a global
- * splitter, each run cut at it by binary search). With s = samples * k, a
- * group holds at most about total/groups + 2 * total/s records. Group g is
+ * (the GPU merge, DESIGN.md section 5), by splitters_cut (splitters.h):
+ * about samples * k regular samples in all, each run's share in proportion
+ * to its length. With s = samples * k, a group holds at most about
+ * total/groups + 2 * total/s records. Group g is
  * records [cuts[g*k + i], cuts[(g+1)*k + i]) of each run i; every record of
  * group g orders before every record of group g+1 in (key, run, position)
  * order, so merging the groups one after another is the whole stable merge.

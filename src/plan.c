@@ -12,21 +12,10 @@
 #define SMALL_CPU_RECORDS ((uint64_t)256 << 20) /* ... and their record bytes */
 #define SMALL_CPU_BYTEWISE ((uint64_t)28 << 20) /* other key-only records (byte-wise radix passes) */
 
-static size_t align_records(size_t R)
-{
-	size_t a = IO_ALIGN, b = R;
-	while (b) {
-		size_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return IO_ALIGN / a;
-}
-
 /* c rounded down to whole IO_ALIGN blocks of records when it holds one. */
 static uint64_t align_chunk(uint64_t c, size_t R)
 {
-	size_t u = align_records(R);
+	size_t u = io_align_records(R);
 	return c >= u ? c / u * u : c;
 }
 

@@ -38,19 +38,26 @@ static int pread_exact(int fd, uint8_t *dst, size_t len, uint64_t off)
 	return 0;
 }
 
-/* Stream bytes [lo, hi) into dst, across input boundaries; 0 or -errno with *bad. */
-static int read_stream(const struct readall *r, uint64_t lo, uint64_t hi, uint8_t *dst, int *bad)
+void readall_bases(const io_file *in, int nin, uint64_t *base)
+{
+	base[0] = 0;
+	for (int i = 0; i < nin; i++)
+		base[i + 1] = base[i] + (in[i].size - in[i].pos);
+}
+
+int readall_pread(const io_file *in, int nin, const uint64_t *base, uint64_t lo, uint64_t hi, uint8_t *dst,
+		  int *bad)
 {
 	int i = 0;
 	while (lo < hi) {
-		while (i < r->nin && r->base[i + 1] <= lo)
+		while (i < nin && base[i + 1] <= lo)
 			i++; /* inputs that end before lo (or are empty) */
-		if (i == r->nin) {
-			*bad = r->nin - 1;
+		if (i == nin) {
+			*bad = nin - 1;
 			return -EINVAL; /* beyond the inputs: the caller's range is wrong */
 		}
-		uint64_t end = r->base[i + 1] < hi ? r->base[i + 1] : hi;
-		int rc = pread_exact(r->in[i].fd, dst, (size_t)(end - lo), r->in[i].pos + (lo - r->base[i]));
+		uint64_t end = base[i + 1] < hi ? base[i + 1] : hi;
+		int rc = pread_exact(in[i].fd, dst, (size_t)(end - lo), in[i].pos + (lo - base[i]));
 		if (rc) {
 			*bad = i;
 			return rc;
@@ -71,7 +78,7 @@ static void read_part(void *arg, int t, int nt)
 		size_t m = uhi - u < block ? uhi - u : block;
 		uint8_t *p = r->dst + u * r->unit;
 		uint64_t off = r->lo + (uint64_t)u * r->unit;
-		r->err[t] = read_stream(r, off, off + (uint64_t)m * r->unit, p, &r->bad[t]);
+		r->err[t] = readall_pread(r->in, r->nin, r->base, off, off + (uint64_t)m * r->unit, p, &r->bad[t]);
 		if (!r->err[t] && r->vs)
 			verify_add(&r->vs[t], p, m, r->unit);
 		if (!r->err[t] && r->each)
@@ -98,8 +105,7 @@ int readall_range_each(tpool *tp, const io_file *in, int nin, uint64_t lo, uint6
 	r.vs = sum ? calloc((size_t)nt, sizeof *r.vs) : NULL;
 	int rc = -ENOMEM;
 	if (r.base && r.err && r.bad && (r.vs || !sum)) {
-		for (int i = 0; i < nin; i++)
-			r.base[i + 1] = r.base[i] + (in[i].size - in[i].pos);
+		readall_bases(in, nin, r.base);
 		tpool_run(tp, read_part, &r);
 		rc = 0;
 		for (int t = 0; t < nt && !rc; t++) {

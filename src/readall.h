@@ -12,6 +12,26 @@
 #include "../io/io.h"
 
 /*
+ * The stream that is the inputs in[0..nin) one after another, input i
+ * contributing its bytes [pos, size): fills base[0..nin] (nin + 1 entries)
+ * with base[i] = the stream offset of input i's first byte, base[nin] = the
+ * stream's length, in bytes.
+ */
+void readall_bases(const io_file *in, int nin, uint64_t *base);
+
+/*
+ * Read stream bytes [lo, hi) of that stream (base from readall_bases) into
+ * dst (hi - lo bytes) on the calling thread: pread on each input's fd,
+ * retried on EINTR and continued after short reads. Every input the range
+ * touches must be an open regular file.
+ * Returns 0, or -errno with *bad = the index of the input that failed:
+ * pread's error, -ENODATA when an input ended before its size (it shrank
+ * meanwhile), -EINVAL when hi lies beyond the inputs (*bad = nin - 1).
+ */
+int readall_pread(const io_file *in, int nin, const uint64_t *base, uint64_t lo, uint64_t hi, uint8_t *dst,
+		  int *bad);
+
+/*
  * Read bytes [lo, hi) of the stream that is the inputs in[0..nin) one after
  * another (input i contributes its bytes [pos, size): the part from where
  * it was opened to its size then) into dst (hi - lo bytes). Every input must

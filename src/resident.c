@@ -1,14 +1,15 @@
 /* resident.c - see resident.h. */
 #define _GNU_SOURCE
 #include "resident.h"
+#include "readall.h"
 #include "util.h"
+#include "../io/io_fault.h"
 #include "../kernels/gpusort_kernels.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define MAX_PARTS 256
 
@@ -42,7 +43,7 @@ struct resident {
 	uint64_t pre_put;         /* its pieces [0, pre_put) are on the device */
 	verify_sum pre_vin;       /* their hash: counted when the chunk is sorted */
 	double pre_read_s;
-	int faulted;              /* GPUSORT_FAULT=gpu-oom-prefetched refused a chunk already */
+	int faulted;              /* the gpu-oom-prefetched fault (io_fault.h) refused a chunk already */
 };
 
 int resident_open(resident **out, engine *e, const keys_spec *s, io_file *in, int nin, size_t piece_bytes,
@@ -65,8 +66,7 @@ int resident_open(resident **out, engine *e, const keys_spec *s, io_file *in, in
 	r->nin = nin;
 	r->tp = tp;
 	r->per = piece_bytes / R;
-	for (int i = 0; i < nin; i++)
-		r->base[i + 1] = r->base[i] + (in[i].size - in[i].pos);
+	readall_bases(in, nin, r->base);
 	uint8_t *const *pre = engine_staging_get(e, r->per * R);
 	for (int k = 0; k < RESIDENT_SLOTS; k++) {
 		if (pre) {
@@ -107,33 +107,13 @@ void resident_close(resident *r)
 	free(r);
 }
 
-/* Read stream bytes [lo, hi) (across input boundaries) into dst; 0 or -errno, *bad = input. */
-static int read_range(const resident *r, uint64_t lo, uint64_t hi, uint8_t *dst, int *bad)
-{
-	int i = 0;
-	while (lo < hi) {
-		while (i + 1 < r->nin && r->base[i + 1] <= lo)
-			i++;
-		const io_file *f = &r->in[i];
-		uint64_t end = r->base[i + 1] < hi ? r->base[i + 1] : hi;
-		ssize_t n = pread(f->fd, dst, (size_t)(end - lo), (off_t)(f->pos + (lo - r->base[i])));
-		if (n <= 0) {
-			*bad = i;
-			return n < 0 ? -errno : -ENODATA; /* ENODATA: the file shrank */
-		}
-		lo += (uint64_t)n;
-		dst += n;
-	}
-	return 0;
-}
-
 static void read_part(void *arg, int t, int nt)
 {
 	resident *r = arg;
 	size_t R = r->s->record_size, lo, hi;
 	util_split((size_t)r->count, t, nt, &lo, &hi);
 	uint64_t g = (r->first + lo) * R;
-	r->err[t] = read_range(r, g, g + (hi - lo) * R, r->buf + lo * R, &r->bad[t]);
+	r->err[t] = readall_pread(r->in, r->nin, r->base, g, g + (hi - lo) * R, r->buf + lo * R, &r->bad[t]);
 	if (!r->err[t] && r->hash)
 		verify_add(&r->vs[t], r->buf + lo * R, hi - lo, R);
 }
@@ -154,24 +134,16 @@ static uint64_t piece_len(const resident_chunk *c, uint64_t i, size_t per)
 }
 
 /*
- * Fault injection for the tests: GPUSORT_FAULT=gpu-oom makes the device
- * refuse every chunk of more than 100000 records, as a GPU short of memory
- * would, so the tests can show the retry in smaller chunks;
- * GPUSORT_FAULT=gpu-oom-prefetched makes it refuse, once, the first chunk
- * that was prefetched, after all its pieces are on the device (as a sort
- * short of memory would), so the tests can show that a prefetched chunk
- * is thrown away (ended on the device, its --verify hash not counted) and
- * retried.
+ * The test build's faults (io_fault.h): gpu-oom refuses every chunk of more
+ * than 100000 records, as a GPU short of memory would, to show the retry in
+ * smaller chunks; gpu-oom-prefetched (resident_sort_chunk) refuses, once,
+ * the first prefetched chunk after all its pieces are on the device, to show
+ * that it is thrown away (ended on the device, its --verify hash not
+ * counted) and retried.
  */
-static int fault_is(const char *what)
-{
-	const char *e = getenv("GPUSORT_FAULT");
-	return e && !strcmp(e, what);
-}
-
 static int fault_gpu_oom(uint64_t n)
 {
-	return fault_is("gpu-oom") && n > 100000;
+	return io_fault_is("gpu-oom") && n > 100000;
 }
 
 /* Wait for staging buffer k's latest copy: it may be refilled or read. 0 or a GPU_E* code. */
@@ -342,7 +314,7 @@ int resident_sort_chunk(resident *r, resident_chunk *c, const resident_chunk *ne
 	for (uint64_t i = i0; i < np; i++)
 		if ((ret = put_piece(r, c, i, (int)(i % RESIDENT_SLOTS), &vin, &c->read_s, 0, msg, mlen)))
 			goto out;
-	if (was_pre && fault_is("gpu-oom-prefetched") && !r->faulted) {
+	if (was_pre && io_fault_is("gpu-oom-prefetched") && !r->faulted) {
 		r->faulted = 1;
 		ret = 1; /* as if its sort ran out of device memory */
 		goto out;

@@ -7,11 +7,11 @@
  * pinned staging buffers, copied to the device while the next piece is
  * read, sorted there once, and copied back piece by piece while the caller
  * consumes the previous piece (writes it to the output, copies it into a
- * kept run, or spills it). Measured on the H200 machine (bench/NOTES.md):
- * page-cache reads scale from 8 GB/s on one thread to 65 GB/s on 16, and
- * page-locking chunk-sized host buffers (cudaHostRegister) cost more than
- * the device sort itself, so this path avoids both the single reader and
- * the big pinned buffers.
+ * kept run, or spills it). All cores read because page-cache reads scale
+ * with the readers (one thread reaches about an eighth of what sixteen
+ * do), and the pinned buffers are few and piece-sized because page-locking
+ * chunk-sized host buffers (cudaHostRegister) costs more than the device
+ * sort itself.
  *
  * Consecutive chunks overlap (resident_sort_chunk's `next`): while chunk i
  * comes back piece by piece and is consumed, chunk i+1 is read and copied
@@ -83,7 +83,7 @@ void resident_close(resident *r);
  * c->vin only if it succeeds. A following call with any other chunk (or
  * resident_close) first ends the prefetched chunk on the device and drops
  * its hash. A next that the device does not take (begin refused, or
- * GPUSORT_FAULT=gpu-oom refusing it) is not prefetched: the call that
+ * the test build's gpu-oom fault refusing it) is not prefetched: the call that
  * sorts it finds out. While nothing is prefetched every staging buffer
  * serves c. A chunk sorted after being prefetched counts in the engine's
  * gpu_overlapped.

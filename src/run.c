@@ -18,19 +18,26 @@ static int ensure_state(run_hash *h)
 	return 0;
 }
 
+/* Hash the next bytes of *p, up to the end of the current RUN_BLOCK block or
+ * of the *len bytes; advances *p and *len past them. */
+static void hash_some(run_hash *h, const uint8_t **p, size_t *len)
+{
+	size_t take = RUN_BLOCK - h->in_block;
+	if (take > *len)
+		take = *len;
+	XXH3_64bits_update(h->state, *p, take);
+	h->in_block += take;
+	*p += take;
+	*len -= take;
+}
+
 int run_hash_add(run_hash *h, const void *p, size_t len)
 {
 	const uint8_t *b = p;
 	if (ensure_state(h))
 		return -ENOMEM;
 	while (len) {
-		size_t take = RUN_BLOCK - h->in_block;
-		if (take > len)
-			take = len;
-		XXH3_64bits_update(h->state, b, take);
-		h->in_block += take;
-		b += take;
-		len -= take;
+		hash_some(h, &b, &len);
 		if (h->in_block == RUN_BLOCK && run_hash_end(h))
 			return -ENOMEM;
 	}
@@ -69,13 +76,7 @@ int run_hash_check(run_hash *h, const void *p, size_t len, int final, size_t *ba
 	if (ensure_state(h))
 		return -ENOMEM;
 	for (;;) {
-		size_t take = RUN_BLOCK - h->in_block;
-		if (take > len)
-			take = len;
-		XXH3_64bits_update(h->state, b, take);
-		h->in_block += take;
-		b += take;
-		len -= take;
+		hash_some(h, &b, &len);
 		if (h->in_block == RUN_BLOCK || (final && !len && h->in_block)) {
 			if (h->checked >= h->nh || XXH3_64bits_digest(h->state) != h->h[h->checked]) {
 				*bad = h->checked;

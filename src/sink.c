@@ -100,13 +100,7 @@ static void flush(sink *k, int final)
 		size_t unit = IO_ALIGN;
 		if (k->vsum || k->vord) {
 			/* lcm(IO_ALIGN, R) when small enough, else whole records */
-			size_t a = IO_ALIGN, b = R;
-			while (b) {
-				size_t t = a % b;
-				a = b;
-				b = t;
-			}
-			unit = IO_ALIGN / a * R;
+			unit = io_align_records(R) * R;
 			if (unit > k->cap / 2)
 				unit = R;
 		}

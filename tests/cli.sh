@@ -290,17 +290,16 @@ sortcase "spill-S-percent" big.bin "--record-size 16 -k u64@8" "-S 1% -T t1"
 sortcase "spill-stdin" - "--record-size 16 -k u64@8" "-S 64K -T t1" < big.bin
 sortcase "in-memory-default-S" big.bin "--record-size 16 -k u64@8" "-T t1"
 sortcase "in-memory-S1G" gs100.bin "--record-size 100 -k bytes10@0" "-S 1G -T t1"
-GPUSORT_DIRECT=1
-export GPUSORT_DIRECT
-sortcase "spill-GPUSORT_DIRECT" big.bin "--record-size 16 -k u64@8" "-S 64K -T t1"
-unset GPUSORT_DIRECT
-# io_uring registered buffers off (GPUSORT_FIXED=0), refused (as RLIMIT_MEMLOCK
-# would), and on: the same bytes in -o files (the sink's buffers are
-# registered only for a regular output), in one chunk and through spills
+sortcase "spill-direct-io" big.bin "--record-size 16 -k u64@8" "-S 64K -T t1 --direct-io"
+sortcase "in-memory-direct-io" big.bin "--record-size 16 -k u64@8" "-T t1 --direct-io"
+# io_uring registered buffers off (the test build's GPUSORT_FIXED=0), refused
+# (GPUSORT_FAULT=fixed-enomem, as RLIMIT_MEMLOCK would), and on: the same
+# bytes in -o files (the sink's buffers are registered only for a regular
+# output), in one chunk and through spills
 for S in 64K 1G; do
 	for e in GPUSORT_FIXED=0 GPUSORT_FAULT=fixed-enomem; do
 		gsrun --record-size 16 -k u64@8 -S $S -T t1 -o fx-default.bin big.bin 2> gs.err &&
-			(export "$e"; gsrun --record-size 16 -k u64@8 -S $S -T t1 -o fx-env.bin big.bin) 2>> gs.err
+			(export "$e"; gstrun --record-size 16 -k u64@8 -S $S -T t1 -o fx-env.bin big.bin) 2>> gs.err
 		rc=$?
 		if [ $rc = 0 ] && cmp -s fx-default.bin fx-env.bin; then pass "fixed-S$S-$e-same-bytes"
 		else fail "fixed-S$S-$e-same-bytes" "exit status $rc, or the outputs differ: $(first gs.err)"; fi
@@ -827,7 +826,7 @@ if [ $rc = 0 ] && cmp -s fx.bin expab.bin &&
 	grep -Eq '^gpusort: stats: I/O buffers registered with io_uring: (yes|no \(io_uring unavailable\))' gs.err
 then pass "stats-fixed-buffers"
 else fail "stats-fixed-buffers" "exit status $rc: $(grep registered gs.err)"; fi
-(GPUSORT_FIXED=0; export GPUSORT_FIXED; gsrun $K --stats -S 64K -T t1 -o fx.bin ab.bin) 2> gs.err
+(GPUSORT_FIXED=0; export GPUSORT_FIXED; gstrun $K --stats -S 64K -T t1 -o fx.bin ab.bin) 2> gs.err
 rc=$?
 if [ $rc = 0 ] && cmp -s fx.bin expab.bin &&
 	grep -Eq '^gpusort: stats: I/O buffers registered with io_uring: no \((disabled by GPUSORT_FIXED=0|io_uring unavailable)\)' gs.err
@@ -974,12 +973,13 @@ for S in 1M 3M; do
 done
 rm -f v100.bin
 
-# A spilled block that comes back different (GPUSORT_FAULT=corrupt-spill flips
-# a byte of the first spilled window read back, as a bad disk would): exit 2,
-# one line naming the temp file and the checksum, the output left untouched.
+# A spilled block that comes back different (the test build's
+# GPUSORT_FAULT=corrupt-spill flips a byte of spilled data read back, as a
+# bad disk would): exit 2, one line naming the temp file and the checksum,
+# the output left untouched.
 gen -n 50000 -k u32 --seed 99 -o fault.bin
 printf 'keep' > fault.out
-(GPUSORT_FAULT=corrupt-spill; export GPUSORT_FAULT; gsrun -k u32 -S 64K -T t1 -o fault.out fault.bin) > /dev/null 2> gs.err
+(GPUSORT_FAULT=corrupt-spill; export GPUSORT_FAULT; gstrun -k u32 -S 64K -T t1 -o fault.out fault.bin) > /dev/null 2> gs.err
 rc=$?
 if [ $rc = 2 ] && [ "$(wc -l < gs.err)" = 1 ] &&
    grep -q "^gpusort: temporary file t1/gpusort\.[A-Za-z0-9]*: checksum mismatch in block" gs.err &&
@@ -994,6 +994,13 @@ ls -A . | grep -q '^\.fault\.out\.gpusort' && fail "spill-corruption-temp-remove
 "$REF" -k u32 < fault.bin > fault.exp
 gsrun -k u32 -S 64K -T t1 -o fault.out fault.bin 2> gs.err
 check_ok "spill-corruption-control" $? fault.out fault.exp gs.err
+# the installed gpusort has no fault injection and no registration switch:
+# it ignores the test build's variables
+(GPUSORT_FAULT=corrupt-spill GPUSORT_FIXED=0; export GPUSORT_FAULT GPUSORT_FIXED
+ gsrun -k u32 -S 64K -T t1 --stats -o fault.out fault.bin) 2> gs.err
+rc=$?
+if grep -q 'disabled by' gs.err; then fail "installed-ignores-test-variables" "$(grep registered gs.err)"
+else check_ok "installed-ignores-test-variables" $rc fault.out fault.exp gs.err; fi
 rm -f fault.bin fault.out fault.exp
 
 # canary: no test may have replaced the system's device nodes

@@ -142,7 +142,7 @@ if [ $? = 0 ] && grep -q "^gpusort: verify: 75018 records, order ok, multiset ok
 else
 	fail "stream-verify" "$(tr '\n' '|' < gs.err)"
 fi
-(GPUSORT_DIRECT=1; export GPUSORT_DIRECT; gsrun --cpu --record-size 20 -k i64@12 mall.bin -o got.bin) 2> gs.err
+gsrun --cpu --direct-io --record-size 20 -k i64@12 mall.bin -o got.bin 2> gs.err
 [ $? = 0 ] && cmp -s got.bin expall.bin && pass "stream-direct-output" ||
 	fail "stream-direct-output" "$(first gs.err)"
 

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "../io/io.h"
+#include "../io/io_fault.h"
 #include "run.h"
 #include "unit.h"
 #include "util.h"
@@ -262,7 +263,7 @@ int main(void)
 
 	TEST_BEGIN("io/fixed-exact-bytes-direct") {
 		/* the same through O_DIRECT descriptors (where the file system has them) */
-		setenv("GPUSORT_DIRECT", "1", 1);
+		io_set_direct(1);
 		for (size_t z = 0; z < sizeof fixed_sizes / sizeof fixed_sizes[0]; z++) {
 			size_t n = fixed_sizes[z];
 			uint8_t *src = arena, *dst = arena + half_arena;
@@ -276,7 +277,7 @@ int main(void)
 				      "n=%zu: %" PRIu64 " of %" PRIu64 " bytes fixed", n, ring.fixed_bytes - fb0,
 				      ring.bytes - b0);
 		}
-		unsetenv("GPUSORT_DIRECT");
+		io_set_direct(0);
 	} TEST_END();
 
 	TEST_BEGIN("io/fixed-unregistered-buffer-still-works") {
@@ -336,12 +337,12 @@ int main(void)
 	TEST_BEGIN("io/fixed-whole-table-registration") {
 		/* kernels without sparse tables: every change registers the whole set */
 		if (ring.have_uring) {
-			setenv("GPUSORT_FAULT", "fixed-dense", 1);
+			io_fault_set("fixed-dense");
 			void *b2[2] = { arena, arena + half_arena };
 			size_t l2[2] = { half_arena, arena_len - half_arena };
 			CHECK(io_ring_register(&ring, b2, l2, 1) == 0 && ring.fx_dense && ring.nfx == 1, "{A} whole");
 			CHECK(io_ring_register(&ring, b2, l2, 2) == 0 && ring.fx_dense && ring.nfx == 2, "{A, B} whole");
-			unsetenv("GPUSORT_FAULT");
+			io_fault_set(NULL);
 			size_t n = IO_SEG + 4097;
 			fill(arena + 7, n, 4242);
 			uint64_t fb0 = ring.fixed_bytes;
@@ -368,14 +369,14 @@ int main(void)
 		int rc = io_ring_register(&ring, b2, l2, 2);
 		CHECK(rc < 0 && ring.nfx == 0 && ring.fx_slots == 0, "unmapped buffer: %d, %u registered", rc, ring.nfx);
 		/* fault injection: as RLIMIT_MEMLOCK refuses an unprivileged user */
-		setenv("GPUSORT_FAULT", "fixed-enomem", 1);
+		io_fault_set("fixed-enomem");
 		rc = io_ring_register(&ring, b1, l1, 1);
-		unsetenv("GPUSORT_FAULT");
-		CHECK(rc == -ENOMEM && ring.nfx == 0, "GPUSORT_FAULT=fixed-enomem: %d", rc);
-		setenv("GPUSORT_FIXED", "0", 1);
+		io_fault_set(NULL);
+		CHECK(rc == -ENOMEM && ring.nfx == 0, "fault fixed-enomem: %d", rc);
+		io_set_fixed(0);
 		rc = io_ring_register(&ring, b1, l1, 1);
-		unsetenv("GPUSORT_FIXED");
-		CHECK(rc == -ECANCELED && ring.nfx == 0, "GPUSORT_FIXED=0: %d", rc);
+		io_set_fixed(1);
+		CHECK(rc == -ECANCELED && ring.nfx == 0, "io_set_fixed(0): %d", rc);
 		/* bad arguments */
 		void *b0[1] = { NULL };
 		CHECK(io_ring_register(&ring, b0, l1, 1) == -EINVAL && ring.nfx == 0, "NULL buffer");

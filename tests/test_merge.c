@@ -1,8 +1,9 @@
-/* test_merge.c - loser tree, splitter cuts, and the CPU radix engine, against qsort. */
+/* test_merge.c - loser tree, splitters (splitters.h), and the CPU radix engine, against qsort. */
 #include "cpusort.h"
 #include "keys.h"
 #include "losertree.h"
 #include "merge.h"
+#include "splitters.h"
 #include "unit.h"
 
 #include <stdint.h>
@@ -23,6 +24,52 @@ static int rec_cmp(const void *a, const void *b)
 static int memcmp_40(const void *a, const void *b)
 {
 	return memcmp(a, b, 40);
+}
+
+/*
+ * The ranges r[0..k) (records as rec_cmp orders them) cut into P parts at
+ * cuts ((P + 1) * k entries, splitters.h): each part merged on its own (by
+ * qsort, stable here as serials are unique) and the parts concatenated must
+ * give the stable merge of all the ranges. Returns NULL, or what is wrong
+ * (in a static buffer); *big: the records of the largest part.
+ */
+static const char *parts_merge_stably(const splitters_run *r, int k, int P, const uint64_t *cuts, size_t *big)
+{
+	static char why[200];
+	size_t total = 0, o = 0;
+	for (int i = 0; i < k; i++)
+		total += r[i].hi - r[i].lo;
+	uint32_t *ref = malloc(total * 8 + 8), *got = malloc(total * 8 + 8);
+	for (int i = 0; i < k; i++) {
+		memcpy(ref + 2 * o, r[i].base + r[i].lo * 8, (r[i].hi - r[i].lo) * 8);
+		o += r[i].hi - r[i].lo;
+	}
+	qsort(ref, total, 8, rec_cmp);
+	const char *ret = NULL;
+	o = *big = 0;
+	for (int p = 0; p < P && !ret; p++) {
+		size_t p0 = o;
+		for (int i = 0; i < k && !ret; i++) {
+			uint64_t a = cuts[(size_t)p * k + i], b = cuts[(size_t)(p + 1) * k + i];
+			if (a < r[i].lo || a > b || b > r[i].hi || (p == 0 && a != r[i].lo) || (p == P - 1 && b != r[i].hi)) {
+				snprintf(why, sizeof why, "part %d of run %d: [%llu, %llu) of [%llu, %llu)", p, i,
+					 (unsigned long long)a, (unsigned long long)b, (unsigned long long)r[i].lo,
+					 (unsigned long long)r[i].hi);
+				ret = why;
+			} else {
+				memcpy(got + 2 * o, r[i].base + a * 8, (b - a) * 8);
+				o += b - a;
+			}
+		}
+		qsort(got + 2 * p0, o - p0, 8, rec_cmp);
+		if (o - p0 > *big)
+			*big = o - p0;
+	}
+	if (!ret && (o != total || memcmp(got, ref, total * 8)))
+		ret = "the concatenated parts differ from the stable merge";
+	free(ref);
+	free(got);
+	return ret;
 }
 
 static keys_spec u32_in_8(void)
@@ -101,43 +148,52 @@ int main(void)
 			}
 			uint64_t *cuts = malloc((size_t)(G + 1) * k * sizeof *cuts);
 			CHECK(merge_plan_groups(&s, rp, k, G, 8 * G, cuts) == 0, "plan failed");
-			uint32_t *ref = malloc(total * 8 + 8), *got = malloc(total * 8 + 8);
-			size_t o = 0, big = 0;
-			for (int i = 0; i < k; i++) {
-				memcpy(ref + 2 * o, rs[i].mem, rs[i].n * 8);
-				o += rs[i].n;
-			}
-			qsort(ref, total, 8, rec_cmp);
-			o = 0;
-			for (int g = 0; g < G; g++) {
-				size_t g0 = o;
-				for (int i = 0; i < k; i++) {
-					uint64_t a = cuts[(size_t)g * k + i], b = cuts[(size_t)(g + 1) * k + i];
-					CHECK(a <= b && b <= rs[i].n, "trial %d group %d run %d: cut [%llu, %llu) of %llu", trial, g,
-					      i, (unsigned long long)a, (unsigned long long)b, (unsigned long long)rs[i].n);
-					if (a <= b && b <= rs[i].n) {
-						memcpy(got + 2 * o, rs[i].mem + a * 8, (b - a) * 8);
-						o += b - a;
-					}
-				}
-				qsort(got + 2 * g0, o - g0, 8, rec_cmp); /* the group's own stable merge */
-				if (o - g0 > big)
-					big = o - g0;
-			}
-			CHECK(o == total, "trial %d: groups hold %zu records of %zu", trial, o, total);
-			CHECK(o != total || !memcmp(got, ref, total * 8), "trial %d (k %d, %d groups): concatenated groups "
-			      "differ from the stable merge", trial, k, G);
+			splitters_run r[9];
+			for (int i = 0; i < k; i++)
+				r[i] = (splitters_run){ rs[i].mem, 0, rs[i].n, 0 };
+			size_t big;
+			const char *why = parts_merge_stably(r, k, G, cuts, &big);
+			CHECK(!why, "trial %d (k %d, %d groups): %s", trial, k, G, why);
 			CHECK(total < 1000 || big <= total * 3 / (2 * (size_t)G) + (size_t)k,
 			      "trial %d: largest group %zu of %zu records in %d groups", trial, big, total, G);
 			for (int i = 0; i < k; i++)
 				free(rs[i].mem);
 			free(cuts);
-			free(ref);
-			free(got);
 		}
 	} TEST_END();
 
-	TEST_BEGIN("merge/cut-splits-consistently") {
+	TEST_BEGIN("splitters/cut-subranges") {
+		/* as the CPU merge cuts a round: ranges [lo, hi) inside each run,
+		 * the same number of samples from each; the parts, each merged on
+		 * its own and concatenated, must be the stable merge of the ranges */
+		for (int trial = 0; trial < 80; trial++) {
+			int k = 1 + (int)(unit_rand(&seed) % 7), P = 1 + (int)(unit_rand(&seed) % 9);
+			uint32_t mod = trial % 2 ? 4 : 100000, serial = 0;
+			uint32_t *v[7];
+			splitters_run r[7];
+			for (int i = 0; i < k; i++) {
+				size_t n = unit_rand(&seed) % 2000;
+				v[i] = malloc(n * 8 + 8);
+				for (size_t j = 0; j < n; j++) {
+					v[i][2 * j] = (uint32_t)(unit_rand(&seed) % mod);
+					v[i][2 * j + 1] = serial++;
+				}
+				qsort(v[i], n, 8, rec_cmp);
+				uint64_t lo = unit_rand(&seed) % (n + 1), hi = lo + unit_rand(&seed) % (n - lo + 1);
+				r[i] = (splitters_run){ (uint8_t *)v[i], lo, hi, (uint64_t)P };
+			}
+			uint64_t *cuts = malloc((size_t)(P + 1) * k * sizeof *cuts);
+			size_t big;
+			CHECK(splitters_cut(&s, r, k, P, cuts) == 0, "cut failed");
+			const char *why = parts_merge_stably(r, k, P, cuts, &big);
+			CHECK(!why, "trial %d (k %d, %d parts): %s", trial, k, P, why);
+			for (int i = 0; i < k; i++)
+				free(v[i]);
+			free(cuts);
+		}
+	} TEST_END();
+
+	TEST_BEGIN("splitters/rank-splits-consistently") {
 		/* cutting every run at one splitter: the left parts hold exactly the
 		 * records that order before it in (key, run, position) order */
 		for (int trial = 0; trial < 200; trial++) {
@@ -162,7 +218,7 @@ int main(void)
 			memcpy(&skey, spl, 4);
 			for (int incl = 0; incl < 2; incl++) {
 				for (int i = 0; i < k; i++) {
-					size_t c = merge_cut(&s, (uint8_t *)runs[i], 0, n[i], i, spl, sr, sp, incl);
+					size_t c = splitters_rank(&s, (uint8_t *)runs[i], 0, n[i], i, spl, sr, sp, incl);
 					size_t want = 0;
 					for (size_t j = 0; j < n[i]; j++) {
 						uint32_t key = runs[i][2 * j];

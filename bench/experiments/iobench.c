@@ -17,8 +17,8 @@
  *   iobench ring read  fixed|plain BUF FILE      io_read_next all of FILE
  *   iobench ring write fixed|plain BUF GIB FILE  io_write_next GIB GiB to FILE
  *
- * GPUSORT_DIRECT=1 makes these O_DIRECT (io_direct_allowed; gpusort's
- * --direct-io). Prints one line: mode, seconds (registration included),
+ * GPUSORT_DIRECT=1 (read here, passed to io_set_direct) makes these
+ * O_DIRECT, as gpusort's --direct-io does. Prints one line: mode, seconds (registration included),
  * GB/s, the registration's own time, and the bytes that went through
  * READ_FIXED/WRITE_FIXED.
  *
@@ -175,6 +175,8 @@ static int ring_bench(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	const char *direct = getenv("GPUSORT_DIRECT");
+	io_set_direct(direct && *direct && strcmp(direct, "0"));
 	pthread_t t[256];
 	double t0;
 	if (argc >= 2 && !strcmp(argv[1], "ring"))

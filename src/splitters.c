@@ -1,0 +1,89 @@
+/* splitters.c - see splitters.h. */
+#define _GNU_SOURCE
+#include "splitters.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+size_t splitters_rank(const keys_spec *s, const uint8_t *base, size_t lo, size_t hi, int ri, const uint8_t *sp,
+		      int sr, size_t sp_pos, int inclusive)
+{
+	if (ri == sr)
+		return sp_pos + (inclusive ? 1 : 0);
+	size_t R = s->record_size;
+	/* runs before the splitter's run: equal keys order first (upper bound);
+	 * runs after it: equal keys order after (lower bound) */
+	int upper = ri < sr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = keys_compare(s, base + mid * R, sp);
+		if (c < 0 || (upper && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct sample {
+	const uint8_t *rec;
+	int run;
+	uint64_t pos;
+};
+
+/* (key, run, position) order: a total order, so the sort's result does not
+ * depend on qsort's (unstable) tie handling. */
+static int sample_cmp(const void *a, const void *b, void *arg)
+{
+	const struct sample *x = a, *y = b;
+	int c = keys_compare(arg, x->rec, y->rec);
+	if (c)
+		return c;
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+int splitters_cut(const keys_spec *s, const splitters_run *runs, int k, int parts, uint64_t *cuts)
+{
+	size_t R = s->record_size, ns = 0, nsamp = 0;
+	for (int i = 0; i < k; i++) {
+		cuts[i] = runs[i].lo;
+		cuts[(size_t)parts * k + i] = runs[i].hi;
+		nsamp += runs[i].hi > runs[i].lo ? (size_t)runs[i].samples : 0;
+	}
+	if (parts < 2)
+		return 0;
+	struct sample *sm = malloc(nsamp * sizeof *sm + 1);
+	if (!sm)
+		return -ENOMEM;
+	/* step 3: equidistant samples of each run */
+	for (int i = 0; i < k; i++) {
+		const splitters_run *r = &runs[i];
+		uint64_t len = r->hi - r->lo;
+		for (uint64_t q = 1; q <= r->samples && len; q++) {
+			uint64_t at = r->lo + len * q / (r->samples + 1);
+			sm[ns++] = (struct sample){ r->base + at * R, i, at };
+		}
+	}
+	/* step 4: all samples sorted */
+	qsort_r(sm, ns, sizeof *sm, sample_cmp, (void *)s);
+	/* steps 5-6: equidistant global samples, located in each run */
+	for (int p = 1; p < parts; p++) {
+		const struct sample *sp = ns ? &sm[ns * (size_t)p / (size_t)parts] : NULL;
+		for (int i = 0; i < k; i++) {
+			const splitters_run *r = &runs[i];
+			uint64_t c = r->hi, prev = cuts[(size_t)(p - 1) * k + i];
+			if (sp)
+				c = splitters_rank(s, r->base, (size_t)r->lo, (size_t)r->hi, i, sp->rec, sp->run,
+						   (size_t)sp->pos, 0);
+			if (c < prev)
+				c = prev;
+			if (c > r->hi)
+				c = r->hi;
+			cuts[(size_t)p * k + i] = c;
+		}
+	}
+	free(sm);
+	return 0;
+}
