@@ -848,6 +848,25 @@ elif ! python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(d["fixed
 else
 	pass "stats-json"
 fi
+# the plan in --stats=json: a spilling sort under -S 64K is chunked, its
+# shares within -S, its runs and passes those the text stats report
+gsrun $K --stats=json -S 64K -T t1 ab.bin > got.bin 2> gs.err
+rc=$?
+if [ $HAVE_PY = 0 ]; then
+	skip "stats-json-plan" "no python3 to check the JSON"
+elif [ $rc != 0 ] || ! cmp -s got.bin expab.bin; then
+	fail "stats-json-plan" "exit status $rc, or stdout is not the sorted data: $(first gs.err)"
+elif ! python3 -c '
+import json, sys
+d = json.load(sys.stdin); p = d["plan"]
+host = p["share_buffers"] + p["share_scratch"] + p["share_staging"] + p["share_kept"]
+ok = (p["path"] == "chunked" and not p["single"] and host <= 64 * 1024 and p["chunk_records"] == d["chunk_records"]
+      and p["runs"] == d["runs"] and p["merge_passes"] == d["merge_passes"] and p["merge_fanin"] >= 2)
+sys.exit(0 if ok else 1)' < gs.err; then
+	fail "stats-json-plan" "plan disagrees with -S 64K or the run: $(tr -d '\n' < gs.err | sed 's/.*"plan"/"plan"/' | head -c 400)"
+else
+	pass "stats-json-plan"
+fi
 gsrun --help > help.out 2> gs.err
 rc=$?
 [ $rc = 0 ] && grep -q -- '-k' help.out && pass "help" || fail "help" "exit status $rc, or stdout does not mention -k"
