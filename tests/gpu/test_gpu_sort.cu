@@ -22,8 +22,9 @@
  * that both the FULL partitions (no virtual element: arithmetic addresses,
  * no per-element check) and the checked ones run; plus u32 and u64 words
  * that start one element past the allocation (not 16-byte aligned) at
- * 2^14 - 3, 2^18 - 3 and 2^22 - 3; checked against std::sort. (The 64-bit
- * index kernels run on them with GPUSORT_WIDE_INDEX=1.)
+ * 2^14 - 3, 2^18 - 3 and 2^22 - 3; checked against std::sort. The same
+ * up to 2^16 / 2^15 / 2^14 again with the 64-bit index kernels
+ * (bitonic_sort's wide_index; they run only above 2^31 elements otherwise).
  * --small: few, small cases (for compute-sanitizer memcheck / racecheck).
  *
  * Overlap cases: a second chunk is begun while the first is still being
@@ -1084,13 +1085,14 @@ bool word_less(uint64_t a, uint64_t b) { return a < b; }
 bool word_less(const gs_u128 &a, const gs_u128 &b) { return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo; }
 
 /* bitonic_sort<T> on n words (few distinct values when `few`, so that
- * ties and the padding sentinel's value meet) against std::sort. */
+ * ties and the padding sentinel's value meet) against std::sort; wide:
+ * with the 64-bit index kernels. */
 template <class T>
-void network_case(const char *tname, size_t n, bool few, size_t off = 0)
+void network_case(const char *tname, size_t n, bool few, size_t off, bool wide)
 {
 	char nm[128];
-	snprintf(nm, sizeof nm, "network/%s/n=%zu/%s%s", tname, n, few ? "fewunique" : "uniform",
-		 off ? "/unaligned" : "");
+	snprintf(nm, sizeof nm, "network/%s/n=%zu/%s%s%s", tname, n, few ? "fewunique" : "uniform",
+		 off ? "/unaligned" : "", wide ? "/wide-index" : "");
 	std::vector<T> h(n), out(n);
 	for (size_t i = 0; i < n; ++i) {
 		uint64_t a = rnd(), b = rnd();
@@ -1110,11 +1112,10 @@ void network_case(const char *tname, size_t n, bool few, size_t off = 0)
 		return;
 	}
 	/* off > 0: the words start off elements into the allocation, so that
-	 * the passes' 16-byte prefetch chunks are not aligned (the element-wise
-	 * path of prefetch_tile) */
+	 * the passes' accesses are not aligned as the tiles are */
 	cudaError_t e = cudaMemcpy(d + off, h.data(), n * sizeof(T), cudaMemcpyHostToDevice);
 	if (e == cudaSuccess)
-		e = bitonic_sort<T>(d + off, n, 0, &passes);
+		e = bitonic_sort<T>(d + off, n, 0, &passes, wide);
 	if (e == cudaSuccess)
 		e = cudaMemcpy(out.data(), d + off, n * sizeof(T), cudaMemcpyDeviceToHost);
 	cudaFree(d);
@@ -1132,21 +1133,21 @@ void network_case(const char *tname, size_t n, bool few, size_t off = 0)
 }
 
 template <class T>
-void network_cases(const char *tname, int maxl)
+void network_cases(const char *tname, int maxl, bool wide = false)
 {
 	for (int L = 1; L <= maxl; ++L) {
 		const size_t p = (size_t)1 << L, r = L > 2 ? rnd() % (p / 4) : 0;
-		network_case<T>(tname, p, L % 2);
+		network_case<T>(tname, p, L % 2, 0, wide);
 		if (p - 1 - r > 1)
-			network_case<T>(tname, p - 1 - r, !(L % 2));
+			network_case<T>(tname, p - 1 - r, !(L % 2), 0, wide);
 		if (L > 1)
-			network_case<T>(tname, p / 2 + 1 + r, L % 3 == 0);
+			network_case<T>(tname, p / 2 + 1 + r, L % 3 == 0, 0, wide);
 	}
 	/* words that do not start on a 16-byte boundary, sizes that run every
 	 * kind of pass */
 	if (sizeof(T) < 16)
 		for (int L = 14; L <= maxl; L += 4)
-			network_case<T>(tname, ((size_t)1 << L) - 3, L % 8 == 2, 1);
+			network_case<T>(tname, ((size_t)1 << L) - 3, L % 8 == 2, 1, wide);
 }
 
 std::vector<Kind> merge_kinds(const std::vector<Kind> &K)
@@ -1189,6 +1190,9 @@ int main(int argc, char **argv)
 	network_cases<uint32_t>("u32", small ? 16 : 23);
 	network_cases<uint64_t>("u64", small ? 15 : 22);
 	network_cases<gs_u128>("u128", small ? 14 : 22);
+	network_cases<uint32_t>("u32", 16, true);
+	network_cases<uint64_t>("u64", 15, true);
+	network_cases<gs_u128>("u128", 14, true);
 
 	std::vector<Kind> K = kinds();
 	for (const Kind &k : merge_kinds(K))
