@@ -1,7 +1,8 @@
 /*
  * bitonic.cu - the bitonic sort's dispatch: launches the kernels of
  * bitonic_kernels.cuh as the planner (bitonic_plan.h) lists them, with the
- * configuration of bitonic_tuning.cuh.
+ * configuration of bitonic_tuning.cuh, and registers the sort as the
+ * sorter "bitonic" (sorter.cuh).
  *
  * Source: Capannini, Silvestri, Baraglia, "Sorting on GPUs for large scale
  * datasets: a thorough comparison", sections 5-6 (K-model bitonic sort);
@@ -132,3 +133,31 @@ template uint64_t bitonic_pass_count<gs_u128>(size_t);
 template int bitonic_tile_bits<uint32_t>(void);
 template int bitonic_tile_bits<uint64_t>(void);
 template int bitonic_tile_bits<gs_u128>(void);
+
+/* The sorter (sorter.cuh): in place, so no scratch. */
+namespace {
+
+size_t bitonic_extra_bytes(size_t, int)
+{
+	return 0;
+}
+
+cudaError_t bitonic_sort_words(void *d, size_t n, int width, void *, size_t, cudaStream_t stream, uint64_t *passes)
+{
+	switch (width) {
+	case 4: return bitonic_sort<uint32_t>((uint32_t *)d, n, stream, passes);
+	case 8: return bitonic_sort<uint64_t>((uint64_t *)d, n, stream, passes);
+	case 16: return bitonic_sort<gs_u128>((gs_u128 *)d, n, stream, passes);
+	default: return cudaErrorInvalidValue;
+	}
+}
+
+} // namespace
+
+extern const gs_sorter gs_sorter_bitonic = {
+	"bitonic",
+	"Capannini, Silvestri, Baraglia, \"Sorting on GPUs for large scale datasets: a thorough comparison\", "
+	"sections 5-6 (K-model bitonic sort)",
+	bitonic_extra_bytes,
+	bitonic_sort_words,
+};

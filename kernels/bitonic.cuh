@@ -1,9 +1,10 @@
 /*
  * bitonic.cuh - in-place K-model bitonic sort of fixed-width words on the
- * device (internal to kernels/; src/ sees only gpusort_kernels.h).
+ * device (internal to kernels/; src/ sees only gpusort_kernels.h). The
+ * sorter registry reaches it as gs_sorter_bitonic (bitonic.cu).
  *
- * Element types: uint32_t, uint64_t and gs_u128 (two 64-bit words
- * compared as one unsigned 128-bit number, hi first). Ascending. The
+ * Element types: uint32_t, uint64_t and gs_u128 (sorter.cuh: two 64-bit
+ * words compared as one unsigned 128-bit number, hi first). Ascending. The
  * all-ones value is the padding sentinel (+infinity); it may also occur as
  * a real value.
  *
@@ -19,9 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct __align__(16) gs_u128 {
-	uint64_t lo, hi; /* value = hi * 2^64 + lo */
-};
+#include "sorter.cuh"
 
 /*
  * Sort d[0..n) ascending in place on `stream` (asynchronous; no host sync,

@@ -1,6 +1,7 @@
 /*
  * gpu_sort_chunk.cu - one chunk through the GPU: layout checks, capacity,
- * H2D, key extraction, the bitonic sort, tie refinement, gather, D2H.
+ * H2D, key extraction, the sort (the ctx's sorter: sorter.cuh), tie
+ * refinement, gather, D2H.
  *
  * Two element types (gpusort_kernels.h):
  *   key-only: the record is one 4- or 8-byte key field (width == record
@@ -79,6 +80,19 @@ bool key_only(const gs_layout &L)
 
 size_t pair_bytes(const gs_layout &L) { return L.kw <= 4 ? 8 : 16; }
 
+/* Bytes of the words the sorter orders: the records themselves (key-only)
+ * or the (key, index) elements. */
+int word_bytes(const gs_layout &L) { return key_only(L) ? (int)L.rs : (int)pair_bytes(L); }
+
+/* Device bytes the ctx's sorter needs for n words of L (sorter.cuh,
+ * extra_bytes), with room to align them: reserved at the arena's end,
+ * before the slack (sort_words). */
+size_t sort_scratch_bytes(const gpu_ctx *c, const gs_layout &L, size_t n)
+{
+	const size_t x = c->sorter->extra_bytes(n, word_bytes(L));
+	return x ? al(x) + ALIGN : 0;
+}
+
 size_t capacity(const gpu_ctx *c, const gs_layout &L)
 {
 	const size_t fixed = 4 * ALIGN + c->slack_bytes;
@@ -93,7 +107,10 @@ size_t capacity(const gpu_ctx *c, const gs_layout &L)
 		per = 2 * (size_t)L.rs + pair_bytes(L);
 		lim = 0xfffffffeu; /* u32 index */
 	}
-	size_t cap = avail / per;
+	const size_t sb = sort_scratch_bytes(c, L, avail / per);
+	if (avail <= sb)
+		return 0;
+	size_t cap = (avail - sb) / per;
 	return cap < lim ? cap : lim;
 }
 
@@ -133,7 +150,8 @@ size_t merge_capacity(const gpu_ctx *c, const gs_layout &L)
 		per = 2 * (size_t)L.rs + 2 * pair_bytes(L);
 		lim = 0xfffffffeu; /* u32 index */
 	}
-	const size_t sb = merge_scratch_bytes(L, avail / per);
+	/* the sorter's scratch too: keys over 12 bytes are refined by sorting */
+	const size_t sb = merge_scratch_bytes(L, avail / per) + sort_scratch_bytes(c, L, avail / per);
 	if (avail <= sb)
 		return 0;
 	size_t cap = (avail - sb) / per;
@@ -150,6 +168,22 @@ double ms_between(gpu_ctx *c, int a, int b, int *err)
 }
 
 /*
+ * Sort n words of `width` bytes at d with the ctx's sorter, on c->stream.
+ * Its scratch is the end of the arena before the slack, which the
+ * capacities keep free (sort_scratch_bytes); nothing else is live there
+ * while a chunk is sorted.
+ */
+int sort_words(gpu_ctx *c, void *d, size_t n, int width, uint64_t *passes)
+{
+	const size_t x = c->sorter->extra_bytes(n, width);
+	unsigned char *scratch = NULL;
+	if (x)
+		scratch = c->arena + al(c->arena_bytes - c->slack_bytes - (al(x) + ALIGN));
+	GS_CK(c, c->sorter->sort(d, n, width, scratch, x ? al(x) : 0, c->stream, passes));
+	return 0;
+}
+
+/*
  * Tie refinement for keys longer than 12 bytes (keys_extract.cu): pr[0..n)
  * are (12 key bytes, index) elements in ascending order; while some
  * neighbours share their key area, rebuild the elements as (run start,
@@ -161,6 +195,7 @@ int refine_ties(gpu_ctx *c, const gs_layout &L, size_t n, gs_u128 *pr, const uns
 		unsigned char *d_out, int *d_flag, uint64_t *passes)
 {
 	cudaStream_t st = c->stream;
+	int r;
 	for (uint32_t kb0 = 12; kb0 < L.kw && n > 1; kb0 += 8) {
 		uint32_t *seg = (uint32_t *)d_out;
 		GS_CK(c, cudaMemsetAsync(d_flag, 0, sizeof(int), st));
@@ -180,7 +215,8 @@ int refine_ties(gpu_ctx *c, const gs_layout &L, size_t n, gs_u128 *pr, const uns
 		++*passes;
 		GS_CK(c, gs_keys_refine(pr, seg, d_in, n, L, kb0, st));
 		++*passes;
-		GS_CK(c, bitonic_sort<gs_u128>(pr, n, st, passes));
+		if ((r = sort_words(c, pr, n, sizeof *pr, passes)) < 0)
+			return r;
 	}
 	return 0;
 }
@@ -189,17 +225,20 @@ int sort_general(gpu_ctx *c, const gs_layout &L, size_t n, unsigned char *d_in, 
 		 void *d_pairs, int *d_flag, uint64_t *passes)
 {
 	cudaStream_t st = c->stream;
+	int r;
 	if (L.kw <= 4) {
 		uint64_t *pr = (uint64_t *)d_pairs;
 		GS_CK(c, gs_keys_extract_u64(pr, d_in, n, L, st));
 		++*passes;
-		GS_CK(c, bitonic_sort<uint64_t>(pr, n, st, passes));
+		if ((r = sort_words(c, pr, n, sizeof *pr, passes)) < 0)
+			return r;
 	} else {
 		gs_u128 *pr = (gs_u128 *)d_pairs;
 		GS_CK(c, gs_keys_extract_u128(pr, d_in, n, L, st));
 		++*passes;
-		GS_CK(c, bitonic_sort<gs_u128>(pr, n, st, passes));
-		int r = refine_ties(c, L, n, pr, d_in, d_out, d_flag, passes);
+		if ((r = sort_words(c, pr, n, sizeof *pr, passes)) < 0)
+			return r;
+		r = refine_ties(c, L, n, pr, d_in, d_out, d_flag, passes);
 		if (r < 0)
 			return r;
 	}
@@ -271,10 +310,9 @@ int sort_on_device(gpu_ctx *c, const gs_layout &L, size_t n, const chunk_area &a
 		unsigned char *d = a.d_in;
 		GS_CK(c, gs_keys_normalize(d, n, L, st, false));
 		++*passes;
-		if (L.rs == 4)
-			GS_CK(c, bitonic_sort<uint32_t>((uint32_t *)d, n, st, passes));
-		else
-			GS_CK(c, bitonic_sort<uint64_t>((uint64_t *)d, n, st, passes));
+		int r = sort_words(c, d, n, word_bytes(L), passes);
+		if (r < 0)
+			return r;
 		GS_CK(c, gs_keys_normalize(d, n, L, st, true));
 		++*passes;
 		*d_res = d;

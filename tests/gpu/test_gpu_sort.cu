@@ -34,6 +34,9 @@
  * gets of the records they overwrite), and the API must refuse what would
  * overwrite records not yet read out.
  *
+ * Sorter registry: gpu_sorter_count / _name / _source and gpu_set_sorter's
+ * refusals (index out of range, a chunk held).
+ *
  * Merge cases: the input is cut into k segments, each sorted by the
  * reference (stable), and merged on the device; the result must equal the
  * reference's stable sort of the whole input byte for byte (ties: segment
@@ -406,6 +409,35 @@ void resident_api_checks(gpu_ctx *ctx)
 	       gpu_resident_get(ctx, buf, 0, 1, 0) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
 	result("resident-api/end", gpu_resident_end(ctx, NULL) == 0 ? "" : gpu_last_error(ctx));
 	result("resident-api/sort-after-end", gpu_resident_sort(ctx) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+}
+
+/* The sorter registry (gpusort_kernels.h: gpu_sorter_*): bitonic first,
+ * names and sources for every index in range, NULL outside, and
+ * gpu_set_sorter's refusals. */
+void sorter_api_checks(gpu_ctx *ctx)
+{
+	const int n = gpu_sorter_count();
+	const char *first = gpu_sorter_name(0);
+	result("sorter-api/bitonic-first", n >= 1 && first && !strcmp(first, "bitonic") ? "" : "expected bitonic at 0");
+	std::string why;
+	for (int i = 0; i < n && why.empty(); ++i)
+		if (!gpu_sorter_name(i) || !*gpu_sorter_name(i) || !gpu_sorter_source(i) || !*gpu_sorter_source(i))
+			why = "sorter " + std::to_string(i) + " without a name or a source";
+	if (why.empty() && (gpu_sorter_name(-1) || gpu_sorter_name(n) || gpu_sorter_source(n)))
+		why = "a name or source for an index out of range";
+	result("sorter-api/names", why);
+	result("sorter-api/set-out-of-range", gpu_set_sorter(ctx, n) == GPU_EINVAL && gpu_set_sorter(ctx, -1) == GPU_EINVAL
+						       ? ""
+						       : "expected GPU_EINVAL");
+	result("sorter-api/set-null-ctx", gpu_set_sorter(NULL, 0) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	std::vector<gpu_key_field> st;
+	Kind k = {"u64", 8, {{0, 8, GPU_KEY_UINT, 0, 0}}, true};
+	gpu_key_layout L = layout_of(k, st);
+	int r = gpu_resident_begin(ctx, &L, 4);
+	result("sorter-api/set-while-a-chunk-is-held", r == 0 && gpu_set_sorter(ctx, 0) == GPU_EINVAL ? "" :
+		r ? gpu_last_error(ctx) : "expected GPU_EINVAL");
+	gpu_resident_end(ctx, NULL);
+	result("sorter-api/set", gpu_set_sorter(ctx, 0) == 0 ? "" : gpu_last_error(ctx));
 }
 
 std::vector<Kind> kinds()
@@ -1186,6 +1218,7 @@ int main(int argc, char **argv)
 	resident_api_checks(ctx);
 	merge_api_checks(ctx);
 	overlap_api_checks(ctx);
+	sorter_api_checks(ctx);
 
 	network_cases<uint32_t>("u32", small ? 16 : 23);
 	network_cases<uint64_t>("u64", small ? 15 : 22);
