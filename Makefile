@@ -72,7 +72,8 @@ $(B)/%.o: %.c
 	$(say) CC $<
 	$(Q)$(CC) $(ALLCFLAGS) -c -o $@ $<
 
-$(B)/kernels/%.o: kernels/%.cu kernels/gpusort_kernels.h kernels/key_layout.h $(wildcard kernels/*.cuh)
+KERN_HDR := $(wildcard kernels/*.h kernels/*.cuh)
+$(B)/kernels/%.o: kernels/%.cu $(KERN_HDR)
 	@mkdir -p $(dir $@)
 	$(say) NVCC $<
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -c -o $@ $<
@@ -145,12 +146,18 @@ tests/bin/gpusort-fakegpu: $(FAKE_OBJ)
 	$(say) LINK $@
 	$(Q)$(CC) $(FAKECFLAGS) -o $@ $(FAKE_OBJ) $(filter-out -L% -lcudart_static -ldl -lrt -lstdc++,$(LDLIBS))
 
-tests/gpu/test_gpu_sort: tests/gpu/test_gpu_sort.cu tests/gpu/report.h $(KERN_OBJ)
+tests/gpu/test_gpu_sort: tests/gpu/test_gpu_sort.cu tests/gpu/report.h $(KERN_HDR) $(KERN_OBJ)
 	$(say) NVCC $@
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $< $(KERN_OBJ)
 
-# plan() is internal to bitonic.cu: the test includes it (host code is what runs)
-tests/gpu/test_plan: tests/gpu/test_plan.cu tests/gpu/report.h kernels/bitonic.cu kernels/bitonic.cuh
+# the bitonic planner and its configurations are host-only headers
+tests/gpu/test_plan: tests/gpu/test_plan.cu tests/gpu/report.h kernels/bitonic_plan.h kernels/bitonic_tuning.cuh
+	$(say) NVCC $@
+	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $<
+
+# in-device bitonic vs CUB radix sort, merge path vs bitonic (bench/gpu_bench.sh
+# runs it); it includes bitonic.cu and merge_path.cu, so it builds from one file
+bench/gpu_bench: bench/gpu_bench.cu $(KERN_HDR) $(wildcard kernels/*.cu)
 	$(say) NVCC $@
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $<
 

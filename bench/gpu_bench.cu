@@ -6,28 +6,21 @@
  * Median of RUNS timed runs after one warm-up, cudaEvents around the sort.
  * Prints a Markdown table on stdout.
  *
- * `profile LG` instead times, at n = 2^LG, every kernel configuration listed
- * in profile_all() (tile bits, register bits, blocks per SM, shared-memory or
- * register-only passes for the steps above the tile) and each pass of its
- * plan on its own (events between launches), so that the choice of
- * Tr<T>::Def in kernels/bitonic.cu rests on a measurement.
- *
  * A second table: merging k = 8 sorted segments of 2^M keys in total
  * (kernels/merge_path.cu, merge_path_rounds: what the GPU merge does to a
  * group) next to bitonic_sort of the same data (what it did before).
  *
  * bitonic.cu and merge_path.cu are included, not linked, so that the
- * internal bitonic configurations can be instantiated here.
+ * benchmark builds from this one file.
  *
- * Build: nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Ikernels \
+ * Build: make bench/gpu_bench, or by hand:
+ *        nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Ikernels \
  *            bench/gpu_bench.cu -o bench/gpu_bench
  * Usage: bench/gpu_bench [min_log2 [max_log2 [runs [M]]]]   (default 24 30 5 27; M = 0: no merge table)
- *        bench/gpu_bench profile LG [runs]
  */
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <vector>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -253,208 +246,8 @@ static void bench_merge(int lg, int k, int runs, const char *tname)
 	CK(cudaEventDestroy(e1));
 }
 
-/* Per-pass profile of configuration C: median total of `runs` sorts, and one
- * sort with an event after every pass, summed by pass kind. */
-template <class T, class C>
-static void profile(const char *tname, const char *cname, int lg, int runs, T *d, T *ref, unsigned long long *d_bad,
-		    float cub_ms)
-{
-	const uint64_t n = 1ull << lg;
-	cudaEvent_t ev[128];
-	for (int i = 0; i < 128; ++i)
-		CK(cudaEventCreate(&ev[i]));
-	std::vector<float> tot;
-	uint64_t passes = 0;
-	unsigned long long bad = 0;
-	for (int r = 0; r <= runs; ++r) {
-		k_gen<T><<<4096, 256>>>(d, n, 77 + lg);
-		CK(cudaGetLastError());
-		CK(cudaDeviceSynchronize());
-		uint64_t p = 0;
-		CK(cudaEventRecord(ev[0]));
-		CK((bitonic_sort_cfg<T, C>(d, n, 0, &p, [](int, int, int, int) {})));
-		CK(cudaEventRecord(ev[1]));
-		CK(cudaEventSynchronize(ev[1]));
-		float ms;
-		CK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
-		if (r)
-			tot.push_back(ms);
-		passes = p;
-		CK(cudaMemset(d_bad, 0, sizeof *d_bad));
-		k_check<T><<<4096, 256>>>(d, ref, n, d_bad);
-		CK(cudaGetLastError());
-		unsigned long long b = 0;
-		CK(cudaMemcpy(&b, d_bad, sizeof b, cudaMemcpyDeviceToHost));
-		bad += b;
-	}
-	/* the profiled run */
-	k_gen<T><<<4096, 256>>>(d, n, 77 + lg);
-	CK(cudaDeviceSynchronize());
-	struct P { int kind, s, hi, lo; };
-	std::vector<P> pl;
-	CK(cudaEventRecord(ev[0]));
-	CK((bitonic_sort_cfg<T, C>(d, n, 0, nullptr, [&](int kind, int s, int hi, int lo) {
-		pl.push_back(P{ kind, s, hi, lo });
-		if (pl.size() < 127)
-			CK(cudaEventRecord(ev[pl.size()]));
-	})));
-	CK(cudaDeviceSynchronize());
-	/* by kind: PASS_LOCAL, PASS_SMEM, PASS_REG, PASS_LOW, PASS_CHAIN */
-	double sum[5] = { 0, 0, 0, 0, 0 };
-	int cnt[5] = { 0, 0, 0, 0, 0 };
-	fprintf(stderr, "%s %s 2^%d:", tname, cname, lg);
-	for (size_t i = 0; i < pl.size() && i < 126; ++i) {
-		float ms;
-		CK(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]));
-		const P &q = pl[i];
-		fprintf(stderr, " %c%d=%.3f", "LSRWC"[q.kind], q.hi - q.lo + 1, ms);
-		sum[q.kind] += ms;
-		++cnt[q.kind];
-	}
-	fprintf(stderr, "\n");
-	const float m = median(tot);
-	auto avg = [&](int k) { return cnt[k] ? sum[k] / cnt[k] : 0.0; };
-	printf("| %s | %s | %.2f | %.2f G | %.3f | %llu | %.2f | %.3f (%d) | %.3f (%d) | %.3f (%d) | %.3f (%d) | %s |\n",
-	       tname, cname, m, n / (m * 1e-3) / 1e9, cub_ms / m, (unsigned long long)passes, sum[0], avg(3), cnt[3],
-	       avg(1), cnt[1], avg(4), cnt[4], avg(2), cnt[2], bad ? "MISMATCH" : "ok");
-	fflush(stdout);
-	for (int i = 0; i < 128; ++i)
-		CK(cudaEventDestroy(ev[i]));
-}
-
-/* CUB's time and reference output for the profile's data. */
-template <class T>
-static float cub_ref(int lg, T *ref, T *tmp)
-{
-	const uint64_t n = 1ull << lg;
-	size_t tb = 0;
-	cub::DoubleBuffer<T> db(ref, tmp);
-	CK(cub::DeviceRadixSort::SortKeys(nullptr, tb, db, (int64_t)n));
-	void *temp;
-	CK(cudaMalloc(&temp, tb));
-	std::vector<float> t;
-	cudaEvent_t e0, e1;
-	CK(cudaEventCreate(&e0));
-	CK(cudaEventCreate(&e1));
-	for (int r = 0; r < 4; ++r) {
-		k_gen<T><<<4096, 256>>>(ref, n, 77 + lg);
-		CK(cudaDeviceSynchronize());
-		cub::DoubleBuffer<T> k(ref, tmp);
-		CK(cudaEventRecord(e0));
-		CK(cub::DeviceRadixSort::SortKeys(temp, tb, k, (int64_t)n));
-		CK(cudaEventRecord(e1));
-		CK(cudaEventSynchronize(e1));
-		float ms;
-		CK(cudaEventElapsedTime(&ms, e0, e1));
-		if (r)
-			t.push_back(ms);
-		if (k.Current() != ref)
-			CK(cudaMemcpy(ref, k.Current(), n * sizeof(T), cudaMemcpyDeviceToDevice));
-	}
-	CK(cudaFree(temp));
-	return median(t);
-}
-
-#define PROF(TB, RB, MINB, GREG) \
-	profile<T, BCfg<TB, RB, MINB, GREG>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " GREG" #GREG, lg, runs, d, ref, d_bad, cms)
-#define PROFC(TB, RB, MINB, CB)                                                                                  \
-	profile<T, BCfg<TB, RB, MINB, 0, CB>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " GREG0 CB" #CB, lg, runs, d, ref, \
-					  d_bad, cms)
-/* the tile sort at LMINB blocks per SM instead of the derived 2 or 1 */
-#define PROFL(TB, RB, MINB, LMINB)                                                                               \
-	profile<T, BCfg<TB, RB, MINB, 0, 0, 1, LMINB>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " GREG0 LMINB" #LMINB, lg, \
-						       runs, d, ref, d_bad, cms)
-/* chained passes' first tail group read straight when its lanes are runs of 2^STG elements */
-#define PROFS(TB, RB, MINB, STG)                                                                                    \
-	profile<T, BCfg<TB, RB, MINB, 0, 0, 1, 0, STG>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " GREG0 STG" #STG, lg, \
-							runs, d, ref, d_bad, cms)
-/* the pass kernels as persistent blocks prefetching their next partition (PF) or not */
-#define PROFP(TB, RB, MINB, STG, PF)                                                                               \
-	profile<T, BCfg<TB, RB, MINB, 0, 0, 1, 0, STG, PF>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " STG" #STG " PF" #PF, \
-							    lg, runs, d, ref, d_bad, cms)
-/* the planner counting every pass the same (fewest passes) */
-#define PROFQ(TB, RB, MINB, STG)                                                                                  \
-	profile<T, BCfg<TB, RB, MINB, 0, 0, 1, 0, STG, 0, 1>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " STG" #STG " EQC", \
-							      lg, runs, d, ref, d_bad, cms)
-/* CB low bits kept for coalescing (runs of 2^CB elements a warp reads), with STG and EQC */
-#define PROFX(TB, RB, MINB, CB, STG, EQC)                                                                          \
-	profile<T, BCfg<TB, RB, MINB, 0, CB, 1, 0, STG, 0, EQC>>(                                                  \
-		tname, "TB" #TB " RB" #RB " MINB" #MINB " CB" #CB " STG" #STG " EQC" #EQC, lg, runs, d, ref, d_bad, cms)
-/* EQC with every pass's blocks in index order (ALT 0) */
-#define PROFA(TB, RB, MINB, STG)                                                                                  \
-	profile<T, BCfg<TB, RB, MINB, 0, 0, 1, 0, STG, 0, 1, 0>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " STG" #STG " EQC ALT0", \
-								 lg, runs, d, ref, d_bad, cms)
-/* EQC with the tile sort at LMINB blocks per SM */
-#define PROFLQ(TB, RB, MINB, LMINB, STG)                                                                            \
-	profile<T, BCfg<TB, RB, MINB, 0, 0, 1, LMINB, STG, 0, 1>>(                                                  \
-		tname, "TB" #TB " RB" #RB " MINB" #MINB " LMINB" #LMINB " STG" #STG " EQC", lg, runs, d, ref, d_bad, cms)
-/* without chained passes (every stage ends with its own pass on the tile's bits) */
-#define PROFN(TB, RB, MINB)                                                                                      \
-	profile<T, BCfg<TB, RB, MINB, 0, 0, 0>>(tname, "TB" #TB " RB" #RB " MINB" #MINB " GREG0 unchained", lg, runs, d, \
-						ref, d_bad, cms)
-
-/* The configurations profiled for each type (each is a separate kernel
- * instantiation, so the list is code, not data). */
-template <class T>
-static void profile_configs(const char *tname, int lg, int runs, T *d, T *ref, unsigned long long *d_bad, float cms);
-
-template <>
-void profile_configs<uint32_t>(const char *tname, int lg, int runs, uint32_t *d, uint32_t *ref,
-			       unsigned long long *d_bad, float cms)
-{
-	typedef uint32_t T;
-	PROFQ(13, 5, 3, 3);
-	PROFA(13, 5, 3, 3);
-}
-
-template <>
-void profile_configs<uint64_t>(const char *tname, int lg, int runs, uint64_t *d, uint64_t *ref,
-			       unsigned long long *d_bad, float cms)
-{
-	typedef uint64_t T;
-	PROFQ(12, 4, 4, -1);
-	PROFA(12, 4, 4, -1);
-}
-
-/* CUB's row, then every configuration of T on the same keys. */
-template <class T>
-static void profile_type(int lg, int runs, const char *tname)
-{
-	const uint64_t n = 1ull << lg;
-	T *d, *ref, *tmp;
-	unsigned long long *d_bad;
-	CK(cudaMalloc(&d, n * sizeof(T)));
-	CK(cudaMalloc(&ref, n * sizeof(T)));
-	CK(cudaMalloc(&tmp, n * sizeof(T)));
-	CK(cudaMalloc(&d_bad, sizeof *d_bad));
-	const float cms = cub_ref<T>(lg, ref, tmp);
-	printf("| %s | CUB radix | %.2f | %.2f G | 1.000 | | | | | | | |\n", tname, cms, n / (cms * 1e-3) / 1e9);
-	profile_configs<T>(tname, lg, runs, d, ref, d_bad, cms);
-	CK(cudaFree(d));
-	CK(cudaFree(ref));
-	CK(cudaFree(tmp));
-	CK(cudaFree(d_bad));
-}
-
-static void profile_all(int lg, int runs)
-{
-	printf("Per-configuration profile at n = 2^%d (median of %d runs; pass columns: average ms of one pass, "
-	       "(count), from one run with an event after every pass). local = the tile sort; low = a stage's "
-	       "pass on the tile's bits; high = shared-memory pass on bits above the tile; chain = a stage's tail "
-	       "and the next stage's head in one pass; reg = register-only pass.\n\n",
-	       lg, runs);
-	printf("| type | config | ms | keys/s | x CUB | passes | local ms | low ms | high ms | chain ms | reg ms | check |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-	profile_type<uint32_t>(lg, runs, "u32");
-	profile_type<uint64_t>(lg, runs, "u64");
-}
-
 int main(int argc, char **argv)
 {
-	if (argc > 2 && !strcmp(argv[1], "profile")) {
-		profile_all(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 3);
-		return 0;
-	}
 	int lo = argc > 1 ? atoi(argv[1]) : 24, hi = argc > 2 ? atoi(argv[2]) : 30;
 	int runs = argc > 3 ? atoi(argv[3]) : 5;
 	const int mlg = argc > 4 ? atoi(argv[4]) : 27;

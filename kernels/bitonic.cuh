@@ -1,10 +1,17 @@
 /*
  * bitonic.cuh - in-place K-model bitonic sort of fixed-width words on the
- * device (internal to kernels/; src/ sees only gpusort_kernels.h).
+ * device (internal to kernels/; src/ sees only gpusort_kernels.h). The
+ * sorter registry reaches it as gs_sorter_bitonic (bitonic.cu).
  *
- * Element types: uint32_t, uint64_t and gs_u128 (two 64-bit words compared
- * as one unsigned 128-bit number, hi first). Ascending. The all-ones value
- * is the padding sentinel (+infinity); it may also occur as a real value.
+ * Element types: uint32_t, uint64_t and gs_u128 (sorter.cuh: two 64-bit
+ * words compared as one unsigned 128-bit number, hi first). Ascending. The
+ * all-ones value is the padding sentinel (+infinity); it may also occur as
+ * a real value.
+ *
+ * Files: bitonic_plan.h (the pass planner, host only), bitonic_tuning.cuh
+ * (configurations), bitonic_block.cuh (a block's register groups and
+ * shared-memory exchanges), bitonic_kernels.cuh (the tile sort and the
+ * passes), bitonic.cu (launches, this header's functions).
  */
 #ifndef GPUSORT_BITONIC_CUH
 #define GPUSORT_BITONIC_CUH
@@ -13,18 +20,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct __align__(16) gs_u128 {
-	uint64_t lo, hi; /* value = hi * 2^64 + lo */
-};
+#include "sorter.cuh"
 
 /*
  * Sort d[0..n) ascending in place on `stream` (asynchronous; no host sync,
  * no allocation). *passes (may be NULL) is increased by the number of kernel
- * passes over device memory that were launched. Returns cudaSuccess or the
- * first launch error.
+ * passes over device memory that were launched. Returns cudaSuccess,
+ * cudaErrorInvalidValue when a pass would need 2^31 blocks or more (n over
+ * 2^(30 + tile bits)), or the first launch error. wide_index: run the kernels
+ * with 64-bit element indices even below 2^31 elements, where 32-bit ones
+ * are used otherwise (tests, to exercise them on small inputs).
  */
 template <class T>
-cudaError_t bitonic_sort(T *d, size_t n, cudaStream_t stream, uint64_t *passes);
+cudaError_t bitonic_sort(T *d, size_t n, cudaStream_t stream, uint64_t *passes, bool wide_index = false);
 
 /* Passes bitonic_sort<T> makes for n elements (plan only, no launch). */
 template <class T>

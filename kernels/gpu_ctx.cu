@@ -135,6 +135,7 @@ static int gs_open(gpu_ctx *c, int device, size_t budget, char *name, size_t nam
 		return gs_fail_msg(NULL, GPU_ENODEV, m);
 	}
 	c->device = device;
+	c->sorter = gs_sorter_at(0);
 	GS_CK(NULL, cudaSetDevice(device));
 	cudaDeviceProp p;
 	GS_CK(NULL, cudaGetDeviceProperties(&p, device));

@@ -1,6 +1,6 @@
 /*
  * gpu_internal.cuh - what the kernels/ files share: the ctx, error
- * recording, and the launchers of keys_extract.cu (bitonic.cuh and
+ * recording, and the launchers of keys_extract.cu (sorter.cuh and
  * merge_path.cuh declare the sort and the merge). Not seen by src/.
  */
 #ifndef GPUSORT_GPU_INTERNAL_CUH
@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bitonic.cuh"
 #include "gpusort_kernels.h"
+#include "sorter.cuh"
 
 #define GS_ERRLEN 512
 
@@ -40,6 +40,7 @@ struct gs_chunk {
 
 struct gpu_ctx {
 	int device;
+	const gs_sorter *sorter; /* the in-device sort (sorters.cu; gpu_set_sorter) */
 	cudaStream_t stream;   /* the compute (and gpu_sort_chunk's copies) */
 	cudaStream_t copy_in;  /* gpu_resident_put: host -> device */
 	cudaStream_t copy_out; /* gpu_resident_get: device -> host */

@@ -1,6 +1,7 @@
 /*
  * gpu_sort_chunk.cu - one chunk through the GPU: layout checks, capacity,
- * H2D, key extraction, the bitonic sort, tie refinement, gather, D2H.
+ * H2D, key extraction, the sort (the ctx's sorter: sorter.cuh), tie
+ * refinement, gather, D2H.
  *
  * Two element types (gpusort_kernels.h):
  *   key-only: the record is one 4- or 8-byte key field (width == record
@@ -60,6 +61,19 @@ bool key_only(const keys_spec &L)
 
 size_t pair_bytes(const keys_spec &L) { return L.key_width <= 4 ? 8 : 16; }
 
+/* Bytes of the words the sorter orders: the records themselves (key-only)
+ * or the (key, index) elements. */
+int word_bytes(const keys_spec &L) { return key_only(L) ? (int)L.record_size : (int)pair_bytes(L); }
+
+/* Device bytes the ctx's sorter needs for n words of L (sorter.cuh,
+ * extra_bytes), with room to align them: reserved at the arena's end,
+ * before the slack (sort_words). */
+size_t sort_scratch_bytes(const gpu_ctx *c, const keys_spec &L, size_t n)
+{
+	const size_t x = c->sorter->extra_bytes(n, word_bytes(L));
+	return x ? al(x) + ALIGN : 0;
+}
+
 /*
  * Device bytes per record: the records, and on the general path their
  * gathered copy and a (key, index) element; a merged chunk has a second
@@ -90,7 +104,11 @@ size_t arena_avail(const gpu_ctx *c, size_t pads)
 
 size_t capacity(const gpu_ctx *c, const keys_spec &L)
 {
-	return within_limit(L, arena_avail(c, 4) / per_record(L, false));
+	const size_t avail = arena_avail(c, 4), per = per_record(L, false);
+	const size_t sb = sort_scratch_bytes(c, L, avail / per);
+	if (avail <= sb)
+		return 0;
+	return within_limit(L, (avail - sb) / per);
 }
 
 /* Elements per merge tile for the layout's element type. */
@@ -118,7 +136,8 @@ size_t merge_scratch_bytes(const keys_spec &L, size_t n)
 size_t merge_capacity(const gpu_ctx *c, const keys_spec &L)
 {
 	const size_t avail = arena_avail(c, 8), per = per_record(L, true);
-	const size_t sb = merge_scratch_bytes(L, avail / per);
+	/* the sorter's scratch too: keys over 12 bytes are refined by sorting */
+	const size_t sb = merge_scratch_bytes(L, avail / per) + sort_scratch_bytes(c, L, avail / per);
 	if (avail <= sb)
 		return 0;
 	return within_limit(L, (avail - sb) / per);
@@ -134,6 +153,22 @@ double ms_between(gpu_ctx *c, int a, int b, int *err)
 }
 
 /*
+ * Sort n words of `width` bytes at d with the ctx's sorter, on c->stream.
+ * Its scratch is the end of the arena before the slack, which the
+ * capacities keep free (sort_scratch_bytes); nothing else is live there
+ * while a chunk is sorted.
+ */
+int sort_words(gpu_ctx *c, void *d, size_t n, int width, uint64_t *passes)
+{
+	const size_t x = c->sorter->extra_bytes(n, width);
+	unsigned char *scratch = NULL;
+	if (x)
+		scratch = c->arena + al(c->arena_bytes - c->slack_bytes - (al(x) + ALIGN));
+	GS_CK(c, c->sorter->sort(d, n, width, scratch, x ? al(x) : 0, c->stream, passes));
+	return 0;
+}
+
+/*
  * Tie refinement for keys longer than 12 bytes (keys_extract.cu): pr[0..n)
  * are (12 key bytes, index) elements in ascending order; while some
  * neighbours share their key area, rebuild the elements as (run start,
@@ -145,6 +180,7 @@ int refine_ties(gpu_ctx *c, const keys_spec &L, size_t n, gs_u128 *pr, const uns
 		unsigned char *d_out, int *d_flag, uint64_t *passes)
 {
 	cudaStream_t st = c->stream;
+	int r;
 	for (uint32_t kb0 = 12; kb0 < L.key_width && n > 1; kb0 += 8) {
 		uint32_t *seg = (uint32_t *)d_out;
 		GS_CK(c, cudaMemsetAsync(d_flag, 0, sizeof(int), st));
@@ -164,7 +200,8 @@ int refine_ties(gpu_ctx *c, const keys_spec &L, size_t n, gs_u128 *pr, const uns
 		++*passes;
 		GS_CK(c, gs_keys_refine(pr, seg, d_in, n, L, kb0, st));
 		++*passes;
-		GS_CK(c, bitonic_sort<gs_u128>(pr, n, st, passes));
+		if ((r = sort_words(c, pr, n, sizeof *pr, passes)) < 0)
+			return r;
 	}
 	return 0;
 }
@@ -173,17 +210,20 @@ int sort_general(gpu_ctx *c, const keys_spec &L, size_t n, unsigned char *d_in, 
 		 void *d_pairs, int *d_flag, uint64_t *passes)
 {
 	cudaStream_t st = c->stream;
+	int r;
 	if (L.key_width <= 4) {
 		uint64_t *pr = (uint64_t *)d_pairs;
 		GS_CK(c, gs_keys_extract_u64(pr, d_in, n, L, st));
 		++*passes;
-		GS_CK(c, bitonic_sort<uint64_t>(pr, n, st, passes));
+		if ((r = sort_words(c, pr, n, sizeof *pr, passes)) < 0)
+			return r;
 	} else {
 		gs_u128 *pr = (gs_u128 *)d_pairs;
 		GS_CK(c, gs_keys_extract_u128(pr, d_in, n, L, st));
 		++*passes;
-		GS_CK(c, bitonic_sort<gs_u128>(pr, n, st, passes));
-		int r = refine_ties(c, L, n, pr, d_in, d_out, d_flag, passes);
+		if ((r = sort_words(c, pr, n, sizeof *pr, passes)) < 0)
+			return r;
+		r = refine_ties(c, L, n, pr, d_in, d_out, d_flag, passes);
 		if (r < 0)
 			return r;
 	}
@@ -255,10 +295,9 @@ int sort_on_device(gpu_ctx *c, const keys_spec &L, size_t n, const chunk_area &a
 		unsigned char *d = a.d_in;
 		GS_CK(c, gs_keys_normalize(d, n, L, st, false));
 		++*passes;
-		if (L.record_size == 4)
-			GS_CK(c, bitonic_sort<uint32_t>((uint32_t *)d, n, st, passes));
-		else
-			GS_CK(c, bitonic_sort<uint64_t>((uint64_t *)d, n, st, passes));
+		int r = sort_words(c, d, n, word_bytes(L), passes);
+		if (r < 0)
+			return r;
 		GS_CK(c, gs_keys_normalize(d, n, L, st, true));
 		++*passes;
 		*d_res = d;

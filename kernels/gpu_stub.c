@@ -159,3 +159,27 @@ void gpu_host_unregister(void *p)
 {
 	(void)p;
 }
+
+int gpu_sorter_count(void)
+{
+	return 0;
+}
+
+const char *gpu_sorter_name(int i)
+{
+	(void)i;
+	return NULL;
+}
+
+const char *gpu_sorter_source(int i)
+{
+	(void)i;
+	return NULL;
+}
+
+int gpu_set_sorter(gpu_ctx *ctx, int i)
+{
+	(void)ctx;
+	(void)i;
+	return GPU_ENOTSUP;
+}

@@ -234,6 +234,30 @@ void gpu_host_free(void *p);
 int gpu_host_register(void *p, size_t bytes);
 void gpu_host_unregister(void *p);
 
+/*
+ * The in-device sorters: the engines that order a chunk's keys on the
+ * device (kernels/sorters.cu lists them; "bitonic", the in-place K-model
+ * bitonic network of Capannini, Silvestri, Baraglia, is the first and the
+ * default of a new ctx).
+ *
+ * gpu_sorter_count: how many the build holds (0 without CUDA).
+ * gpu_sorter_name: sorter i's name (static string, e.g. "bitonic"), or
+ *   NULL when i is not in 0..gpu_sorter_count()-1.
+ * gpu_sorter_source: the paper (and sections) sorter i implements (static
+ *   string), or NULL for a bad i.
+ * gpu_set_sorter: sort ctx's chunks (gpu_sort_chunk, gpu_resident_sort,
+ *   and the tie refinement of merged chunks) with sorter i from now on.
+ *   Call it before asking the ctx's capacities (gpu_chunk_capacity,
+ *   gpu_merge_capacity), which count the sorter's scratch memory, and
+ *   while the ctx holds no device-resident chunk. Every sorter gives the
+ *   same order (the normalized key, ties in input order). Returns 0, or
+ *   GPU_EINVAL (NULL ctx, bad i, a chunk held), GPU_ENOTSUP without CUDA.
+ */
+int gpu_sorter_count(void);
+const char *gpu_sorter_name(int i);
+const char *gpu_sorter_source(int i);
+int gpu_set_sorter(gpu_ctx *ctx, int i);
+
 #ifdef __cplusplus
 }
 #endif

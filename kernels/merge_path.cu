@@ -55,7 +55,7 @@ template <> struct Mt<uint64_t> {
 };
 template <> struct Mt<gs_u128> {
 	enum { VT = 7 };
-	/* the order of bitonic.cu's Tr<gs_u128>::cx: hi, then lo */
+	/* the sorters' order (sorter.cuh): hi, then lo */
 	static __device__ __forceinline__ bool lt(const gs_u128 &a, const gs_u128 &b)
 	{
 		return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);

@@ -2,9 +2,9 @@
  * merge_path.cuh - stable pairwise merge of sorted segments on the device
  * (merge path; internal to kernels/, src/ sees only gpusort_kernels.h).
  *
- * Element types as in bitonic.cuh: uint32_t, uint64_t and gs_u128, ordered
- * as unsigned numbers (gs_u128: hi, then lo), exactly as the bitonic
- * network's comparator orders them. Ties keep the earlier segment's
+ * Element types as the sorters' (sorter.cuh): uint32_t, uint64_t and
+ * gs_u128, ordered as unsigned numbers (gs_u128: hi, then lo), exactly as
+ * every sorter orders them. Ties keep the earlier segment's
  * element first (stable).
  */
 #ifndef GPUSORT_MERGE_PATH_CUH
@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bitonic.cuh"
+#include "sorter.cuh"
 
 /* Pairs of segments one launch takes (a kernel-parameter table); more
  * pairs in a round are done by several launches. */

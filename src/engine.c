@@ -66,8 +66,15 @@ static int start_gpu(engine *e, const job_opts *o, uint64_t budget, char *why, s
 		snprintf(why, wlen, "CUDA device %d: %s", dev, gpu_strerror(rc));
 		return -1;
 	}
+	rc = gpu_set_sorter(g, o->sorter);
+	if (rc) {
+		snprintf(why, wlen, "CUDA device %d: %s (%s)", dev, gpu_strerror(rc), gpu_last_error(g));
+		gpu_close(g);
+		return -1;
+	}
 	e->gpu = g;
-	e->name = "gpu:bitonic";
+	snprintf(e->gpu_name, sizeof e->gpu_name, "gpu:%s", gpu_sorter_name(o->sorter));
+	e->name = e->gpu_name;
 	size_t cap = gpu_chunk_capacity(g, e->s);
 	e->max_records = cap < CPUSORT_MAX_RECORDS ? cap : CPUSORT_MAX_RECORDS;
 	e->sort = gpu_sort;

@@ -30,7 +30,8 @@ typedef struct engine_staging {
 } engine_staging;
 
 typedef struct engine {
-	const char *name;            /* "cpu" or "gpu:bitonic" */
+	const char *name;            /* "cpu", or "gpu:" and the in-device sorter's name */
+	char gpu_name[40];           /* the storage of a "gpu:..." name */
 	size_t scratch_per_record;   /* host scratch bytes per record */
 	size_t max_records;          /* most records in one chunk */
 	const keys_spec *s;          /* the key layout (the GPU's too) */

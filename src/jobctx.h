@@ -22,6 +22,7 @@ typedef struct job_stats {
 	double start_s;   /* engine start (CUDA context, device arena) and pinned staging */
 	uint64_t records, bytes_in, records_out, runs, spilled, chunk, rounds, passes, gpu_groups;
 	const char *engine;
+	char engine_buf[64];     /* the storage of an engine name made for this job */
 	cpustream_stats stream;  /* the streamed single chunk; bits 0: not used */
 } job_stats;
 

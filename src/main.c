@@ -8,6 +8,7 @@
 #include "keys.h"
 #include "util.h"
 #include "../io/io.h"
+#include "../kernels/gpusort_kernels.h"
 #include "../io/io_fault.h"
 
 #include <errno.h>
@@ -84,7 +85,7 @@ static void help(void)
 "      --device=N              use CUDA device N, even for small inputs; failing\n"
 "                              to is an error\n"
 "      --gpu-memory=SIZE       device memory budget (default: 90% of free)\n"
-"      --algorithm=NAME        chunk sort: auto, cpu, bitonic (GPU)\n"
+"      --algorithm=NAME        chunk sort: auto, cpu, or a GPU engine (listed below)\n"
 "      --merge=WHERE           merge engine: auto (the GPU when the runs are in\n"
 "                              memory, else the CPU), gpu, cpu; sort(1)'s\n"
 "                              --merge is -m here\n"
@@ -107,6 +108,32 @@ static void help(void)
 "\n"
 "Environment: TMPDIR (spill directory when no -T is given).\n"
 "Full documentation: man gpusort\n", stdout);
+	printf("GPU engines in this build (--algorithm):");
+	for (int i = 0; i < gpu_sorter_count(); i++)
+		printf(" %s", gpu_sorter_name(i));
+	printf("%s\n", gpu_sorter_count() ? "" : " none (built without CUDA)");
+}
+
+/*
+ * --algorithm NAME: auto (0), cpu (1), or an in-device sorter of the build's
+ * registry (2, its index in *sorter). Anything else is a usage error that
+ * lists the names.
+ */
+static int pick_algorithm(const char *arg, int *sorter)
+{
+	if (!strcmp(arg, "auto"))
+		return 0;
+	if (!strcmp(arg, "cpu"))
+		return 1;
+	char list[256] = "auto, cpu";
+	for (int i = 0; i < gpu_sorter_count(); i++) {
+		if (!strcmp(arg, gpu_sorter_name(i))) {
+			*sorter = i;
+			return 2;
+		}
+		snprintf(list + strlen(list), sizeof list - strlen(list), ", %s", gpu_sorter_name(i));
+	}
+	usage_error("--algorithm: invalid argument '%s' (valid: %s)", arg, list);
 }
 
 enum {
@@ -202,7 +229,6 @@ static int pick(const char *opt, const char *arg, const char *const *names, int 
 int main(int argc, char **argv)
 {
 	static const char *const where[] = { "auto", "cpu", "gpu" };
-	static const char *const algos[] = { "auto", "cpu", "bitonic" };
 	static const char *const checks[] = { "diagnose-first", "quiet", "silent" };
 	static const char *const statfmt[] = { "text", "json" };
 	job_opts o;
@@ -249,7 +275,7 @@ int main(int argc, char **argv)
 		case OPT_GPU_MEMORY: o.gpu_mem = parse_size_arg("--gpu-memory", optarg); break;
 		case OPT_DEVICE: o.device = (int)parse_int_arg("--device", optarg, 0, 1023); break;
 		case OPT_CPU: cpu = 1; break;
-		case OPT_ALGORITHM: o.algorithm = pick("--algorithm", optarg, algos, 3); break;
+		case OPT_ALGORITHM: o.algorithm = pick_algorithm(optarg, &o.sorter); break;
 		case OPT_MERGE: o.merge_where = pick("--merge", optarg, where, 3); break;
 		case OPT_VERIFY: o.verify = 1; break;
 		case OPT_PROGRESS: o.progress = 1; break;
@@ -270,9 +296,9 @@ int main(int argc, char **argv)
 			die("unrecognized option '%s' (see gpusort --help)", argv[optind - 1]);
 		}
 	}
-	/* algorithm: 0 auto, 1 cpu, 2 bitonic (GPU) */
+	/* algorithm: 0 auto, 1 cpu, 2 a GPU engine */
 	if (cpu && (o.device >= 0 || o.algorithm == 2))
-		usage_error("--cpu contradicts %s", o.device >= 0 ? "--device" : "--algorithm=bitonic");
+		usage_error("--cpu contradicts %s", o.device >= 0 ? "--device" : "--algorithm");
 	o.use_gpu = !cpu && o.algorithm != 1;
 	if (o.algorithm == 2)
 		o.algorithm = JOB_WHERE_GPU;

@@ -42,6 +42,7 @@ typedef struct job_opts {
 	int device;                /* -1: any (fall back to the CPU) */
 	int use_gpu;               /* 0 with --cpu or --algorithm=cpu */
 	int algorithm;             /* JOB_WHERE_* for the chunk sort */
+	int sorter;                /* the in-device sorter (gpu_sorter_name's index; 0: the first) */
 	int merge_where;           /* JOB_WHERE_* for the merge */
 	job_knobs knobs;
 } job_opts;

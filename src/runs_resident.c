@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,7 +148,8 @@ int runs_resident(job_ctx *c, sink *out, int *single)
 	}
 	c->st.records = n;
 	c->st.chunk = chunk < n ? chunk : n;
-	c->st.engine = "gpu:bitonic (device-resident)";
+	snprintf(c->st.engine_buf, sizeof c->st.engine_buf, "%s (device-resident)", c->eng.name);
+	c->st.engine = c->st.engine_buf;
 	c->eng.gpu_retries += retries;
 	ret = 0;
 out:

@@ -1027,4 +1027,29 @@ for d in /dev/null /dev/full; do
 	[ -e $d ] || continue
 	[ -c $d ] && pass "intact-$d" || fail "intact-$d" "$d is no longer a character device (restore: mknod)"
 done
+
+# --algorithm takes auto, cpu and the names --help lists as the build's GPU
+# engines (the in-device sorter registry); anything else is a usage error
+# that lists them
+names=$(gsrun --help | sed -n 's/^GPU engines in this build (--algorithm)://p')
+case "$names" in
+"") fail "algorithm-list" "--help has no line of GPU engines" ;;
+*"none (built without CUDA)"*) pass "algorithm-list (no CUDA build)"; names= ;;
+*) pass "algorithm-list:$names" ;;
+esac
+gsrun -k u32 --algorithm=no-such-engine /dev/null > err.out 2> err.err
+rc=$?
+want="auto, cpu"
+for nm in $names; do want="$want, $nm"; done
+if [ $rc = 2 ] && [ ! -s err.out ] &&
+	grep -qx "gpusort: --algorithm: invalid argument 'no-such-engine' (valid: $want)" err.err
+then pass "algorithm-unknown"
+else fail "algorithm-unknown" "status $rc: $(first err.err) (want the list: $want)"; fi
+for nm in $names; do
+	gsrun -k u32 --cpu --algorithm="$nm" /dev/null > err.out 2> err.err
+	rc=$?
+	if [ $rc = 2 ] && grep -qx "gpusort: --cpu contradicts --algorithm" err.err; then pass "algorithm-$nm-vs-cpu"
+	else fail "algorithm-$nm-vs-cpu" "status $rc: $(first err.err)"; fi
+done
+
 exit $((NFAIL > 0))

@@ -420,3 +420,30 @@ void gpu_host_unregister(void *p)
 {
 	(void)p;
 }
+
+/* ---- the sorters: one, named as the real build's first, sorting by
+ * keys_compare (sort_records) ---- */
+
+int gpu_sorter_count(void)
+{
+	return 1;
+}
+
+const char *gpu_sorter_name(int i)
+{
+	return i == 0 ? "bitonic" : NULL;
+}
+
+const char *gpu_sorter_source(int i)
+{
+	return i == 0 ? "fake GPU: a stable CPU sort standing in for the bitonic network" : NULL;
+}
+
+int gpu_set_sorter(gpu_ctx *ctx, int i)
+{
+	if (!ctx || i != 0)
+		return ctx ? fail(ctx, GPU_EINVAL, "gpu_set_sorter: no such sorter") : GPU_EINVAL;
+	if (ctx->ch[0].state || ctx->ch[1].state)
+		return fail(ctx, GPU_EINVAL, "gpu_set_sorter: a device-resident chunk is held");
+	return 0;
+}

@@ -21,8 +21,8 @@ for step in "$@"; do
 		grep -v '^PASS' "$O/test.log" | head -n 40
 		;;
 	small)
-		GPUSORT_WIDE_INDEX=1 timeout 60 tests/gpu/test_gpu_sort --small >"$O/small.log" 2>&1
-		echo "small (64-bit index kernels) rc=$?"
+		timeout 60 tests/gpu/test_gpu_sort --small >"$O/small.log" 2>&1
+		echo "small rc=$?"
 		grep -v '^PASS' "$O/small.log" | head -n 20
 		;;
 	bench)

@@ -22,8 +22,9 @@
  * that both the FULL partitions (no virtual element: arithmetic addresses,
  * no per-element check) and the checked ones run; plus u32 and u64 words
  * that start one element past the allocation (not 16-byte aligned) at
- * 2^14 - 3, 2^18 - 3 and 2^22 - 3; checked against std::sort. (The 64-bit
- * index kernels run on them with GPUSORT_WIDE_INDEX=1.)
+ * 2^14 - 3, 2^18 - 3 and 2^22 - 3; checked against std::sort. The same
+ * up to 2^16 / 2^15 / 2^14 again with the 64-bit index kernels
+ * (bitonic_sort's wide_index; they run only above 2^31 elements otherwise).
  * --small: few, small cases (for compute-sanitizer memcheck / racecheck).
  *
  * Overlap cases: a second chunk is begun while the first is still being
@@ -32,6 +33,9 @@
  * chunks must come back in the reference order (the puts must wait for the
  * gets of the records they overwrite), and the API must refuse what would
  * overwrite records not yet read out.
+ *
+ * Sorter registry: gpu_sorter_count / _name / _source and gpu_set_sorter's
+ * refusals (index out of range, a chunk held).
  *
  * Merge cases: the input is cut into k segments, each sorted by the
  * reference (stable), and merged on the device; the result must equal the
@@ -396,6 +400,34 @@ void resident_api_checks(gpu_ctx *ctx)
 	       gpu_resident_get(ctx, buf, 0, 1, 0) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
 	result("resident-api/end", gpu_resident_end(ctx, NULL) == 0 ? "" : gpu_last_error(ctx));
 	result("resident-api/sort-after-end", gpu_resident_sort(ctx) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+}
+
+/* The sorter registry (gpusort_kernels.h: gpu_sorter_*): bitonic first,
+ * names and sources for every index in range, NULL outside, and
+ * gpu_set_sorter's refusals. */
+void sorter_api_checks(gpu_ctx *ctx)
+{
+	const int n = gpu_sorter_count();
+	const char *first = gpu_sorter_name(0);
+	result("sorter-api/bitonic-first", n >= 1 && first && !strcmp(first, "bitonic") ? "" : "expected bitonic at 0");
+	std::string why;
+	for (int i = 0; i < n && why.empty(); ++i)
+		if (!gpu_sorter_name(i) || !*gpu_sorter_name(i) || !gpu_sorter_source(i) || !*gpu_sorter_source(i))
+			why = "sorter " + std::to_string(i) + " without a name or a source";
+	if (why.empty() && (gpu_sorter_name(-1) || gpu_sorter_name(n) || gpu_sorter_source(n)))
+		why = "a name or source for an index out of range";
+	result("sorter-api/names", why);
+	result("sorter-api/set-out-of-range", gpu_set_sorter(ctx, n) == GPU_EINVAL && gpu_set_sorter(ctx, -1) == GPU_EINVAL
+						       ? ""
+						       : "expected GPU_EINVAL");
+	result("sorter-api/set-null-ctx", gpu_set_sorter(NULL, 0) == GPU_EINVAL ? "" : "expected GPU_EINVAL");
+	Kind k = {"u64", 8, {{0, 8, KEYS_UINT, 0, 0}}, true};
+	keys_spec L = layout_of(k);
+	int r = gpu_resident_begin(ctx, &L, 4);
+	result("sorter-api/set-while-a-chunk-is-held", r == 0 && gpu_set_sorter(ctx, 0) == GPU_EINVAL ? "" :
+		r ? gpu_last_error(ctx) : "expected GPU_EINVAL");
+	gpu_resident_end(ctx, NULL);
+	result("sorter-api/set", gpu_set_sorter(ctx, 0) == 0 ? "" : gpu_last_error(ctx));
 }
 
 std::vector<Kind> kinds()
@@ -1063,13 +1095,14 @@ bool word_less(uint64_t a, uint64_t b) { return a < b; }
 bool word_less(const gs_u128 &a, const gs_u128 &b) { return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo; }
 
 /* bitonic_sort<T> on n words (few distinct values when `few`, so that
- * ties and the padding sentinel's value meet) against std::sort. */
+ * ties and the padding sentinel's value meet) against std::sort; wide:
+ * with the 64-bit index kernels. */
 template <class T>
-void network_case(const char *tname, size_t n, bool few, size_t off = 0)
+void network_case(const char *tname, size_t n, bool few, size_t off, bool wide)
 {
 	char nm[128];
-	snprintf(nm, sizeof nm, "network/%s/n=%zu/%s%s", tname, n, few ? "fewunique" : "uniform",
-		 off ? "/unaligned" : "");
+	snprintf(nm, sizeof nm, "network/%s/n=%zu/%s%s%s", tname, n, few ? "fewunique" : "uniform",
+		 off ? "/unaligned" : "", wide ? "/wide-index" : "");
 	std::vector<T> h(n), out(n);
 	for (size_t i = 0; i < n; ++i) {
 		uint64_t a = rnd(), b = rnd();
@@ -1089,11 +1122,10 @@ void network_case(const char *tname, size_t n, bool few, size_t off = 0)
 		return;
 	}
 	/* off > 0: the words start off elements into the allocation, so that
-	 * the passes' 16-byte prefetch chunks are not aligned (the element-wise
-	 * path of prefetch_tile) */
+	 * the passes' accesses are not aligned as the tiles are */
 	cudaError_t e = cudaMemcpy(d + off, h.data(), n * sizeof(T), cudaMemcpyHostToDevice);
 	if (e == cudaSuccess)
-		e = bitonic_sort<T>(d + off, n, 0, &passes);
+		e = bitonic_sort<T>(d + off, n, 0, &passes, wide);
 	if (e == cudaSuccess)
 		e = cudaMemcpy(out.data(), d + off, n * sizeof(T), cudaMemcpyDeviceToHost);
 	cudaFree(d);
@@ -1111,21 +1143,21 @@ void network_case(const char *tname, size_t n, bool few, size_t off = 0)
 }
 
 template <class T>
-void network_cases(const char *tname, int maxl)
+void network_cases(const char *tname, int maxl, bool wide = false)
 {
 	for (int L = 1; L <= maxl; ++L) {
 		const size_t p = (size_t)1 << L, r = L > 2 ? rnd() % (p / 4) : 0;
-		network_case<T>(tname, p, L % 2);
+		network_case<T>(tname, p, L % 2, 0, wide);
 		if (p - 1 - r > 1)
-			network_case<T>(tname, p - 1 - r, !(L % 2));
+			network_case<T>(tname, p - 1 - r, !(L % 2), 0, wide);
 		if (L > 1)
-			network_case<T>(tname, p / 2 + 1 + r, L % 3 == 0);
+			network_case<T>(tname, p / 2 + 1 + r, L % 3 == 0, 0, wide);
 	}
 	/* words that do not start on a 16-byte boundary, sizes that run every
 	 * kind of pass */
 	if (sizeof(T) < 16)
 		for (int L = 14; L <= maxl; L += 4)
-			network_case<T>(tname, ((size_t)1 << L) - 3, L % 8 == 2, 1);
+			network_case<T>(tname, ((size_t)1 << L) - 3, L % 8 == 2, 1, wide);
 }
 
 std::vector<Kind> merge_kinds(const std::vector<Kind> &K)
@@ -1164,10 +1196,14 @@ int main(int argc, char **argv)
 	resident_api_checks(ctx);
 	merge_api_checks(ctx);
 	overlap_api_checks(ctx);
+	sorter_api_checks(ctx);
 
 	network_cases<uint32_t>("u32", small ? 16 : 23);
 	network_cases<uint64_t>("u64", small ? 15 : 22);
 	network_cases<gs_u128>("u128", small ? 14 : 22);
+	network_cases<uint32_t>("u32", 16, true);
+	network_cases<uint64_t>("u64", 15, true);
+	network_cases<gs_u128>("u128", 14, true);
 
 	std::vector<Kind> K = kinds();
 	for (const Kind &k : merge_kinds(K))
