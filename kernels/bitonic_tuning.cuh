@@ -39,8 +39,8 @@ struct BCfg {
 /*
  * Per element type: WB, log2 of the elements in a 128-byte line (the low
  * bits every shared-memory pass keeps, so that a warp reads whole lines),
- * and Def, the configuration bitonic_sort uses: the fastest of those timed
- * pass by pass on an H200 at 2^28 elements. u32: 2^13 tiles (32 KiB),
+ * and Def, the configuration bitonic_sort uses (the fastest measured;
+ * bench/results/INDEX.md names the profile). u32: 2^13 tiles (32 KiB),
  * 3 blocks per SM, chained passes reading 32-byte runs straight. u64: 2^12
  * tiles (32 KiB), 4 blocks per SM. Both plan the fewest passes (EQC): no
  * pass spills registers, so every pass costs about a copy of the data.

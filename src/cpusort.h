@@ -69,9 +69,8 @@ uint8_t *cpusort_radix(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t
  * native integers already (keys_native_enc64/32: cpustream's buckets);
  * either way the result is records, decoded in the last pass. counters:
  * cpusort_native_counters(nt) bytes of scratch, 4-byte aligned, or NULL to
- * allocate them. About 1.5 + 1.2 x passes ns per item where two buckets
- * fit the core's L2 (2-core VM; 26-31 ns a u64 key on the H200 machine's
- * cores, bench/results/cpu-native-2026-11-22.md). Returns a or b: the
+ * allocate them. Fastest where a bucket and its sort buffer fit the core's
+ * L2, so that every pass runs from cache. Returns a or b: the
  * buffer holding the records; NULL, with a untouched, when counters was
  * NULL and they could not be allocated. n <= CPUSORT_MAX_RECORDS.
  */

@@ -213,7 +213,8 @@ static void scatter_part(void *arg, int t, int nt)
 	size_t lo, hi, *pos = S->cnt + (size_t)t * S->nb;
 	util_split(S->n, t, nt, &lo, &hi);
 #if defined(__SSE2__)
-	/* H200 machine, 1 GiB: u32 0.17-0.19 -> 0.10 s, u64 0.12-0.13 -> 0.063 s (session 6 call 8) */
+	/* native keys through line buffers and non-temporal stores: the
+	 * scatter's writes do not read the destination lines into the cache */
 	if (S->num == 8 && scatter_nt64(S, pos, lo, hi) == 0)
 		return;
 	if (S->num == 4 && scatter_nt32(S, pos, lo, hi) == 0)
@@ -478,9 +479,8 @@ cpustream *cpustream_new(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, v
 		S->nshift = 8 * S->num - bits;
 	}
 	/* With 8 or more threads one is left to the writer while buckets are
-	 * sorted: on the H200 machine (16 cores) the write of 1 GiB went from
-	 * 0.34-0.52 s to 0.28-0.30 s and the wall from 0.57-0.59 to 0.55-0.57 s
-	 * for 100-byte records (session 6, call 2). */
+	 * sorted: the write is the stage that bounds a streamed chunk, and a
+	 * writer that competes with every sorter for a core falls behind. */
 	S->sorters = S->threads >= 8 ? S->threads - 1 : S->threads;
 	S->nb = (size_t)1 << bits;
 	S->big = n / (2 * (size_t)S->threads);

@@ -22,7 +22,7 @@
  * records twice). The counting pass can run while the chunk is read
  * (cpustream_new, cpustream_count, cpustream_run below). With 8 or more
  * threads one of them sits out the bucket sorts, so that the writer has a
- * core. Measurements: bench/results/cpu-native-2026-11-22.md.
+ * core.
  *
  * Unlike the deterministic sample sort of Dehne & Zaboli (section 4), which
  * samples its splitters so that buckets are balanced, the splitters here are
@@ -41,7 +41,7 @@
 #define CPUSTREAM_MIN_BITS 8
 #define CPUSTREAM_MAX_BITS 16
 /* item bytes an average bucket is sized for (cpustream_bits): two of them, the
- * bucket and its sort buffer, fit a core's L2 (bench/results/cpu-stream-2core-2026-11-22.md) */
+ * bucket and its sort buffer, fit a core's L2, where its radix passes run */
 #define CPUSTREAM_BUCKET_BYTES ((size_t)512 << 10)
 
 typedef struct cpustream_stats {
