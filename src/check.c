@@ -1,5 +1,6 @@
 /* check.c - -c / -C: is the input sorted? (job.h job_check) */
 #define _GNU_SOURCE
+#include "job.h"
 #include "inputs.h"
 #include "util.h"
 

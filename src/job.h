@@ -8,11 +8,6 @@
 #define GPUSORT_JOB_H
 #include "opts.h"
 
-typedef struct job_result {
-	int status;                /* exit status: 0, 1 (disorder), 2 (error) */
-	char msg[8192];            /* for status 2 (and 1 unless quiet): the message */
-	char notice[512];          /* an informational line (e.g. "no GPU: using the CPU") */
-} job_result;
 
 /* Sort (or with merge_only, merge) the inputs into the output. */
 void job_sort(const job_opts *o, job_result *r);

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "cpustream.h"
 #include "engine.h"
-#include "job.h"
+#include "opts.h"
 #include "plan.h"
 #include "run.h"
 #include "../io/io.h"

@@ -1,7 +1,8 @@
 /*
- * opts.h - the options of one gpusort invocation, as main.c parses them:
- * what every layer below the CLI may read (the planner, the engines, the
- * run and merge phases). Plain data; nothing here does anything.
+ * opts.h - the options of one gpusort invocation, as main.c parses them,
+ * and the result a job hands back: what every layer below the CLI may read
+ * (the planner, the engines, the run and merge phases). Plain data; nothing
+ * here does anything.
  */
 #ifndef GPUSORT_OPTS_H
 #define GPUSORT_OPTS_H
@@ -46,5 +47,12 @@ typedef struct job_opts {
 	int merge_where;           /* JOB_WHERE_* for the merge */
 	job_knobs knobs;
 } job_opts;
+
+/* What a job reports back to main.c, the one place that prints and exits. */
+typedef struct job_result {
+	int status;                /* exit status: 0, 1 (disorder), 2 (error) */
+	char msg[8192];            /* for status 2 (and 1 unless quiet): the message */
+	char notice[512];          /* an informational line (e.g. "no GPU: using the CPU") */
+} job_result;
 
 #endif
