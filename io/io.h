@@ -109,10 +109,18 @@ typedef struct io_file {
 	int regular;      /* regular file: positioned I/O through io_uring */
 	int owned;        /* close fd on io_close (not for stdin/stdout) */
 	uint64_t size;    /* regular input: size at open, bytes */
+	int64_t mtime_ns; /* regular input: modification time at open, ns since the epoch */
 	uint64_t pos;     /* next offset for sequential reads/writes, bytes */
 	int eof;
 	char name[4096];  /* for messages: the path, or "-" */
 } io_file;
+
+/*
+ * Is the open regular file f still what it was when opened (size and
+ * modification time as fstat sees them now against f->size, f->mtime_ns)?
+ * Returns 0 (the same), 1 (changed) or -errno (fstat failed).
+ */
+int io_input_changed(const io_file *f);
 
 /*
  * O_DIRECT on or off (the default) for the files opened from then on

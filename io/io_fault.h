@@ -11,6 +11,8 @@
  *   gpu-oom             the device refuses chunks of more than 100000 records
  *   gpu-oom-prefetched  the device refuses, once, the first chunk that was
  *                       prefetched, after all its pieces are there
+ *   input-changes       the first regular input is truncated to half once
+ *                       some of it was read (src/inputs.c)
  */
 #ifndef GPUSORT_IO_FAULT_H
 #define GPUSORT_IO_FAULT_H

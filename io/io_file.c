@@ -50,6 +50,15 @@ static void file_init(io_file *f, const char *name)
 	snprintf(f->name, sizeof f->name, "%s", name);
 }
 
+int io_input_changed(const io_file *f)
+{
+	struct stat st;
+	if (fstat(f->fd, &st) < 0)
+		return -errno;
+	int64_t mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	return (uint64_t)st.st_size != f->size || mt != f->mtime_ns;
+}
+
 int io_open_input(io_file *f, const char *path)
 {
 	struct stat st;
@@ -74,6 +83,7 @@ int io_open_input(io_file *f, const char *path)
 	f->regular = S_ISREG(st.st_mode);
 	if (f->regular) {
 		f->size = (uint64_t)st.st_size;
+		f->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 		/* stdin redirected from a file may not start at offset 0 */
 		off_t cur = lseek(f->fd, 0, SEEK_CUR);
 		f->pos = cur > 0 ? (uint64_t)cur : 0;

@@ -2,11 +2,51 @@
 #define _GNU_SOURCE
 #include "inputs.h"
 #include "util.h"
+#include "../io/io_fault.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
+
+/* f (just opened) is the file the checks saw: same size, same modification time. */
+static int same_file(const io_file *f, const io_file *seen)
+{
+	return f->regular && f->size == seen->size && f->mtime_ns == seen->mtime_ns;
+}
+
+/* The test build's fault input-changes: the first input read is cut to half
+ * its records once some of it was read, as a user's truncate(1) would. */
+static void fault_change_input(const io_file *f)
+{
+	static int done;
+	if (!io_fault_is("input-changes") || done)
+		return;
+	done = 1;
+	if (truncate(f->name, (off_t)(f->size / 2)) != 0)
+		done = 0;
+}
+
+static void job_fail_changed(job_ctx *c, const char *name)
+{
+	job_fail(c, "%s: the file changed while it was read (its size or modification time): nothing written", name);
+}
+
+int inputs_unchanged(job_ctx *c)
+{
+	for (int i = 0; i < c->nin; i++) {
+		const io_file *f = &c->in[i];
+		if (!c->in_seen[i].regular || f->fd < 0)
+			continue;
+		fault_change_input(f);
+		if (io_input_changed(f) != 0 || !same_file(f, &c->in_seen[i])) {
+			job_fail_changed(c, f->name);
+			return -1;
+		}
+	}
+	return 0;
+}
 
 int inputs_open(job_ctx *c, int keep_open)
 {
@@ -14,7 +54,8 @@ int inputs_open(job_ctx *c, int keep_open)
 	c->nin = o->ninputs;
 	c->in = calloc((size_t)c->nin, sizeof *c->in);
 	c->in_bytes = calloc((size_t)c->nin, sizeof *c->in_bytes);
-	if (!c->in || !c->in_bytes) {
+	c->in_seen = calloc((size_t)c->nin, sizeof *c->in_seen);
+	if (!c->in || !c->in_bytes || !c->in_seen) {
 		job_fail(c, "out of memory");
 		return -1;
 	}
@@ -31,18 +72,19 @@ int inputs_open(job_ctx *c, int keep_open)
 			 * end would cut off its writer. */
 			rc = io_open_input(f, o->inputs[i]);
 			if (!rc && f->regular) {
-				uint64_t size = f->size, pos = f->pos;
-				int regular = f->regular;
+				io_file seen = *f;
 				io_close(f);
-				f->regular = regular;
-				f->size = size;
-				f->pos = pos;
+				f->regular = seen.regular;
+				f->size = seen.size;
+				f->pos = seen.pos;
+				f->mtime_ns = seen.mtime_ns;
 			}
 		}
 		if (rc) {
 			job_fail(c, "cannot read '%s': %s", o->inputs[i], strerror(-rc));
 			return -1;
 		}
+		c->in_seen[i] = *f;
 		if (f->regular && (f->size - f->pos) % c->R) {
 			job_fail_size(c, f->name, f->size - f->pos);
 			return -1;
@@ -75,8 +117,11 @@ ssize_t inputs_read_chunk(io_job *j, io_ring *ring)
 	size_t got = 0;
 	while (got < j->len && c->cur < c->nin) {
 		io_file *f = &c->in[c->cur];
+		const io_file *seen = &c->in_seen[c->cur];
 		if (f->fd < 0) {
 			int rc = io_open_input(f, c->o->inputs[c->cur]);
+			if (!rc && seen->regular && !same_file(f, seen))
+				rc = -ESTALE; /* replaced or changed since the checks */
 			if (rc) {
 				c->bad_file = c->cur;
 				return rc;
@@ -89,7 +134,16 @@ ssize_t inputs_read_chunk(io_job *j, io_ring *ring)
 		}
 		got += (size_t)n;
 		c->in_bytes[c->cur] += (uint64_t)n;
+		if (n > 0 && seen->regular)
+			fault_change_input(f);
 		if (f->eof) {
+			/* a regular file ends where the checks saw it end, unchanged;
+			 * a pipe simply ends */
+			if (seen->regular &&
+			    (c->in_bytes[c->cur] != seen->size - seen->pos || io_input_changed(f) != 0)) {
+				c->bad_file = c->cur;
+				return -ESTALE;
+			}
 			if (c->in_bytes[c->cur] % c->R) {
 				c->bad_file = c->cur;
 				return -EPROTO;
@@ -107,7 +161,9 @@ ssize_t inputs_read_chunk(io_job *j, io_ring *ring)
 void inputs_read_error(job_ctx *c, int rc)
 {
 	io_file *f = &c->in[c->bad_file];
-	if (rc == -EPROTO)
+	if (rc == -ESTALE)
+		job_fail_changed(c, f->name);
+	else if (rc == -EPROTO)
 		job_fail_size(c, f->name, c->in_bytes[c->bad_file]);
 	else
 		job_fail(c, "%s: read error: %s", f->name, strerror(-rc));
@@ -125,7 +181,6 @@ int inputs_reopen(job_ctx *c)
 {
 	for (int i = 0; i < c->nin; i++) {
 		io_file *f = &c->in[i];
-		uint64_t was = f->size - f->pos;
 		int rc = f->fd < 0 ? io_open_input(f, c->o->inputs[i]) : 0;
 		if (rc == -EMFILE || rc == -ENFILE) {
 			reclose_inputs(c, i);
@@ -135,9 +190,9 @@ int inputs_reopen(job_ctx *c)
 			job_fail(c, "cannot read '%s': %s", c->o->inputs[i], strerror(-rc));
 			return -1;
 		}
-		if (!f->regular || f->size - f->pos != was) {
+		if (!same_file(f, &c->in_seen[i])) {
 			reclose_inputs(c, i + 1);
-			return 1;
+			return 1; /* the chunked reader finds out and says so */
 		}
 	}
 	return 0;

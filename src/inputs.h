@@ -37,11 +37,22 @@ int inputs_reopen(job_ctx *c);
  * An I/O worker's job (io.h IO_JOB_CALL; j->arg is the job_ctx): fill j->buf
  * with up to j->len bytes of whole records from the inputs, in order, across
  * file boundaries, opening each input when reached and closing it at its end.
- * --verify's input sum is counted here. Returns records read (0 at the end),
- * or -errno with c->bad_file naming the input (-EPROTO: its size is not
- * whole records).
+ * --verify's input sum is counted here. A regular input must end where the
+ * checks saw it end and be unchanged then (size, modification time); a pipe
+ * ends where it ends. Returns records read (0 at the end), or -errno with
+ * c->bad_file naming the input (-EPROTO: its size is not whole records;
+ * -ESTALE: it changed since the checks).
  */
 ssize_t inputs_read_chunk(io_job *j, io_ring *ring);
+
+/*
+ * Every input that is a regular file and open now is still what the checks
+ * saw (size, modification time): for the paths that read at known offsets,
+ * after their last read. Returns 0, or -1 with c->r filled ("FILE: the file
+ * changed while it was read"): sorting a file that changes underneath gives
+ * neither its old contents nor its new ones.
+ */
+int inputs_unchanged(job_ctx *c);
 
 /* Record inputs_read_chunk's error rc for the input c->bad_file. */
 void inputs_read_error(job_ctx *c, int rc);

@@ -57,6 +57,7 @@ void job_teardown(job_ctx *c)
 	free(c->runs);
 	free(c->in);
 	free(c->in_bytes);
+	free(c->in_seen);
 	free(c->spill);
 	free(c->spill_end);
 	free(c->vord.last);

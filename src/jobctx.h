@@ -34,6 +34,7 @@ typedef struct job_ctx {
 	plan plan;              /* plan.h: every size the phases use */
 	/* inputs (inputs.c) */
 	io_file *in;
+	io_file *in_seen;       /* each input as the checks saw it (regular, size, pos, mtime) */
 	int nin, cur;           /* reader: file being read */
 	uint64_t *in_bytes;     /* bytes read from each input */
 	int bad_file;           /* reader: input that failed */

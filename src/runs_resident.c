@@ -146,6 +146,8 @@ int runs_resident(job_ctx *c, sink *out, int *single)
 		first += cnt;
 		job_progress(c, "sorted", first * c->R, total);
 	}
+	if (inputs_unchanged(c))
+		goto out;
 	c->st.records = n;
 	c->st.chunk = chunk < n ? chunk : n;
 	snprintf(c->st.engine_buf, sizeof c->st.engine_buf, "%s (device-resident)", c->eng.name);

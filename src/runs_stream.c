@@ -101,6 +101,10 @@ int runs_stream(job_ctx *c, sink *out, int *single)
 			job_fail(c, "%s: read error: %s", c->in[bad].name, strerror(-rc));
 		goto out;
 	}
+	if (inputs_unchanged(c)) {
+		cpustream_free(S);
+		goto out;
+	}
 	c->st.records = n;
 	c->st.chunk = n ? n : 1;
 	for (int i = 0; i < c->nin; i++)

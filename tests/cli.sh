@@ -1052,4 +1052,30 @@ for nm in $names; do
 	else fail "algorithm-$nm-vs-cpu" "status $rc: $(first err.err)"; fi
 done
 
+
+# An input that changes while it is read (issue 17): every path gives exit 2,
+# names the file, writes nothing (the old -o untouched) and leaves no temp
+# file. The test build's fault input-changes truncates the input to half
+# once some of it was read, as `truncate -s` from another shell would.
+gen -n 1000000 -k u32 --seed 91 -o chg.src
+for mode in "spilled:-S 1M -T t1" "streamed:--cpu" "kept:-S 6M --parallel=2"; do
+	nm=input-changes-${mode%%:*}
+	cp chg.src chg.bin
+	printf 'old output\n' > chg.out
+	(GPUSORT_FAULT=input-changes; export GPUSORT_FAULT; gstrun -k u32 ${mode#*:} chg.bin -o chg.out) > /dev/null 2> gs.err
+	rc=$?
+	if [ $rc != 2 ]; then fail "$nm" "exit status $rc (want 2): $(first gs.err)"
+	elif ! grep -q "^gpusort: .*chg.bin: the file changed while it was read" gs.err; then
+		fail "$nm" "message: $(grep -v 'no CUDA' gs.err | head -n 1)"
+	elif [ "$(cat chg.out)" != "old output" ]; then fail "$nm" "the old output was replaced"
+	elif ls -A . | grep -q '^\.chg\.out'; then fail "$nm" "temp output left: $(ls -A . | grep chg.out)"
+	elif ! isempty t1; then fail "$nm" "left in -T: $(ls -A t1)"
+	else pass "$nm"; fi
+done
+# a pipe has no size to keep: a producer that stops early is simply the end
+head -c 400000 chg.src | gsrun -k u32 -S 1M -T t1 > got.bin 2> gs.err
+rc=$?
+head -c 400000 chg.src | "$REF" -k u32 > exp.bin
+check_ok "input-pipe-ends-early" $rc got.bin exp.bin gs.err
+
 exit $((NFAIL > 0))

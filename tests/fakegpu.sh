@@ -152,4 +152,17 @@ fi
 GPUSORT_SMALL_CPU=0 $G -k u64 --parallel=1 --stats "$d/at" -o "$d/s.out" 2> "$d/s.err"
 if grep -qF "engine gpu:bitonic" "$d/s.err"; then echo "PASS fakegpu-small-off"
 else bad fakegpu-small-off "$(grep -o 'engine [^,]*' "$d/s.err")"; fi
+# an input that changes while the device-resident path reads it (issue 17):
+# exit 2 naming it, nothing written; kept runs (-S 64M) and one chunk
+for args in "-S 64M" "-S 64M --gpu-memory 20M"; do
+	cp "$d/at" "$d/chg"
+	printf 'old\n' > "$d/chg.out"
+	GPUSORT_FAULT=input-changes $G -k u64 $args --stats "$d/chg" -o "$d/chg.out" > /dev/null 2> "$d/s.err"
+	rc=$?
+	nm="fakegpu-input-changes[$args]"
+	if [ $rc = 2 ] && grep -q "chg: the file changed while it was read" "$d/s.err" &&
+		[ "$(cat "$d/chg.out")" = old ]; then echo "PASS $nm"
+	else bad "$nm" "exit status $rc: $(grep -v stats "$d/s.err" | head -n 1)"; fi
+done
+
 exit $fails
