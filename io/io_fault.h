@@ -13,6 +13,8 @@
  *                       prefetched, after all its pieces are there
  *   input-changes       the first regular input is truncated to half once
  *                       some of it was read (src/inputs.c)
+ *   reopen-emfile       the chunked reader's opening of the second and later
+ *                       inputs fails with EMFILE (src/inputs.c)
  */
 #ifndef GPUSORT_IO_FAULT_H
 #define GPUSORT_IO_FAULT_H

@@ -120,6 +120,11 @@ ssize_t inputs_read_chunk(io_job *j, io_ring *ring)
 		const io_file *seen = &c->in_seen[c->cur];
 		if (f->fd < 0) {
 			int rc = io_open_input(f, c->o->inputs[c->cur]);
+			if (!rc && io_fault_is("reopen-emfile") && c->cur > 0) {
+				io_close(f); /* the test build: out of descriptors by the second input */
+				rc = -EMFILE;
+			}
+			c->bad_open = rc != 0;
 			if (!rc && seen->regular && !same_file(f, seen))
 				rc = -ESTALE; /* replaced or changed since the checks */
 			if (rc) {
@@ -161,7 +166,9 @@ ssize_t inputs_read_chunk(io_job *j, io_ring *ring)
 void inputs_read_error(job_ctx *c, int rc)
 {
 	io_file *f = &c->in[c->bad_file];
-	if (rc == -ESTALE)
+	if (c->bad_open)
+		job_fail(c, "cannot read '%s': %s", c->o->inputs[c->bad_file], strerror(-rc));
+	else if (rc == -ESTALE)
 		job_fail_changed(c, f->name);
 	else if (rc == -EPROTO)
 		job_fail_size(c, f->name, c->in_bytes[c->bad_file]);

@@ -38,6 +38,7 @@ typedef struct job_ctx {
 	int nin, cur;           /* reader: file being read */
 	uint64_t *in_bytes;     /* bytes read from each input */
 	int bad_file;           /* reader: input that failed */
+	int bad_open;           /* ... and it failed to open (not to read) */
 	/* output */
 	io_output out;
 	int out_open;

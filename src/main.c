@@ -310,6 +310,8 @@ int main(int argc, char **argv)
 	o.ninputs = optind < argc ? argc - optind : 1;
 	if (check && o.ninputs > 1)
 		usage_error("extra operand '%s' not allowed with -c", o.inputs[1]);
+	if (check && o.output)
+		usage_error("options '-%co' are incompatible", check == JOB_CHECK_QUIET ? 'C' : 'c');
 
 	if (!o.mem) {
 		uint64_t phys = util_physmem();

@@ -76,7 +76,7 @@ static int merge_group(job_ctx *c, int lo, int hi, const plan_merge *pm)
 		if (rc)
 			merge_error(c, rc, c->runs + lo, bad, block);
 		else
-			job_fail(c, "cannot write a temporary file in '%s': %s", runlist_tmpdir(c, dir), strerror(-wrc));
+			runlist_write_failed(c, f, wrc);
 		runlist_free_run(c, nr);
 		return -1;
 	}

@@ -1,5 +1,6 @@
 /* pool.c - see pool.h. */
 #include "pool.h"
+#include "runlist.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -50,7 +51,7 @@ uint8_t *pool_take(job_ctx *c, pool *p, io_worker *writer)
 		p->wh = (p->wh + 1) % 8;
 		p->nw--;
 		if (rc < 0) {
-			job_fail(c, "cannot write a temporary file: %s", strerror((int)-rc));
+			runlist_write_failed(c, p->wjob[(p->wh + 7) % 8].f, (int)rc);
 			return NULL;
 		}
 		return b;

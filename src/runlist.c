@@ -10,6 +10,16 @@ const char *runlist_tmpdir(const job_ctx *c, int dir)
 	return c->o->tmpdirs[dir];
 }
 
+void runlist_write_failed(job_ctx *c, const io_file *f, int rc)
+{
+	for (int i = 0; i < c->o->ntmp; i++)
+		if (f == &c->spill[i]) {
+			job_fail(c, "cannot write a temporary file in '%s': %s", runlist_tmpdir(c, i), strerror(-rc));
+			return;
+		}
+	job_fail(c, "cannot write a temporary file '%s': %s", f->name, strerror(-rc));
+}
+
 run *runlist_new(job_ctx *c)
 {
 	if (c->nruns == c->caprun) {

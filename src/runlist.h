@@ -31,6 +31,13 @@ void runlist_spill_end(job_ctx *c, int dir, uint64_t end);
 /* The -T directory of index dir (for messages). */
 const char *runlist_tmpdir(const job_ctx *c, int dir);
 
+/*
+ * Record a failed write (rc: -errno) to spill file f (one of c's): the
+ * message names f's -T directory, so that a user with several knows which
+ * one filled or failed.
+ */
+void runlist_write_failed(job_ctx *c, const io_file *f, int rc);
+
 /* I/O worker hook of a spill write (io_job.arg is the run): position the
  * file at the run and add the written bytes to its block checksums. */
 void runlist_spill_hook(io_job *j);

@@ -147,8 +147,7 @@ out:
 	for (int i = 0; i < p.nw; i++) {
 		ssize_t w = io_worker_wait(&writer, &p.wjob[(p.wh + i) % 8]);
 		if (w < 0 && ret == 0) {
-			job_fail(c, "cannot write a temporary file in '%s': %s",
-			     runlist_tmpdir(c, 0), strerror((int)-w));
+			runlist_write_failed(c, p.wjob[(p.wh + i) % 8].f, (int)w);
 			ret = -1;
 		}
 	}

@@ -126,7 +126,7 @@ int runs_resident(job_ctx *c, sink *out, int *single)
 			rc = run_hash_end(&r->hash) ? -1 : 0;
 		if (rc) {
 			if (d.err)
-				job_fail(c, "cannot write a temporary file: %s", strerror(-d.err));
+				runlist_write_failed(c, r->file, d.err);
 			else if (msg[0])
 				job_fail(c, "%s", msg);
 			else if (rc == 1)

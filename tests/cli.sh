@@ -1078,4 +1078,49 @@ rc=$?
 head -c 400000 chg.src | "$REF" -k u32 > exp.bin
 check_ok "input-pipe-ends-early" $rc got.bin exp.bin gs.err
 
+
+# A -T directory that fills (issue 17): the message names that directory,
+# also when it is the second of two; exit 2, nothing written. A 1 MiB tmpfs
+# where this machine lets the tests mount one (root), else SKIP.
+mkdir -p tfull troomy
+if mount -t tmpfs -o size=1M tmpfs tfull 2> /dev/null; then
+	gen -n 2000000 -k u32 --seed 92 -o full.bin
+	for dirs in "-T tfull" "-T troomy -T tfull"; do
+		nm="full-T-dir-named[$dirs]"
+		gsrun -k u32 -S 1M $dirs full.bin -o full.out > /dev/null 2> gs.err
+		rc=$?
+		if [ $rc != 2 ]; then fail "$nm" "exit status $rc (want 2)"
+		elif ! grep -q "^gpusort: cannot write a temporary file in 'tfull': No space left on device" gs.err; then
+			fail "$nm" "message: $(first gs.err)"
+		elif [ -e full.out ] || ! isempty tfull || ! isempty troomy; then fail "$nm" "output or temp files left"
+		else pass "$nm"; fi
+	done
+	umount tfull
+else
+	skip "full-T-dir-named" "cannot mount a tmpfs here (not root, or not permitted)"
+fi
+
+
+# -c / -C with -o: refused as sort(1) refuses them; nothing created
+gen -n 100 -k u32 --seed 93 -o co.bin
+for c in c C; do
+	rm -f co.out
+	gsrun -k u32 -$c -o co.out co.bin > err.out 2> err.err
+	rc=$?
+	if [ $rc = 2 ] && [ ! -e co.out ] && [ ! -s err.out ] &&
+		[ "$(cat err.err)" = "gpusort: options '-${c}o' are incompatible" ]; then pass "check-with-o-$c"
+	else fail "check-with-o-$c" "status $rc: $(first err.err)"; fi
+done
+# an input that cannot be opened for want of descriptors says "cannot read"
+# like every other open failure, also when the reader reopens it late (the
+# test build's fault reopen-emfile: the second input's open fails; the
+# chunked reader, as GPUSORT_STREAM=0 makes it)
+gen -n 10 -k u32 --seed 94 -o fd1.bin
+cp fd1.bin fd2.bin
+(GPUSORT_FAULT=reopen-emfile GPUSORT_STREAM=0; export GPUSORT_FAULT GPUSORT_STREAM; gstrun -k u32 -S 1M -T t1 fd1.bin fd2.bin -o fd.out) > /dev/null 2> gs.err
+rc=$?
+if [ $rc = 2 ] && [ ! -e fd.out ] && grep -qx "gpusort: cannot read 'fd2.bin': Too many open files" gs.err
+then pass "emfile-message"
+else fail "emfile-message" "status $rc: $(grep -v 'no CUDA' gs.err | head -n 1)"; fi
+
 exit $((NFAIL > 0))

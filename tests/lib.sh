@@ -62,6 +62,7 @@ skip() { _n=$1; shift; printf 'SKIP %s: %s\n' "$_n" "$*"; }
 # The scratch directory; everything a test writes lives under it.
 T=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-cli.XXXXXX") || { echo "FAIL cli.sh: mktemp -d failed"; exit 1; }
 cleanup() {
+	umount "$T/tfull" 2>/dev/null # a test's tmpfs, when it stopped half way
 	chmod -R u+rwx "$T" 2>/dev/null
 	rm -rf "$T"
 }
