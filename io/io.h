@@ -179,9 +179,16 @@ typedef struct io_output {
 	io_file f;
 	char path[4096];
 	char tmp[4096];   /* "" when writing in place */
+	int linked;       /* the target has several hard links: copied through at commit */
 } io_output;
 int io_output_open(io_output *o, const char *path);
-/* Flush and rename over the target. Returns 0 or -errno (target untouched then). */
+/*
+ * Flush and put the output in place: renamed over the target (atomic), or,
+ * when the target has several hard links, copied into it through the link
+ * once complete (every name sees the new data; not atomic: a crash during
+ * the copy leaves the target partly written). Returns 0 or -errno (the
+ * target untouched when the rename fails).
+ */
 int io_output_commit(io_output *o);
 /* Remove the temp file; the target is untouched. */
 void io_output_abort(io_output *o);

@@ -305,7 +305,13 @@ int io_output_open(io_output *o, const char *path)
 	snprintf(dirbuf, sizeof dirbuf, "%s", path);
 	snprintf(basebuf, sizeof basebuf, "%s", path);
 	const char *dir = dirname(dirbuf), *base = basename(basebuf);
-	if (snprintf(o->tmp, sizeof o->tmp, "%s/.%s.gpusort.XXXXXX", dir, base) >= (int)sizeof o->tmp)
+	/* beside the target, so that the rename stays in one file system; a
+	 * target whose name leaves no room for the suffix gets a short name */
+	long name_max = pathconf(dir, _PC_NAME_MAX);
+	int n = strlen(base) + 16 <= (size_t)(name_max > 0 ? name_max : 255)
+			? snprintf(o->tmp, sizeof o->tmp, "%s/.%s.gpusort.XXXXXX", dir, base)
+			: snprintf(o->tmp, sizeof o->tmp, "%s/.gpusort.XXXXXX", dir);
+	if (n >= (int)sizeof o->tmp)
 		return -ENAMETOOLONG;
 	int fd = mkostemp(o->tmp, O_CLOEXEC);
 	if (fd < 0) {
@@ -318,6 +324,12 @@ int io_output_open(io_output *o, const char *path)
 	mode_t mode;
 	if (exists) {
 		mode = st.st_mode & 07777;
+		/* the new file keeps the old one's owner and group where this
+		 * process may give them (root; or a group it is in) */
+		if (fchown(fd, st.st_uid, st.st_gid) != 0 && fchown(fd, (uid_t)-1, st.st_gid) != 0) {
+			/* not permitted: the new file is the user's, as a new file is */
+		}
+		o->linked = st.st_nlink > 1;
 	} else {
 		mode_t um = umask(0);
 		umask(um);
@@ -330,6 +342,55 @@ int io_output_open(io_output *o, const char *path)
 	if (io_direct_allowed())
 		o->f.dfd = open(o->tmp, O_WRONLY | O_DIRECT | O_CLOEXEC);
 	return 0;
+}
+
+/* Copy file src into the existing file dst (truncated first), then remove
+ * src. 0 or -errno. */
+static int copy_through(const char *src, const char *dst)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC), rc = 0;
+	if (in < 0)
+		return -errno;
+	int out = open(dst, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (out < 0) {
+		rc = -errno;
+		close(in);
+		return rc;
+	}
+	int plain = 0; /* copy_file_range refused (another file system, no support) */
+	static char buf[1 << 20];
+	for (;;) {
+		ssize_t n = plain ? read(in, buf, sizeof buf) : copy_file_range(in, NULL, out, NULL, (size_t)1 << 30, 0);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (!plain && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
+				plain = 1;
+				continue;
+			}
+			rc = -errno;
+			break;
+		}
+		for (ssize_t w, off = 0; plain && off < n; off += w) {
+			w = write(out, buf + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR)
+				w = 0;
+			else if (w < 0) {
+				rc = -errno;
+				break;
+			}
+		}
+		if (rc)
+			break;
+	}
+	if (close(out) < 0 && !rc)
+		rc = -errno;
+	close(in);
+	if (!rc)
+		unlink(src);
+	return rc;
 }
 
 int io_output_commit(io_output *o)
@@ -348,10 +409,8 @@ int io_output_commit(io_output *o)
 			rc = -errno;
 		o->f.fd = -1;
 	}
-	if (!rc && o->tmp[0]) {
-		if (rename(o->tmp, o->path) < 0)
-			rc = -errno;
-	}
+	if (!rc && o->tmp[0])
+		rc = o->linked ? copy_through(o->tmp, o->path) : rename(o->tmp, o->path) < 0 ? -errno : 0;
 	if (rc) {
 		io_output_abort(o);
 		return rc;

@@ -1123,4 +1123,35 @@ if [ $rc = 2 ] && [ ! -e fd.out ] && grep -qx "gpusort: cannot read 'fd2.bin': T
 then pass "emfile-message"
 else fail "emfile-message" "status $rc: $(grep -v 'no CUDA' gs.err | head -n 1)"; fi
 
+
+# -o onto an existing file (issue 17): the new file keeps owner, group and
+# mode (owner and group where the user may give them: root here, else only
+# the mode is checked); a target with two hard links is written through
+# them, so both names see the sorted data; names of 240-255 bytes work.
+gen -n 5000 -k u32 --seed 95 -o own.bin
+"$REF" -k u32 < own.bin > own.exp
+printf 'old\n' > own.out
+chmod 640 own.out
+if [ "$(id -u)" = 0 ]; then chown 1234:5678 own.out; want="640 1234 5678"; else want="640 $(id -u) $(id -g)"; fi
+gsrun -k u32 own.bin -o own.out 2> gs.err
+rc=$?
+got=$(stat -c '%a %u %g' own.out)
+if [ $rc = 0 ] && cmp -s own.out own.exp && [ "$got" = "$want" ]; then pass "o-keeps-owner-group-mode"
+else fail "o-keeps-owner-group-mode" "status $rc, mode/owner/group '$got' (want '$want')"; fi
+printf 'old\n' > lnk.a
+ln lnk.a lnk.b
+gsrun -k u32 own.bin -o lnk.a 2> gs.err
+rc=$?
+if [ $rc = 0 ] && cmp -s lnk.a own.exp && cmp -s lnk.b own.exp && [ "$(stat -c %h lnk.a)" = 2 ] &&
+	[ -z "$(ls -A . | grep gpusort)" ]; then pass "o-through-hard-links"
+else fail "o-through-hard-links" "status $rc, links $(stat -c %h lnk.a): $(first gs.err)"; fi
+for len in 240 250 255; do
+	nm=$(printf "%${len}s" | tr ' ' n)
+	gsrun -k u32 own.bin -o "$nm" 2> gs.err
+	rc=$?
+	if [ $rc = 0 ] && cmp -s "$nm" own.exp && [ -z "$(ls -A . | grep gpusort)" ]; then pass "o-name-$len-bytes"
+	else fail "o-name-$len-bytes" "status $rc: $(first gs.err)"; fi
+	rm -f "$nm"
+done
+
 exit $((NFAIL > 0))
