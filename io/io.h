@@ -180,10 +180,13 @@ typedef struct io_output {
 	char path[4096];
 	char tmp[4096];   /* "" when writing in place */
 	int linked;       /* the target has several hard links: copied through at commit */
+	int sync;         /* --sync: the data reaches the disk before the rename, the rename after it */
 } io_output;
 int io_output_open(io_output *o, const char *path);
 /*
- * Flush and put the output in place: renamed over the target (atomic), or,
+ * Flush and put the output in place (with o->sync set, fsync the data
+ * before and the directory after, so that a power cut leaves the old file
+ * or the new one): renamed over the target (atomic), or,
  * when the target has several hard links, copied into it through the link
  * once complete (every name sees the new data; not atomic: a crash during
  * the copy leaves the target partly written). Returns 0 or -errno (the

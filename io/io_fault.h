@@ -15,6 +15,7 @@
  *                       some of it was read (src/inputs.c)
  *   reopen-emfile       the chunked reader's opening of the second and later
  *                       inputs fails with EMFILE (src/inputs.c)
+ *   fsync-eio           --sync's flush of the output fails with EIO
  */
 #ifndef GPUSORT_IO_FAULT_H
 #define GPUSORT_IO_FAULT_H

@@ -1,6 +1,7 @@
 /* io_file.c - inputs, appends, spill files and atomic output; see io.h. */
 #define _GNU_SOURCE
 #include "io.h"
+#include "io_fault.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -344,9 +345,9 @@ int io_output_open(io_output *o, const char *path)
 	return 0;
 }
 
-/* Copy file src into the existing file dst (truncated first), then remove
- * src. 0 or -errno. */
-static int copy_through(const char *src, const char *dst)
+/* Copy file src into the existing file dst (truncated first; fsync'd when
+ * sync), then remove src. 0 or -errno. */
+static int copy_through(const char *src, const char *dst, int sync)
 {
 	int in = open(src, O_RDONLY | O_CLOEXEC), rc = 0;
 	if (in < 0)
@@ -385,11 +386,27 @@ static int copy_through(const char *src, const char *dst)
 		if (rc)
 			break;
 	}
+	if (!rc && sync && fsync(out) < 0)
+		rc = -errno;
 	if (close(out) < 0 && !rc)
 		rc = -errno;
 	close(in);
 	if (!rc)
 		unlink(src);
+	return rc;
+}
+
+/* fsync the directory holding path. 0 or -errno. */
+static int sync_dir_of(const char *path)
+{
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", path);
+	int fd = open(dirname(buf), O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0)
+		rc = -errno;
+	close(fd);
 	return rc;
 }
 
@@ -399,6 +416,8 @@ int io_output_commit(io_output *o)
 	if (o->f.regular && o->f.fd >= 0 && o->tmp[0]) {
 		/* The size is exact: every byte was written at its offset, no padding. */
 		if (ftruncate(o->f.fd, (off_t)o->f.pos) < 0)
+			rc = -errno;
+		if (!rc && o->sync && (io_fault_is("fsync-eio") ? (errno = EIO, 1) : fsync(o->f.fd) < 0))
 			rc = -errno;
 	}
 	if (o->f.fd >= 0 && o->f.owned) {
@@ -410,7 +429,9 @@ int io_output_commit(io_output *o)
 		o->f.fd = -1;
 	}
 	if (!rc && o->tmp[0])
-		rc = o->linked ? copy_through(o->tmp, o->path) : rename(o->tmp, o->path) < 0 ? -errno : 0;
+		rc = o->linked ? copy_through(o->tmp, o->path, o->sync) : rename(o->tmp, o->path) < 0 ? -errno : 0;
+	if (!rc && o->tmp[0] && o->sync && !o->linked)
+		rc = sync_dir_of(o->path); /* the rename itself reaches the disk */
 	if (rc) {
 		io_output_abort(o);
 		return rc;

@@ -237,6 +237,7 @@ void job_sort(const job_opts *o, job_result *r)
 		job_fail(&c, "write error on '%s': %s", o->output ? o->output : "standard output", strerror(-wrc));
 	if (r->status == 2 || (o->verify && verify_output(&c)))
 		goto done;
+	c.out.sync = o->sync;
 	rc = io_output_commit(&c.out);
 	c.out_open = 0;
 	if (rc) {

@@ -65,6 +65,9 @@ static void help(void)
 "  -s, --stable                accepted for sort(1) compatibility: always stable\n"
 "  -u, --unique                output only the first of each run of equal keys\n"
 "  -o, --output=FILE           write to FILE, atomically (FILE may be an input)\n"
+"      --sync                  with -o, put FILE's data and then its new name on\n"
+"                              the disk before exiting: a power cut leaves the\n"
+"                              old FILE or the new one\n"
 "  -m                          merge already sorted FILEs; do not sort\n"
 "  -c, --check[=diagnose-first]  check that the input is sorted; exit 1 if not\n"
 "  -C, --check=quiet           like -c, but report nothing\n"
@@ -138,7 +141,7 @@ static int pick_algorithm(const char *arg, int *sorter)
 
 enum {
 	OPT_RECORD_SIZE = 256, OPT_PARALLEL, OPT_GPU_MEMORY, OPT_DEVICE, OPT_CPU, OPT_ALGORITHM,
-	OPT_MERGE, OPT_VERIFY, OPT_PROGRESS, OPT_STATS, OPT_HELP, OPT_VERSION, OPT_DIRECT_IO,
+	OPT_MERGE, OPT_VERIFY, OPT_PROGRESS, OPT_STATS, OPT_HELP, OPT_VERSION, OPT_DIRECT_IO, OPT_SYNC,
 };
 
 static const struct option longopts[] = {
@@ -152,6 +155,7 @@ static const struct option longopts[] = {
 	{ "buffer-size", required_argument, NULL, 'S' },
 	{ "temporary-directory", required_argument, NULL, 'T' },
 	{ "direct-io", no_argument, NULL, OPT_DIRECT_IO },
+	{ "sync", no_argument, NULL, OPT_SYNC },
 	{ "parallel", required_argument, NULL, OPT_PARALLEL },
 	{ "gpu-memory", required_argument, NULL, OPT_GPU_MEMORY },
 	{ "device", required_argument, NULL, OPT_DEVICE },
@@ -271,6 +275,7 @@ int main(int argc, char **argv)
 			tmpdirs[ntmp++] = optarg;
 			break;
 		case OPT_DIRECT_IO: io_set_direct(1); break;
+		case OPT_SYNC: o.sync = 1; break;
 		case OPT_PARALLEL: o.threads = (int)parse_int_arg("--parallel", optarg, 1, 1024); break;
 		case OPT_GPU_MEMORY: o.gpu_mem = parse_size_arg("--gpu-memory", optarg); break;
 		case OPT_DEVICE: o.device = (int)parse_int_arg("--device", optarg, 0, 1023); break;

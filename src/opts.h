@@ -32,6 +32,7 @@ typedef struct job_knobs {
 typedef struct job_opts {
 	keys_spec keys;
 	int unique, check, merge_only, verify, progress, stats;
+	int sync;                  /* --sync: the output on disk before it replaces the old one */
 	const char *output;        /* NULL: standard output */
 	char **inputs;             /* "-" = standard input */
 	int ninputs;
