@@ -4,6 +4,7 @@
 #include "inputs.h"
 #include "util.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,11 @@ void job_check(const job_opts *o, job_result *r)
 				break;
 			}
 			c.in_bytes[0] += (uint64_t)got;
+			if (f->eof && inputs_ended_unchanged(&c, 0)) {
+				c.bad_file = 0;
+				inputs_read_error(&c, -ESTALE);
+				break;
+			}
 			if (f->eof && c.in_bytes[0] % R) {
 				job_fail_size(&c, f->name, c.in_bytes[0]);
 				break;

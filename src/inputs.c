@@ -33,6 +33,15 @@ static void job_fail_changed(job_ctx *c, const char *name)
 	job_fail(c, "%s: the file changed while it was read (its size or modification time): nothing written", name);
 }
 
+int inputs_ended_unchanged(job_ctx *c, int i)
+{
+	const io_file *f = &c->in[i], *seen = &c->in_seen[i];
+	if (!seen->regular)
+		return 0;
+	fault_change_input(f);
+	return c->in_bytes[i] != seen->size - seen->pos || io_input_changed(f) != 0 ? -ESTALE : 0;
+}
+
 int inputs_unchanged(job_ctx *c)
 {
 	for (int i = 0; i < c->nin; i++) {
@@ -144,8 +153,7 @@ ssize_t inputs_read_chunk(io_job *j, io_ring *ring)
 		if (f->eof) {
 			/* a regular file ends where the checks saw it end, unchanged;
 			 * a pipe simply ends */
-			if (seen->regular &&
-			    (c->in_bytes[c->cur] != seen->size - seen->pos || io_input_changed(f) != 0)) {
+			if (inputs_ended_unchanged(c, c->cur)) {
 				c->bad_file = c->cur;
 				return -ESTALE;
 			}

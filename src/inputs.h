@@ -54,6 +54,14 @@ ssize_t inputs_read_chunk(io_job *j, io_ring *ring);
  */
 int inputs_unchanged(job_ctx *c);
 
+/*
+ * Input i has just been read to its end (c->in_bytes[i] bytes): when it is
+ * a regular file, it must have ended where the checks saw it end and be
+ * unchanged. Returns 0, or -ESTALE (for inputs_read_error). Safe on an I/O
+ * worker's thread: it records nothing in c->r.
+ */
+int inputs_ended_unchanged(job_ctx *c, int i);
+
 /* Record inputs_read_chunk's error rc for the input c->bad_file. */
 void inputs_read_error(job_ctx *c, int rc);
 

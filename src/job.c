@@ -220,8 +220,8 @@ void job_sort(const job_opts *o, job_result *r)
 	int single = 0;
 	if (o->merge_only) {
 		/* --verify under -m checks order only: the inputs are not read twice */
-		if (!runlist_from_inputs(&c))
-			merge_phase(&c, &out);
+		if (!runlist_from_inputs(&c) && !merge_phase(&c, &out))
+			(void)inputs_unchanged(&c); /* an input that changed meanwhile: an error */
 	} else if (form_runs(&c, &pin, &out, &single) == 0 && !single) {
 		/* the sink was sized for a single chunk; the merge wants big buffers:
 		 * the writer starts as soon as one is full, and writing (one thread

@@ -1072,6 +1072,19 @@ for mode in "spilled:-S 1M -T t1" "streamed:--cpu" "kept:-S 6M --parallel=2"; do
 	elif ! isempty t1; then fail "$nm" "left in -T: $(ls -A t1)"
 	else pass "$nm"; fi
 done
+# -c and -m read their inputs in place: the same rule
+"$REF" -k u32 < chg.src > chg.sorted
+cp chg.sorted chg.bin
+printf 'old output\n' > chg.out
+(GPUSORT_FAULT=input-changes; export GPUSORT_FAULT; gstrun -k u32 -m -o chg.out chg.bin chg.sorted) > /dev/null 2> gs.err
+rc=$?
+if [ $rc = 2 ] && grep -q "chg.bin: the file changed while it was read" gs.err && [ "$(cat chg.out)" = "old output" ]
+then pass "input-changes-merge"; else fail "input-changes-merge" "exit status $rc: $(grep -v 'no CUDA' gs.err | head -n 1)"; fi
+cp chg.sorted chg.bin
+(GPUSORT_FAULT=input-changes; export GPUSORT_FAULT; gstrun -k u32 -c chg.bin) > /dev/null 2> gs.err
+rc=$?
+if [ $rc = 2 ] && grep -q "chg.bin: the file changed while it was read" gs.err; then pass "input-changes-check"
+else fail "input-changes-check" "exit status $rc: $(grep -v 'no CUDA' gs.err | head -n 1)"; fi
 # a pipe has no size to keep: a producer that stops early is simply the end
 head -c 400000 chg.src | gsrun -k u32 -S 1M -T t1 > got.bin 2> gs.err
 rc=$?
