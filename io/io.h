@@ -196,6 +196,19 @@ int io_output_commit(io_output *o);
 /* Remove the temp file; the target is untouched. */
 void io_output_abort(io_output *o);
 
+/* The temporary output's name: ".TARGET" IO_TMP_TAG "PID.XXXXXX" (or, when
+ * that is too long a name, IO_TMP_TAG "PID.XXXXXX") beside the target. */
+#define IO_TMP_TAG ".gpusort."
+
+/*
+ * Remove from directory dir the temporary outputs (IO_TMP_TAG names) that a
+ * gpusort killed outright (SIGKILL, a crash, a power cut) left behind: only
+ * regular files of this user (any user's for root) whose process is gone;
+ * another live run's are kept. *removed counts those unlinked. Returns 0,
+ * or -errno with *bad the name that failed (the directory, or a file).
+ */
+int io_clean_stale(const char *dir, int *removed, char *bad, size_t badlen);
+
 /*
  * Install SIGINT/SIGTERM/SIGHUP handlers that remove every registered temp
  * path and then die of the signal. io_tmp_register returns a slot or -ENOSPC.

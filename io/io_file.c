@@ -306,12 +306,16 @@ int io_output_open(io_output *o, const char *path)
 	snprintf(dirbuf, sizeof dirbuf, "%s", path);
 	snprintf(basebuf, sizeof basebuf, "%s", path);
 	const char *dir = dirname(dirbuf), *base = basename(basebuf);
-	/* beside the target, so that the rename stays in one file system; a
-	 * target whose name leaves no room for the suffix gets a short name */
+	/* beside the target, so that the rename stays in one file system;
+	 * named with this process's id, so that a copy left by a killed run is
+	 * known as stale (io_clean_stale); a target whose name leaves no room
+	 * for the suffix gets a short name */
+	char suffix[48];
+	snprintf(suffix, sizeof suffix, "%s%ld.XXXXXX", IO_TMP_TAG, (long)getpid());
 	long name_max = pathconf(dir, _PC_NAME_MAX);
-	int n = strlen(base) + 16 <= (size_t)(name_max > 0 ? name_max : 255)
-			? snprintf(o->tmp, sizeof o->tmp, "%s/.%s.gpusort.XXXXXX", dir, base)
-			: snprintf(o->tmp, sizeof o->tmp, "%s/.gpusort.XXXXXX", dir);
+	int n = 1 + strlen(base) + strlen(suffix) <= (size_t)(name_max > 0 ? name_max : 255)
+			? snprintf(o->tmp, sizeof o->tmp, "%s/.%s%s", dir, base, suffix)
+			: snprintf(o->tmp, sizeof o->tmp, "%s/%s", dir, suffix);
 	if (n >= (int)sizeof o->tmp)
 		return -ENAMETOOLONG;
 	int fd = mkostemp(o->tmp, O_CLOEXEC);

@@ -1,5 +1,6 @@
 /*
- * io_tmp.c - temp paths removed on SIGINT/SIGTERM/SIGHUP.
+ * io_tmp.c - temp paths removed on SIGINT/SIGTERM/SIGHUP, and the stale
+ * ones a killed run left removed on request (gpusort --clean-temp).
  * Spill files are unlinked right after creation, so only the atomic
  * output's temp file (and a spill file in its first microseconds) is here.
  * The handler only calls async-signal-safe functions (unlink, signal, raise).
@@ -7,9 +8,14 @@
 #define _GNU_SOURCE
 #include "io.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define SLOTS 64
@@ -61,4 +67,54 @@ void io_signals_install(void)
 			continue;
 		sigaction(sigs[i], &sa, NULL);
 	}
+}
+
+/* The pid in a temporary output's name, or 0 when name is not one. */
+static long stale_pid(const char *name)
+{
+	if (name[0] != '.')
+		return 0;
+	const char *t = NULL;
+	for (const char *p = strstr(name, IO_TMP_TAG); p; p = strstr(p + 1, IO_TMP_TAG))
+		t = p; /* the last tag: the target's own name may hold one */
+	if (!t)
+		return 0;
+	char *end;
+	long pid = strtol(t + strlen(IO_TMP_TAG), &end, 10);
+	if (pid <= 0 || end == t + strlen(IO_TMP_TAG) || *end != '.' || strlen(end + 1) != 6)
+		return 0;
+	for (const char *q = end + 1; *q; q++)
+		if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9')))
+			return 0;
+	return pid;
+}
+
+int io_clean_stale(const char *dir, int *removed, char *bad, size_t badlen)
+{
+	*removed = 0;
+	DIR *d = opendir(dir);
+	if (!d) {
+		snprintf(bad, badlen, "%s", dir);
+		return -errno;
+	}
+	int rc = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		long pid = stale_pid(e->d_name);
+		struct stat st;
+		if (!pid || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (geteuid() != 0 && st.st_uid != geteuid())
+			continue; /* another user's: theirs to clean */
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue; /* its process (or one with its id) is alive */
+		if (unlinkat(dirfd(d), e->d_name, 0) != 0) {
+			rc = -errno;
+			snprintf(bad, badlen, "%s/%s", dir, e->d_name);
+			break;
+		}
+		++*removed;
+	}
+	closedir(d);
+	return rc;
 }

@@ -65,6 +65,9 @@ static void help(void)
 "  -s, --stable                accepted for sort(1) compatibility: always stable\n"
 "  -u, --unique                output only the first of each run of equal keys\n"
 "  -o, --output=FILE           write to FILE, atomically (FILE may be an input)\n"
+"      --clean-temp            remove the temporary outputs (.FILE.gpusort.PID.*)\n"
+"                              that killed runs left in each -T DIR (default:\n"
+"                              the current directory), if their process is gone\n"
 "      --sync                  with -o, put FILE's data and then its new name on\n"
 "                              the disk before exiting: a power cut leaves the\n"
 "                              old FILE or the new one\n"
@@ -118,6 +121,27 @@ static void help(void)
 }
 
 /*
+ * --clean-temp: remove the temporary outputs that killed runs left in each
+ * -T directory (none given: the current directory, where -o files usually
+ * are). Quiet; an error stops at the first directory or file that fails.
+ */
+static int clean_temp(const char *const *dirs, int n)
+{
+	static const char *const here[] = { "." };
+	if (!n) {
+		dirs = here;
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		char bad[4200];
+		int removed, rc = io_clean_stale(dirs[i], &removed, bad, sizeof bad);
+		if (rc)
+			die("--clean-temp: '%s': %s", bad, strerror(-rc));
+	}
+	return 0;
+}
+
+/*
  * --algorithm NAME: auto (0), cpu (1), or an in-device sorter of the build's
  * registry (2, its index in *sorter). Anything else is a usage error that
  * lists the names.
@@ -142,6 +166,7 @@ static int pick_algorithm(const char *arg, int *sorter)
 enum {
 	OPT_RECORD_SIZE = 256, OPT_PARALLEL, OPT_GPU_MEMORY, OPT_DEVICE, OPT_CPU, OPT_ALGORITHM,
 	OPT_MERGE, OPT_VERIFY, OPT_PROGRESS, OPT_STATS, OPT_HELP, OPT_VERSION, OPT_DIRECT_IO, OPT_SYNC,
+	OPT_CLEAN_TEMP,
 };
 
 static const struct option longopts[] = {
@@ -156,6 +181,7 @@ static const struct option longopts[] = {
 	{ "temporary-directory", required_argument, NULL, 'T' },
 	{ "direct-io", no_argument, NULL, OPT_DIRECT_IO },
 	{ "sync", no_argument, NULL, OPT_SYNC },
+	{ "clean-temp", no_argument, NULL, OPT_CLEAN_TEMP },
 	{ "parallel", required_argument, NULL, OPT_PARALLEL },
 	{ "gpu-memory", required_argument, NULL, OPT_GPU_MEMORY },
 	{ "device", required_argument, NULL, OPT_DEVICE },
@@ -240,7 +266,7 @@ int main(int argc, char **argv)
 	o.device = -1;
 	o.use_gpu = 1;
 	uint32_t record_size = 0, next_off = 0;
-	int reverse = 0, check = 0, cpu = 0, c;
+	int reverse = 0, check = 0, cpu = 0, clean = 0, c;
 	const char *tmpdirs[64];
 	int ntmp = 0;
 	char msg[512];
@@ -276,6 +302,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_DIRECT_IO: io_set_direct(1); break;
 		case OPT_SYNC: o.sync = 1; break;
+		case OPT_CLEAN_TEMP: clean = 1; break;
 		case OPT_PARALLEL: o.threads = (int)parse_int_arg("--parallel", optarg, 1, 1024); break;
 		case OPT_GPU_MEMORY: o.gpu_mem = parse_size_arg("--gpu-memory", optarg); break;
 		case OPT_DEVICE: o.device = (int)parse_int_arg("--device", optarg, 0, 1023); break;
@@ -300,6 +327,11 @@ int main(int argc, char **argv)
 				die("invalid option -- '%c' (see gpusort --help)", optopt);
 			die("unrecognized option '%s' (see gpusort --help)", argv[optind - 1]);
 		}
+	}
+	if (clean) {
+		if (optind < argc)
+			usage_error("extra operand '%s' not allowed with --clean-temp", argv[optind]);
+		return clean_temp(tmpdirs, ntmp);
 	}
 	/* algorithm: 0 auto, 1 cpu, 2 a GPU engine */
 	if (cpu && (o.device >= 0 || o.algorithm == 2))

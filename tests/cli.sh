@@ -1185,4 +1185,33 @@ else fail "sync-flush-fails" "status $rc: $(grep -v 'no CUDA' gs.err | head -n 1
 rc=$?
 if [ $rc = 0 ] && cmp -s sy.out own.exp; then pass "no-sync-no-flush"; else fail "no-sync-no-flush" "status $rc: $(first gs.err)"; fi
 
+
+# --clean-temp (issue 17): a run killed outright (SIGKILL) leaves its
+# temporary output, named with its process id; --clean-temp removes it, but
+# never a live run's, nor files that only look alike
+mkdir -p ct && (
+	cd ct || exit 1
+	mkfifo stall || exit 1
+	sleep 30 > stall &
+	hold=$!
+	"$GS" -k u32 stall -o dead.out 2> /dev/null & victim=$!
+	"$GS" -k u32 stall -o live.out 2> /dev/null & live=$!
+	i=0
+	while [ $i -lt 50 ] && [ "$(ls -A | grep -c '\.gpusort\.')" -lt 2 ]; do sleep 0.1; i=$((i + 1)); done
+	kill -9 $victim; wait $victim 2> /dev/null
+	touch .dead.out.gpusort.notapid.AbC123 keep.gpusort.1.AbC123
+	"$GS" --clean-temp -T . 2> ../gs.err
+	rc=$?
+	left=$(ls -A | tr '\n' ' ')
+	kill $live $hold 2> /dev/null; wait 2> /dev/null
+	if [ $rc != 0 ]; then echo "FAIL clean-temp: exit status $rc: $(head -n 1 ../gs.err)"
+	elif echo "$left" | grep -q "\.dead\.out\.gpusort\.$victim\."; then echo "FAIL clean-temp: the killed run's temp is still there: $left"
+	elif ! echo "$left" | grep -q "\.live\.out\.gpusort\.$live\."; then echo "FAIL clean-temp: the live run's temp was removed (or never made): $left"
+	elif ! echo "$left" | grep -q "notapid" || ! echo "$left" | grep -q "keep.gpusort"; then echo "FAIL clean-temp: a look-alike was removed: $left"
+	else echo "PASS clean-temp"; fi
+) | tee ct.log
+grep -q '^FAIL' ct.log && NFAIL=$((NFAIL + 1))
+errcase "clean-temp-operand" "--clean-temp somefile" &&
+	[ "$ERRLINE" = "gpusort: extra operand 'somefile' not allowed with --clean-temp" ] && pass "clean-temp-operand"
+
 exit $((NFAIL > 0))
