@@ -51,8 +51,8 @@ typedef struct engine {
 /*
  * Choose and start the engine for the options: the GPU when asked or
  * available (unless --cpu), else the CPU. A GPU that is missing or fails at
- * start-up falls back to the CPU with a line in notice, unless --device was
- * given. device_budget: the device bytes to reserve (plan_device_budget;
+ * start-up falls back to the CPU (notice says why, for --stats: a tool run
+ * from cron stays quiet), unless --device or a GPU --algorithm was given. device_budget: the device bytes to reserve (plan_device_budget;
  * 0: the default, most of the free device memory). Returns 0, or -1 with
  * errmsg set.
  */

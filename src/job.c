@@ -110,7 +110,7 @@ static int plan_job(job_ctx *c, plan_input *pin)
 		engine_prewarm_wait();
 	}
 	uint64_t budget = plan_device_budget(o->gpu_mem, o->merge_only ? 0 : pin->input_bytes);
-	int erc = engine_open(&c->eng, eo, budget, c->r->notice, sizeof c->r->notice);
+	int erc = engine_open(&c->eng, eo, budget, c->gpu_note, sizeof c->gpu_note);
 	if (c->eng.gpu)
 		c->eng.stage = stage;
 	else
@@ -123,7 +123,7 @@ static int plan_job(job_ctx *c, plan_input *pin)
 	c->st.engine = c->eng.name;
 	if (o->merge_where == JOB_WHERE_GPU && !c->eng.gpu) {
 		job_fail(c, "--merge=gpu: no GPU to merge on (%s)", !o->use_gpu ? "--cpu was given"
-			 : c->r->notice[0] ? c->r->notice : "this gpusort was built without CUDA");
+			 : c->gpu_note[0] ? c->gpu_note : "this gpusort was built without CUDA");
 		return -1;
 	}
 	pin->gpu = c->eng.gpu != NULL;

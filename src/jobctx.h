@@ -53,6 +53,7 @@ typedef struct job_ctx {
 	verify_order vord;
 	job_stats st;
 	job_opts eng_opts;      /* the engine's options (it keeps pointers into them): o, or o on the CPU */
+	char gpu_note[256];     /* why the GPU is not used, when it was wanted (for --stats only) */
 	engine eng;
 	int small_cpu;          /* the planner put a small input on the CPU (plan_small_on_cpu) */
 } job_ctx;

@@ -96,6 +96,8 @@ void stats_print(const job_ctx *c, double wall)
 		print_plan_json(c);
 		fprintf(stderr, ",\"fixed_buffers\":\"%s\",\"fixed_buffers_why\":\"", fixed);
 		json_str(stderr, why);
+		fprintf(stderr, "\",\"gpu_not_used\":\"");
+		json_str(stderr, c->gpu_note);
 		fprintf(stderr, "\",\"io_bytes\":%" PRIu64 ",\"io_fixed_bytes\":%" PRIu64 ",\"notice\":\"",
 			fs.bytes, fs.fixed_bytes);
 		json_str(stderr, c->r->notice);
@@ -106,6 +108,8 @@ void stats_print(const job_ctx *c, double wall)
 	fprintf(stderr, "gpusort: stats: %" PRIu64 " records of %zu bytes (%s), engine %s, %d threads\n",
 		s->records, c->R, util_fmt_bytes(s->records * (uint64_t)c->R, b, sizeof b), s->engine,
 		c->o->threads);
+	if (c->gpu_note[0])
+		fprintf(stderr, "gpusort: stats: GPU not used: %s\n", c->gpu_note);
 	fprintf(stderr, "gpusort: stats: chunk %" PRIu64 " records, %" PRIu64 " runs (%" PRIu64
 		" spilled), %" PRIu64 " merge passes, %" PRIu64 " rounds, %" PRIu64 " groups merged on the GPU\n",
 		s->chunk, s->runs, s->spilled, s->passes, s->rounds, s->gpu_groups);

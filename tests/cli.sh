@@ -1214,4 +1214,17 @@ grep -q '^FAIL' ct.log && NFAIL=$((NFAIL + 1))
 errcase "clean-temp-operand" "--clean-temp somefile" &&
 	[ "$ERRLINE" = "gpusort: extra operand 'somefile' not allowed with --clean-temp" ] && pass "clean-temp-operand"
 
+
+# Quiet on success (issue 18): a plain sort writes nothing on standard error,
+# with a GPU or without one (the CPU engine taking over silently); --stats
+# says which engine ran and, when the GPU was wanted but not used, why
+gsrun -k u32 own.bin -o quiet.out 2> gs.err
+rc=$?
+if [ $rc = 0 ] && [ ! -s gs.err ] && cmp -s quiet.out own.exp; then pass "quiet-on-success"
+else fail "quiet-on-success" "status $rc, stderr: $(tr '\n' '|' < gs.err)"; fi
+gsrun -k u32 own.bin -o quiet.out --stats 2> gs.err
+if grep -q "^gpusort: stats: .*engine gpu" gs.err || grep -q "^gpusort: stats: GPU not used: ." gs.err ||
+	grep -q "engine cpu (streamed; small input)" gs.err; then pass "stats-says-why-no-gpu"
+else fail "stats-says-why-no-gpu" "$(grep engine gs.err)"; fi
+
 exit $((NFAIL > 0))
