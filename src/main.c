@@ -75,7 +75,8 @@ static void help(void)
 "                              holds the same records as the input (XXH3-128)\n"
 "\n"
 "Resources:\n"
-"  -S, --buffer-size=SIZE      host memory budget (default 25% of RAM); SIZE is a\n"
+"  -S, --buffer-size=SIZE      host memory budget (default 25% of RAM, or of the\n"
+"                              cgroup's memory limit when lower); SIZE is a\n"
 "                              number with b, K, M, G, T (powers of 1024) or %\n"
 "                              (of RAM); a plain number means KiB, as in sort(1)\n"
 "  -T, --temporary-directory=DIR  spill runs in DIR, not $TMPDIR or /tmp;\n"
@@ -351,7 +352,14 @@ int main(int argc, char **argv)
 		usage_error("options '-%co' are incompatible", check == JOB_CHECK_QUIET ? 'C' : 'c');
 
 	if (!o.mem) {
-		uint64_t phys = util_physmem();
+		/* 25% of the smaller of RAM and the cgroup's limit */
+		const char *cg_file = NULL;
+#if GPUSORT_TEST_HOOKS
+		cg_file = getenv("GPUSORT_CGROUP_MEMORY_FILE");
+#endif
+		uint64_t phys = util_physmem(), cg = util_cgroup_memory(cg_file);
+		if (cg && (!phys || cg < phys))
+			phys = cg;
 		o.mem = phys ? phys / 4 : (256ull << 20);
 		if (o.mem < (64ull << 20))
 			o.mem = 64ull << 20;

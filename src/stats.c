@@ -78,13 +78,13 @@ void stats_print(const job_ctx *c, double wall)
 	const char *fixed = fixed_state(&fs, why, sizeof why);
 	if (c->o->stats == JOB_STATS_JSON) {
 		fprintf(stderr,
-			"{\"engine\":\"%s\",\"records\":%" PRIu64 ",\"record_size\":%zu,\"bytes\":%" PRIu64
+			"{\"engine\":\"%s\",\"buffer_size\":%" PRIu64 ",\"records\":%" PRIu64 ",\"record_size\":%zu,\"bytes\":%" PRIu64
 			",\"records_out\":%" PRIu64 ",\"chunk_records\":%" PRIu64 ",\"runs\":%" PRIu64
 			",\"spilled_runs\":%" PRIu64 ",\"merge_passes\":%" PRIu64 ",\"merge_rounds\":%" PRIu64
 			",\"read_s\":%.6f,\"sort_s\":%.6f,\"spill_s\":%.6f,\"merge_read_s\":%.6f"
 			",\"merge_s\":%.6f,\"write_s\":%.6f,\"gpu_h2d_s\":%.6f,\"gpu_sort_s\":%.6f,\"gpu_d2h_s\":%.6f"
 			",\"gpu_passes\":%" PRIu64 ",\"gpu_retries\":%" PRIu64 ",\"gpu_overlapped_chunks\":%" PRIu64 ",\"gpu_merge_groups\":%" PRIu64 ",\"start_s\":%.6f,\"wall_s\":%.6f,\"gb_per_s\":%.3f",
-			s->engine, s->records, c->R, s->records * (uint64_t)c->R, s->records_out, s->chunk,
+			s->engine, c->o->mem, s->records, c->R, s->records * (uint64_t)c->R, s->records_out, s->chunk,
 			s->runs, s->spilled, s->passes, s->rounds, s->read_s, s->sort_s, s->spill_s, s->mread_s,
 			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, c->eng.gpu_overlapped, s->gpu_groups, s->start_s, wall,
 			wall > 0 ? gb / wall : 0.0);

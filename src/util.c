@@ -26,6 +26,65 @@ uint64_t util_physmem(void)
 	return (uint64_t)pages * (uint64_t)psz;
 }
 
+/* A limit file's value: a number of bytes, or 0 for "max", a v1 "no limit"
+ * (at least 2^62) or an unreadable file. */
+static uint64_t read_limit(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	char buf[64] = "";
+	uint64_t v = 0;
+	if (fgets(buf, sizeof buf, f)) {
+		char *end;
+		unsigned long long x = strtoull(buf, &end, 10);
+		if (end != buf && x < (1ull << 62))
+			v = x;
+	}
+	fclose(f);
+	return v;
+}
+
+uint64_t util_cgroup_memory(const char *file)
+{
+	if (file)
+		return read_limit(file);
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	if (!f)
+		return 0;
+	char line[4096], path[4096] = "", leaf[32] = "";
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *p = strchr(line, ':'), *q = p ? strchr(p + 1, ':') : NULL;
+		if (!q)
+			continue;
+		if (!strncmp(p, "::", 2) && access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0) {
+			snprintf(path, sizeof path, "/sys/fs/cgroup%s", q + 1); /* v2, unified */
+			snprintf(leaf, sizeof leaf, "memory.max");
+		} else if (q - p == 7 && !strncmp(p + 1, "memory", 6)) {
+			snprintf(path, sizeof path, "/sys/fs/cgroup/memory%s", q + 1); /* v1 */
+			snprintf(leaf, sizeof leaf, "memory.limit_in_bytes");
+			break;
+		}
+	}
+	fclose(f);
+	uint64_t best = 0;
+	/* the cgroup and each ancestor, up to the hierarchy's mount point */
+	const size_t top = strlen(strcmp(leaf, "memory.max") ? "/sys/fs/cgroup/memory" : "/sys/fs/cgroup");
+	while (path[0] && leaf[0]) {
+		char file_path[4200];
+		snprintf(file_path, sizeof file_path, "%s/%s", path, leaf);
+		uint64_t v = read_limit(file_path);
+		if (v && (!best || v < best))
+			best = v;
+		char *slash = strrchr(path, '/');
+		if (!slash || (size_t)(slash - path) < top)
+			break;
+		*slash = 0;
+	}
+	return best;
+}
+
 int util_ncores(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);

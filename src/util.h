@@ -10,6 +10,15 @@ double util_now(void);
 /* Physical memory in bytes (sysconf); 0 if unknown. */
 uint64_t util_physmem(void);
 
+/*
+ * The memory limit of this process's cgroup, bytes: the smallest limit set on
+ * its cgroup or an ancestor that can be read (cgroup v2 memory.max, v1
+ * memory.limit_in_bytes), so that containers and batch schedulers are
+ * respected; 0 when none is set or none can be read. file: read this one
+ * limit file instead (the test build's), or NULL.
+ */
+uint64_t util_cgroup_memory(const char *file);
+
 /* Number of online cores, >= 1. */
 int util_ncores(void);
 
