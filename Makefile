@@ -50,7 +50,7 @@ TESTS    := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/test_*.c))
 # GPU; test_plan checks the bitonic planner on the host (no GPU needed)
 GPU_TESTS := $(if $(filter yes,$(CUDA)),tests/gpu/test_gpu_sort tests/gpu/test_plan)
 
-.PHONY: all config deps check check-gpu bench bench-cpu install man clean
+.PHONY: all config deps check check-gpu bench bench-cpu install uninstall man clean
 
 all: config gpusort bench/gen
 
@@ -162,7 +162,7 @@ bench/gpu_bench: bench/gpu_bench.cu $(KERN_HDR) $(wildcard kernels/*.cu)
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $<
 
 check: all tests/refsort tests/checksorted $(TESTS) $(GPU_TESTS) tests/bin/gpusort-fakegpu tests/bin/gpusort-test
-	@sh tests/run.sh $(TESTS) $(GPU_TESTS) tests/fakegpu.sh
+	@sh tests/run.sh $(TESTS) $(GPU_TESTS) tests/fakegpu.sh tests/install.sh
 
 # On a GPU machine: the kernels' tests, compute-sanitizer, GPU == CPU output,
 # then every CLI test through the GPU engine (the default when a GPU is there).
@@ -190,6 +190,11 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 gpusort $(DESTDIR)$(PREFIX)/bin/gpusort
 	install -m 644 man/gpusort.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpusort.1
+
+# removes what install put there, and nothing else (directories stay: they
+# may hold other programs' files)
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/gpusort $(DESTDIR)$(PREFIX)/share/man/man1/gpusort.1
 
 clean:
 	rm -rf build gpusort bench/gen bench/gpu_bench tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort tests/gpu/test_plan bench/checkrec bench/experiments/iobench bench/experiments/iobench.d
