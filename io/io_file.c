@@ -330,10 +330,10 @@ int io_output_open(io_output *o, const char *path)
 	if (exists) {
 		mode = st.st_mode & 07777;
 		/* the new file keeps the old one's owner and group where this
-		 * process may give them (root; or a group it is in) */
-		if (fchown(fd, st.st_uid, st.st_gid) != 0 && fchown(fd, (uid_t)-1, st.st_gid) != 0) {
-			/* not permitted: the new file is the user's, as a new file is */
-		}
+		 * process may give them (root; or a group it is in); where it may
+		 * not, the new file is the user's, as any new file is */
+		if (fchown(fd, st.st_uid, st.st_gid) != 0)
+			(void)!fchown(fd, (uid_t)-1, st.st_gid);
 		o->linked = st.st_nlink > 1;
 	} else {
 		mode_t um = umask(0);

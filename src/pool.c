@@ -46,12 +46,13 @@ uint8_t *pool_take(job_ctx *c, pool *p, io_worker *writer)
 		}
 	}
 	if (p->nw) { /* recycle the oldest spilled buffer */
-		ssize_t rc = io_worker_wait(writer, &p->wjob[p->wh]);
+		io_job *oldest = &p->wjob[p->wh];
+		ssize_t rc = io_worker_wait(writer, oldest);
 		uint8_t *b = p->wbuf[p->wh];
 		p->wh = (p->wh + 1) % 8;
 		p->nw--;
 		if (rc < 0) {
-			runlist_write_failed(c, p->wjob[(p->wh + 7) % 8].f, (int)rc);
+			runlist_write_failed(c, oldest->f, (int)rc);
 			return NULL;
 		}
 		return b;
