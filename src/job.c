@@ -142,8 +142,9 @@ static int (*const form_runs_of[])(job_ctx *, sink *, int *) = {
 
 /*
  * Form the runs by the plan's path; a path that is not taken (1: an input
- * changed since the checks, pinned staging refused) gives way to the
- * chunked path, planned again without the others. Returns 0 or -1 (runs.h).
+ * changed since the checks, pinned staging refused, the GPU failed before
+ * any output) gives way to the chunked path, planned again without the
+ * others for the engine as it is now. Returns 0 or -1 (runs.h).
  */
 static int form_runs(job_ctx *c, plan_input *pin, sink *out, int *single)
 {
@@ -151,6 +152,10 @@ static int form_runs(job_ctx *c, plan_input *pin, sink *out, int *single)
 	if (rc != 1)
 		return rc;
 	pin->stream_ok = pin->resident_ok = 0;
+	/* the engine may be the CPU now (engine_gpu_lost) */
+	pin->gpu = c->eng.gpu != NULL;
+	pin->max_records = c->eng.max_records;
+	pin->scratch_per_record = c->eng.scratch_per_record;
 	plan_make(pin, &c->plan);
 	return runs_chunked(c, out, single);
 }
@@ -244,6 +249,10 @@ void job_sort(const job_opts *o, job_result *r)
 		job_fail(&c, "cannot write '%s': %s", o->output, strerror(-rc));
 		goto done;
 	}
+	if (c.eng.gpu_lost_why[0])
+		snprintf(r->notice + strlen(r->notice), sizeof r->notice - strlen(r->notice),
+			 "%swarning: the GPU failed, the CPU engine finished the sort: %s", r->notice[0] ? "\n" : "",
+			 c.eng.gpu_lost_why);
 	if (o->verify)
 		verify_notice(&c);
 	if (o->stats)

@@ -126,6 +126,10 @@ int merge_phase(job_ctx *c, sink *out)
 		int rc = merge_on_gpu(c, out);
 		if (rc <= 0)
 			return rc;
+		if (c->o->merge_where == JOB_WHERE_GPU && c->eng.gpu_lost_why[0]) {
+			job_fail(c, "--merge=gpu: %s", c->eng.gpu_lost_why);
+			return -1;
+		}
 		if (c->o->merge_where == JOB_WHERE_GPU) {
 			job_fail(c, "--merge=gpu: the GPU merge takes runs held in memory, and these were spilled "
 			     "(a larger -S keeps them)");

@@ -47,6 +47,15 @@ void runlist_free_run(job_ctx *c, run *r)
 	free(r);
 }
 
+void runlist_discard(job_ctx *c)
+{
+	for (int i = 0; i < c->nruns; i++)
+		runlist_free_run(c, c->runs[i]);
+	c->nruns = 0;
+	memset(&c->vin, 0, sizeof c->vin);
+	c->st.runs = c->st.spilled = 0;
+}
+
 void runlist_spill_end(job_ctx *c, int dir, uint64_t end)
 {
 	c->spill_end[dir] = (end + IO_ALIGN - 1) / IO_ALIGN * IO_ALIGN;

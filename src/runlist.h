@@ -15,6 +15,13 @@ run *runlist_new(job_ctx *c);
 void runlist_free_run(job_ctx *c, run *r);
 
 /*
+ * Drop every run formed so far (their spilled bytes stay in the spill files,
+ * unused) and the input's --verify sum, so that the runs can be formed anew
+ * from the start of the inputs (a GPU that failed mid-job, engine_gpu_lost).
+ */
+void runlist_discard(job_ctx *c);
+
+/*
  * Make r a spilled run in the next -T directory's spill file (round robin):
  * r->file, r->off (aligned), r->spilled set, `bytes` bytes reserved there
  * (0: not known yet, reserve with runlist_spill_end once written). r->file's

@@ -122,6 +122,13 @@ int runs_resident(job_ctx *c, sink *out, int *single)
 			retries++;
 			continue;
 		}
+		if (rc == RESIDENT_GPU_FAILED && !out->records) {
+			/* nothing has left the process: the CPU engine sorts it all */
+			engine_gpu_lost(&c->eng, msg);
+			runlist_discard(c);
+			ret = 1;
+			goto out;
+		}
 		if (rc == 0 && r && r->spilled)
 			rc = run_hash_end(&r->hash) ? -1 : 0;
 		if (rc) {
