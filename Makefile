@@ -7,7 +7,19 @@ CFLAGS    ?= -O3 -g
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
 CUDA      ?= auto
-CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90
+# GPU code in the binary. Every GPU of compute capability 7.5 or later runs
+# gpusort's kernels: machine code (SASS) for the GPUs of this machine, or
+# for Hopper (sm_90, the project's benchmark GPU) when it has none, and PTX
+# for compute_75 that the driver compiles (once, then cached) on any other
+# GPU. Each SASS target adds about a minute to the 2-core build, so `make`
+# builds one and `make deb` all of CUDA_ARCH_ALL; `make CUDA_ARCH=...` any.
+# CUDA 13 dropped compute capability 7.0 (Volta): an older toolkit builds it
+# with CUDA_ARCH='-gencode arch=compute_70,code=sm_70'.
+GPU_CC    := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d . | sort -u)
+sass       = $(foreach a,$(1),-gencode arch=compute_$(a),code=sm_$(a))
+CUDA_PTX  := -gencode arch=compute_75,code=compute_75
+CUDA_ARCH_ALL := $(call sass,75 80 86 89 90 100 120) $(CUDA_PTX)
+CUDA_ARCH ?= $(call sass,$(or $(GPU_CC),90)) $(CUDA_PTX)
 NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH)
 
 ifeq ($(CUDA),auto)
@@ -33,8 +45,10 @@ ALLCFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP -DGPUSORT_CUDA=$(if $(f
 LIBURING := $(firstword $(wildcard /usr/lib/*/liburing.a /usr/lib/liburing.a /usr/local/lib/liburing.a))
 LDLIBS   := $(if $(LIBURING),$(LIBURING),-l:liburing.a) -lm
 
-# one object tree per configuration: switching CUDA= rebuilds what depends on it
-B := build/cuda-$(CUDA)
+# one object tree per configuration: switching CUDA= or CUDA_ARCH= rebuilds
+# what depends on it
+ARCH_TAG := $(if $(filter yes,$(CUDA)),-$(shell printf '%s' '$(NVCCFLAGS)' | cksum | cut -d' ' -f1))
+B := build/cuda-$(CUDA)$(ARCH_TAG)
 # io/io_fault.c (fault injection) is compiled into the test build only
 IO_SRC  := $(filter-out io/io_fault.c,$(wildcard io/*.c))
 SRC_OBJ := $(patsubst %.c,$(B)/%.o,$(filter-out src/main.c,$(wildcard src/*.c)) $(IO_SRC))
@@ -55,9 +69,10 @@ GPU_TESTS := $(if $(filter yes,$(CUDA)),tests/gpu/test_gpu_sort tests/gpu/test_p
 all: config gpusort bench/gen
 
 config:
-	@echo "gpusort: CUDA $(CUDA)$(if $(filter yes,$(CUDA)), ($(NVCC)$(comma) $(CUDA_ARCH)),)"
+	@echo "gpusort: CUDA $(CUDA)$(if $(filter yes,$(CUDA)), ($(NVCC); GPU code: $(GPU_CODE)),)"
 	@echo "gpusort: liburing $(if $(LIBURING),$(LIBURING) (static),not found: run 'make deps')"
 comma := ,
+GPU_CODE = $(patsubst code=%,%,$(filter code=%,$(subst $(comma), ,$(CUDA_ARCH))))
 
 gpusort: $(B)/src/main.o $(LIB_OBJ) $(B)/.stamp
 	$(say) LINK $@
@@ -97,7 +112,7 @@ tests/refsort: tests/refsort.c
 # The test build: src/ and io/ compiled with GPUSORT_TEST_HOOKS=1, where the
 # CLI reads the GPUSORT_* path switches and fault injection (tests/README.md
 # lists them). Never installed: ./gpusort reads no GPUSORT_* variable.
-HB       := build/cuda-$(CUDA)-hooks
+HB       := $(B)-hooks
 HOOK_OBJ := $(patsubst %.c,$(HB)/%.o,$(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard io/*.c)) $(KERN_OBJ)
 $(HB)/%.o: %.c
 	@mkdir -p $(dir $@)
