@@ -27,8 +27,8 @@ int merge_max_fanin(const keys_spec *s, size_t budget)
 {
 	size_t per = 2 * (MIN_WINDOW_BYTES > s->record_size ? MIN_WINDOW_BYTES : s->record_size);
 	size_t k = budget / per;
-	if (k > 1024)
-		k = 1024;
+	if (k > MERGE_MAX_FANIN)
+		k = MERGE_MAX_FANIN;
 	return k < 2 ? 2 : (int)k;
 }
 

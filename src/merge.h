@@ -36,7 +36,9 @@ typedef struct merge_stats {
 int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, int threads,
 	       merge_stats *st, int *bad_run, size_t *bad_block);
 
-/* Largest fan-in the budget allows for this record size (>= 2). */
+#define MERGE_MAX_FANIN 1024 /* most runs one merge takes, whatever the memory */
+
+/* Largest fan-in the budget allows for this record size (2..MERGE_MAX_FANIN). */
 int merge_max_fanin(const keys_spec *s, size_t budget);
 
 /* Window records for k file runs in `budget` bytes (>= 1). */

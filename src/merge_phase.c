@@ -42,7 +42,7 @@ static uint64_t kept_bytes(const job_ctx *c)
 size_t merge_phase_sink_bytes(const job_ctx *c)
 {
 	plan_merge pm;
-	plan_merge_make(c->s, c->o->mem, kept_bytes(c), (uint64_t)c->nruns, &pm);
+	plan_merge_make(c->s, c->o->mem, kept_bytes(c), (uint64_t)c->nruns, c->o->batch_size, &pm);
 	return pm.sink;
 }
 
@@ -138,7 +138,7 @@ int merge_phase(job_ctx *c, sink *out)
 		return -1;
 	}
 	plan_merge pm;
-	plan_merge_make(c->s, c->o->mem, kept_bytes(c), (uint64_t)c->nruns, &pm);
+	plan_merge_make(c->s, c->o->mem, kept_bytes(c), (uint64_t)c->nruns, c->o->batch_size, &pm);
 	int fanin = pm.fanin;
 	while (c->nruns > fanin) {
 		/* a pass: groups of consecutive runs, so ties keep input order */

@@ -40,6 +40,7 @@ typedef struct job_opts {
 	const char **tmpdirs;
 	int ntmp;
 	int threads;
+	int batch_size;            /* --batch-size: most runs the CPU merge takes at once (2..MERGE_MAX_FANIN); 0: memory decides */
 	uint64_t gpu_mem;          /* 0: default */
 	int device;                /* -1: any (fall back to the CPU) */
 	int use_gpu;               /* 0 with --cpu or --algorithm=cpu */
