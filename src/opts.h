@@ -39,6 +39,7 @@ typedef struct job_opts {
 	uint64_t mem;              /* -S, bytes */
 	const char **tmpdirs;
 	int ntmp;
+	const char *compress;      /* --compress-program: spilled runs through PROG and PROG -d; NULL: none */
 	int threads;
 	int batch_size;            /* --batch-size: most runs the CPU merge takes at once (2..MERGE_MAX_FANIN); 0: memory decides */
 	uint64_t gpu_mem;          /* 0: default */

@@ -352,6 +352,47 @@ done
 sortcase "batch-size-2-rs100" gs100.bin "--record-size 100 -k bytes10@0" "-S 1M -T t1 --batch-size 2"
 sortcase "batch-size-1024" big.bin "--record-size 16 -k u64@8" "-S 64K -T t1 --batch-size=1024"
 isempty t1 && pass "batch-size-temp-removed" || fail "batch-size-temp-removed" "left in -T: $(ls -A t1)"
+# --compress-program (issue 18): spilled runs go through PROG into their
+# temp files and come back through PROG -d, checksummed on the uncompressed
+# bytes; the output is refsort's, and no temp file is left in -T. noop.sh
+# is the no-op compressor (cat itself refuses -d); -S 256K makes about 70
+# runs, --batch-size=2 adds passes whose runs are compressed in turn
+mkdir zt
+mkfilter() { printf '#!/bin/sh\n%s\n' "$2" > "$1" && chmod +x "$1"; }
+mkfilter noop.sh 'exec cat'
+for z in gzip zstd "$T/noop.sh"; do
+	zn=$(basename "$z" .sh)
+	if ! command -v "$z" > /dev/null 2>&1; then
+		skip "compress-$zn" "$z is not installed"
+		continue
+	fi
+	sortcase "compress-$zn" big.bin "--record-size 16 -k u64@8" "-S 256K -T zt --compress-program=$z"
+	sortcase "compress-$zn-batch-size-2" gs100.bin "--record-size 100 -k bytes10@0" \
+		"-S 1M -T zt --batch-size=2 --compress-program=$z"
+	isempty zt && pass "compress-$zn-temp-removed" || fail "compress-$zn-temp-removed" "left in -T: $(ls -A zt)"
+done
+sortcase "compress-stdin-two-T" - "--record-size 16 -k u64@8" "-S 256K -T zt -T t1 --compress-program=$T/noop.sh" < big.bin
+sortcase "compress-not-spilled" big.bin "--record-size 16 -k u64@8" "-T zt --compress-program=nosuchprog"
+# a compressor that fails: exit 2 naming it, the old -o kept, nothing left
+# in -T (errcase checks the output; a PROG that is missing, one that exits 1,
+# one that fails only with -d, one that flips bytes on the way back (the
+# checksums name the temp file and block), one that gives too little)
+mkfilter zfail.sh 'exit 1'
+mkfilter zfaild.sh '[ "$1" = -d ] && exit 1; exec cat'
+mkfilter zflip.sh '[ "$1" = -d ] && LC_ALL=C exec tr A B; exec cat'
+mkfilter zshort.sh '[ "$1" = -d ] && { head -c 1000; cat > /dev/null; exit 0; }; exec cat'
+zerr() {
+	errcase "$1" "--record-size 16 -k u64@8 -S 256K -T zt --compress-program=$2 big.bin" || return
+	case $ERRLINE in
+	$3) isempty zt && pass "$1" || fail "$1" "left in -T: $(ls -A zt)" ;;
+	*) fail "$1" "message: $ERRLINE" ;;
+	esac
+}
+zerr "compress-missing-program" nosuchprog "gpusort: cannot run --compress-program 'nosuchprog': No such file or directory"
+zerr "compress-exit-1" "$T/zfail.sh" "gpusort: --compress-program '$T/zfail.sh' exited with status 1 (temporary file 'zt/gpusort.*')"
+zerr "compress-d-exit-1" "$T/zfaild.sh" "gpusort: --compress-program '$T/zfaild.sh -d' exited with status 1 (temporary file 'zt/gpusort.*')"
+zerr "compress-corrupting" "$T/zflip.sh" "gpusort: temporary file zt/gpusort.*: checksum mismatch in block 0 *"
+zerr "compress-short" "$T/zshort.sh" "gpusort: temporary file zt/gpusort.*: --compress-program '$T/zshort.sh -d' gave less than was written*"
 isempty t1 && pass "spill-all-temp-removed" || fail "spill-all-temp-removed" "left in -T: $(ls -A t1)"
 no_stray_temps "no-temp-in-TMPDIR" && pass "no-temp-in-TMPDIR"
 
@@ -812,6 +853,8 @@ ebs "batch-size-letters" "$K --batch-size=two a.bin" "gpusort: invalid --batch-s
 ebs "batch-size-empty" "$K --batch-size= a.bin" "gpusort: invalid --batch-size argument ''"
 ebs "batch-size-too-large" "$K --batch-size=1025 a.bin" "gpusort: --batch-size argument '1025' too large: the maximum is 1024"
 e "batch-size-missing" "$K a.bin --batch-size"
+e "compress-empty-program" "$K --compress-program= a.bin"
+e "compress-two-programs" "$K --compress-program=gzip --compress-program=zstd a.bin"
 e "check-missing-file" "$K -c nosuchfile.bin"
 e "merge-missing-file" "$K -m a.bin nosuchfile.bin"
 isempty t1 && pass "error-temp-removed" || fail "error-temp-removed" "left in -T: $(ls -A t1)"
