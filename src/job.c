@@ -76,6 +76,7 @@ static plan_input plan_input_of(const job_ctx *c)
 		.gpu_mem = o->gpu_mem,
 		.threads = o->threads,
 		.merge_only = o->merge_only,
+		.max_fanin = o->batch_size,
 		.gpu_likely = engine_gpu_likely(o),
 		.gpu_asked = o->device >= 0 || o->algorithm == JOB_WHERE_GPU || o->merge_where == JOB_WHERE_GPU,
 		.stream_ok = !o->knobs.no_stream,

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "job.h"
 #include "keys.h"
+#include "merge.h"
 #include "util.h"
 #include "../io/io.h"
 #include "../kernels/gpusort_kernels.h"
@@ -84,6 +85,16 @@ static void help(void)
 "      --clean-temp            remove the temporary outputs (.FILE.gpusort.PID.*)\n"
 "                              that killed runs left in each -T DIR (default:\n"
 "                              the current directory), if their process is gone\n"
+"      --compress-program=PROG  compress spilled runs through PROG (read back\n"
+"                              through PROG -d), e.g. gzip, zstd, lz4: less\n"
+"                              temporary disk space and, on a slow disk, less\n"
+"                              time, for the CPU time PROG takes; one PROG\n"
+"                              runs per run being written or merged\n"
+"      --batch-size=NMERGE     merge at most NMERGE runs at once (2..1024; default:\n"
+"                              what the merge's memory allows, up to 1024);\n"
+"                              more runs take more passes, each rewriting the\n"
+"                              data; fewer runs at once read each in larger\n"
+"                              pieces (fewer seeks on a disk)\n"
 "      --direct-io             read and write files with O_DIRECT, bypassing the\n"
 "                              page cache: pays when the data is much larger\n"
 "                              than RAM, is slower when it fits\n"
@@ -167,7 +178,7 @@ static int pick_algorithm(const char *arg, int *sorter)
 enum {
 	OPT_RECORD_SIZE = 256, OPT_PARALLEL, OPT_GPU_MEMORY, OPT_DEVICE, OPT_CPU, OPT_ALGORITHM,
 	OPT_MERGE, OPT_VERIFY, OPT_PROGRESS, OPT_STATS, OPT_HELP, OPT_VERSION, OPT_DIRECT_IO, OPT_SYNC,
-	OPT_CLEAN_TEMP,
+	OPT_CLEAN_TEMP, OPT_BATCH_SIZE, OPT_COMPRESS,
 };
 
 static const struct option longopts[] = {
@@ -183,6 +194,8 @@ static const struct option longopts[] = {
 	{ "direct-io", no_argument, NULL, OPT_DIRECT_IO },
 	{ "sync", no_argument, NULL, OPT_SYNC },
 	{ "clean-temp", no_argument, NULL, OPT_CLEAN_TEMP },
+	{ "batch-size", required_argument, NULL, OPT_BATCH_SIZE },
+	{ "compress-program", required_argument, NULL, OPT_COMPRESS },
 	{ "parallel", required_argument, NULL, OPT_PARALLEL },
 	{ "gpu-memory", required_argument, NULL, OPT_GPU_MEMORY },
 	{ "device", required_argument, NULL, OPT_DEVICE },
@@ -216,6 +229,24 @@ static long parse_int_arg(const char *opt, const char *arg, long lo, long hi)
 	if (!*arg || *end || errno || v < lo || v > hi)
 		usage_error("%s: invalid number '%s' (expected %ld..%ld)", opt, arg, lo, hi);
 	return v;
+}
+
+/*
+ * --batch-size=NMERGE: the most runs one merge takes (sort(1)'s option and,
+ * near enough, its messages: sort's two lines made one). 2..MERGE_MAX_FANIN.
+ */
+static int parse_batch_size(const char *arg)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (!*arg || *end || (errno && errno != ERANGE) || (errno == ERANGE && v < 0))
+		usage_error("invalid --batch-size argument '%s'", arg);
+	if (v < 2)
+		usage_error("invalid --batch-size argument '%s': the minimum is 2", arg);
+	if (errno == ERANGE || v > MERGE_MAX_FANIN)
+		usage_error("--batch-size argument '%s' too large: the maximum is %d", arg, MERGE_MAX_FANIN);
+	return (int)v;
 }
 
 #if GPUSORT_TEST_HOOKS
@@ -304,6 +335,15 @@ int main(int argc, char **argv)
 		case OPT_DIRECT_IO: io_set_direct(1); break;
 		case OPT_SYNC: o.sync = 1; break;
 		case OPT_CLEAN_TEMP: clean = 1; break;
+		case OPT_BATCH_SIZE: o.batch_size = parse_batch_size(optarg); break;
+		case OPT_COMPRESS:
+			/* as sort(1): one program; it is found through PATH when a run is spilled */
+			if (!*optarg)
+				usage_error("invalid --compress-program argument ''");
+			if (o.compress && strcmp(o.compress, optarg))
+				usage_error("multiple compress programs specified");
+			o.compress = optarg;
+			break;
 		case OPT_PARALLEL: o.threads = (int)parse_int_arg("--parallel", optarg, 1, 1024); break;
 		case OPT_GPU_MEMORY: o.gpu_mem = parse_size_arg("--gpu-memory", optarg); break;
 		case OPT_DEVICE: o.device = (int)parse_int_arg("--device", optarg, 0, 1023); break;

@@ -16,10 +16,13 @@ static void merge_error(job_ctx *c, int rc, run **runs, int bad, size_t block)
 {
 	if (rc == -EBADMSG && bad >= 0) {
 		run *r = runs[bad];
-		job_fail(c, "temporary file %s: checksum mismatch in block %zu (bytes %" PRIu64 "..%" PRIu64
+		job_fail(c, "temporary file %s: checksum mismatch in block %zu (%sbytes %" PRIu64 "..%" PRIu64
 		     "): spilled data was corrupted; no output written",
-		     r->file->name, block, r->off + (uint64_t)block * RUN_BLOCK,
+		     r->file->name, block, r->zfile ? "uncompressed " : "", r->off + (uint64_t)block * RUN_BLOCK,
 		     r->off + (uint64_t)(block + 1) * RUN_BLOCK - 1);
+	} else if (rc == -ENODATA && bad >= 0) {
+		job_fail(c, "temporary file %s: --compress-program '%s -d' gave less than was written: spilled data "
+			 "was lost; no output written", runs[bad]->file->name, c->o->compress);
 	} else if (rc == -EPROTO && bad >= 0) {
 		job_fail_size(c, runs[bad]->file->name, runs[bad]->n * c->R);
 	} else if (bad >= 0 && runs[bad]->file) {
@@ -42,8 +45,35 @@ static uint64_t kept_bytes(const job_ctx *c)
 size_t merge_phase_sink_bytes(const job_ctx *c)
 {
 	plan_merge pm;
-	plan_merge_make(c->s, c->o->mem, kept_bytes(c), (uint64_t)c->nruns, &pm);
+	plan_merge_make(c->s, c->o->mem, kept_bytes(c), (uint64_t)c->nruns, c->o->batch_size, &pm);
 	return pm.sink;
+}
+
+/*
+ * merge_runs (merge.h) of runs[0..k) into out, with the decompressors of
+ * compressed runs around it (runlist_read_start/end), and the stage times
+ * added to c's. A failure is reported (c->r): a checksum first (it names
+ * the block), then a decompressor's exit status (it says why data ended),
+ * then the merge's own error, unless it is the sink's (out->err: the
+ * caller's to report). Returns 0 or -1.
+ */
+static int merge_some(job_ctx *c, run **runs, int k, sink *out, const plan_merge *pm)
+{
+	int bad = -1;
+	size_t block = 0;
+	merge_stats ms = { 0 };
+	int rc = runlist_read_start(c, runs, k) ? -1 : 0;
+	if (!rc)
+		rc = merge_runs(c->s, runs, k, out, pm->windows, c->o->threads, &ms, &bad, &block);
+	c->st.merge_s += ms.merge_s;
+	c->st.mread_s += ms.read_s;
+	c->st.rounds += ms.rounds;
+	if (rc == -EBADMSG)
+		merge_error(c, rc, runs, bad, block);
+	int zrc = runlist_read_end(c, runs, k, rc != 0, bad);
+	if (rc < 0 && rc != -EBADMSG && !out->err)
+		merge_error(c, rc, runs, bad, block);
+	return rc || zrc ? -1 : 0;
 }
 
 /* Merge runs[lo..hi) into one spilled run put in their place. */
@@ -56,33 +86,32 @@ static int merge_group(job_ctx *c, int lo, int hi, const plan_merge *pm)
 	}
 	int dir = runlist_spill(c, nr, 0);
 	if (dir < 0) {
-		free(nr);
+		runlist_free_run(c, nr);
 		return -1;
 	}
 	io_file *f = nr->file;
 	f->pos = nr->off;
 	sink k;
 	int rc = sink_open(&k, c->s, f, nr, 0, pm->sink);
-	int bad = -1;
-	size_t block = 0;
-	merge_stats ms = { 0 };
-	if (!rc)
-		rc = merge_runs(c->s, c->runs + lo, hi - lo, &k, pm->windows, c->o->threads, &ms, &bad, &block);
+	if (rc)
+		job_fail(c, "cannot start the writer: %s", strerror(-rc));
+	else
+		rc = merge_some(c, c->runs + lo, hi - lo, &k, pm);
 	int wrc = sink_close(&k);
-	c->st.merge_s += ms.merge_s;
-	c->st.mread_s += ms.read_s;
-	c->st.rounds += ms.rounds;
 	if (rc || wrc) {
-		if (rc)
-			merge_error(c, rc, c->runs + lo, bad, block);
-		else
+		if (wrc)
 			runlist_write_failed(c, f, wrc);
 		runlist_free_run(c, nr);
 		return -1;
 	}
 	for (int i = lo; i < hi; i++)
 		nr->n += c->runs[i]->n;
-	runlist_spill_end(c, dir, f->pos);
+	if (runlist_spill_close(c, nr)) {
+		runlist_free_run(c, nr);
+		return -1;
+	}
+	if (!nr->zfile)
+		runlist_spill_end(c, dir, f->pos);
 	for (int i = lo; i < hi; i++)
 		runlist_free_run(c, c->runs[i]);
 	c->runs[lo] = nr;
@@ -142,7 +171,7 @@ int merge_phase(job_ctx *c, sink *out)
 		return -1;
 	}
 	plan_merge pm;
-	plan_merge_make(c->s, c->o->mem, kept_bytes(c), (uint64_t)c->nruns, &pm);
+	plan_merge_make(c->s, c->o->mem, kept_bytes(c), (uint64_t)c->nruns, c->o->batch_size, &pm);
 	int fanin = pm.fanin;
 	while (c->nruns > fanin) {
 		/* a pass: groups of consecutive runs, so ties keep input order */
@@ -155,18 +184,5 @@ int merge_phase(job_ctx *c, sink *out)
 		}
 	}
 	c->st.passes++;
-	int bad = -1;
-	size_t block = 0;
-	merge_stats ms = { 0 };
-	int rc = merge_runs(c->s, c->runs, c->nruns, out, pm.windows, c->o->threads, &ms, &bad, &block);
-	c->st.merge_s += ms.merge_s;
-	c->st.mread_s += ms.read_s;
-	c->st.rounds += ms.rounds;
-	if (rc) {
-		if (out->err)
-			return -1; /* the output's error is reported by the caller */
-		merge_error(c, rc, c->runs, bad, block);
-		return -1;
-	}
-	return 0;
+	return merge_some(c, c->runs, c->nruns, out, &pm); /* the output's error is reported by the caller */
 }

@@ -39,7 +39,9 @@ typedef struct job_opts {
 	uint64_t mem;              /* -S, bytes */
 	const char **tmpdirs;
 	int ntmp;
+	const char *compress;      /* --compress-program: spilled runs through PROG and PROG -d; NULL: none */
 	int threads;
+	int batch_size;            /* --batch-size: most runs the CPU merge takes at once (2..MERGE_MAX_FANIN); 0: memory decides */
 	uint64_t gpu_mem;          /* 0: default */
 	int device;                /* -1: any (fall back to the CPU) */
 	int use_gpu;               /* 0 with --cpu or --algorithm=cpu */

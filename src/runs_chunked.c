@@ -145,11 +145,14 @@ out:
 	/* drain: a failure above may leave a read and spill writes in flight */
 	io_worker_stop(&reader);
 	for (int i = 0; i < p.nw; i++) {
-		ssize_t w = io_worker_wait(&writer, &p.wjob[(p.wh + i) % 8]);
+		io_job *j = &p.wjob[(p.wh + i) % 8];
+		ssize_t w = io_worker_wait(&writer, j);
 		if (w < 0 && ret == 0) {
-			runlist_write_failed(c, p.wjob[(p.wh + i) % 8].f, (int)w);
+			runlist_write_failed(c, j->f, (int)w);
 			ret = -1;
 		}
+		if (w >= 0 && ret == 0 && runlist_spill_close(c, j->arg))
+			ret = -1;
 	}
 	io_worker_stop(&writer);
 	c->st.read_s += reader.busy;

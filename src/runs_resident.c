@@ -131,6 +131,8 @@ int runs_resident(job_ctx *c, sink *out, int *single)
 		}
 		if (rc == 0 && r && r->spilled)
 			rc = run_hash_end(&r->hash) ? -1 : 0;
+		if (rc == 0 && r && r->spilled && runlist_spill_close(c, r))
+			goto out; /* its compressor failed: c->r says so */
 		if (rc) {
 			if (d.err)
 				runlist_write_failed(c, r->file, d.err);

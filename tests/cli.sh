@@ -322,6 +322,77 @@ gen -n 100000 --record-size 3 --seed 104 -o rs3.bin &&
 	sortcase "spill-whole-record-rs3" rs3.bin "--record-size 3" "-S 64K -T t1"
 gen -n 300 --record-size 1000 -k bytes7@993 --dist fewunique --seed 105 -o rs1000.bin &&
 	sortcase "spill-rs1000-last-bytes" rs1000.bin "--record-size 1000 -k bytes7@993" "-S 64K -T t1"
+# --batch-size (issue 18): the merge takes at most NMERGE runs at once, so
+# more runs take more passes through temp files; the plan in --stats=json
+# shows the capped fan-in and the fewest passes it needs, and the run made them
+bs_plan() { python3 -c '
+import json, sys
+d = json.load(sys.stdin); p = d["plan"]; f = int(sys.argv[1])
+k, passes = d["runs"], 1
+while k > f:
+    k, passes = (k + f - 1) // f, passes + 1
+ok = p["merge_fanin"] == f and p["runs"] == d["runs"] and p["merge_passes"] == passes == d["merge_passes"]
+print("runs %d fan-in %d passes %d (run: %d, want %d)" % (d["runs"], p["merge_fanin"], p["merge_passes"],
+      d["merge_passes"], passes))
+sys.exit(0 if ok and d["runs"] > f else 1)' "$1" < gs.err; }
+"$REF" --record-size 16 -k u64@8 < big.bin > exp.bin
+for b in 2 3; do
+	gsrun --record-size 16 -k u64@8 -S 256K -T t1 --batch-size=$b --stats=json big.bin > got.bin 2> gs.err
+	rc=$?
+	if [ $rc != 0 ] || ! cmp -s got.bin exp.bin; then
+		fail "batch-size-$b" "exit status $rc, or the output differs from refsort: $(head -c 200 gs.err)"
+	elif [ $HAVE_PY = 0 ]; then
+		pass "batch-size-$b"; skip "batch-size-$b-plan" "no python3 to read the JSON"
+	elif why=$(bs_plan $b); then
+		pass "batch-size-$b"; pass "batch-size-$b-plan"
+	else
+		pass "batch-size-$b"; fail "batch-size-$b-plan" "$why"
+	fi
+done
+sortcase "batch-size-2-rs100" gs100.bin "--record-size 100 -k bytes10@0" "-S 1M -T t1 --batch-size 2"
+sortcase "batch-size-1024" big.bin "--record-size 16 -k u64@8" "-S 64K -T t1 --batch-size=1024"
+isempty t1 && pass "batch-size-temp-removed" || fail "batch-size-temp-removed" "left in -T: $(ls -A t1)"
+# --compress-program (issue 18): spilled runs go through PROG into their
+# temp files and come back through PROG -d, checksummed on the uncompressed
+# bytes; the output is refsort's, and no temp file is left in -T. noop.sh
+# is the no-op compressor (cat itself refuses -d); -S 256K makes about 70
+# runs, --batch-size=2 adds passes whose runs are compressed in turn
+mkdir zt
+mkfilter() { printf '#!/bin/sh\n%s\n' "$2" > "$1" && chmod +x "$1"; }
+mkfilter noop.sh 'exec cat'
+for z in gzip zstd "$T/noop.sh"; do
+	zn=$(basename "$z" .sh)
+	if ! command -v "$z" > /dev/null 2>&1; then
+		skip "compress-$zn" "$z is not installed"
+		continue
+	fi
+	sortcase "compress-$zn" big.bin "--record-size 16 -k u64@8" "-S 256K -T zt --compress-program=$z"
+	sortcase "compress-$zn-batch-size-2" gs100.bin "--record-size 100 -k bytes10@0" \
+		"-S 1M -T zt --batch-size=2 --compress-program=$z"
+	isempty zt && pass "compress-$zn-temp-removed" || fail "compress-$zn-temp-removed" "left in -T: $(ls -A zt)"
+done
+sortcase "compress-stdin-two-T" - "--record-size 16 -k u64@8" "-S 256K -T zt -T t1 --compress-program=$T/noop.sh" < big.bin
+sortcase "compress-not-spilled" big.bin "--record-size 16 -k u64@8" "-T zt --compress-program=nosuchprog"
+# a compressor that fails: exit 2 naming it, the old -o kept, nothing left
+# in -T (errcase checks the output; a PROG that is missing, one that exits 1,
+# one that fails only with -d, one that flips bytes on the way back (the
+# checksums name the temp file and block), one that gives too little)
+mkfilter zfail.sh 'exit 1'
+mkfilter zfaild.sh '[ "$1" = -d ] && exit 1; exec cat'
+mkfilter zflip.sh '[ "$1" = -d ] && LC_ALL=C exec tr A B; exec cat'
+mkfilter zshort.sh '[ "$1" = -d ] && { head -c 1000; cat > /dev/null; exit 0; }; exec cat'
+zerr() {
+	errcase "$1" "--record-size 16 -k u64@8 -S 256K -T zt --compress-program=$2 big.bin" || return
+	case $ERRLINE in
+	$3) isempty zt && pass "$1" || fail "$1" "left in -T: $(ls -A zt)" ;;
+	*) fail "$1" "message: $ERRLINE" ;;
+	esac
+}
+zerr "compress-missing-program" nosuchprog "gpusort: cannot run --compress-program 'nosuchprog': No such file or directory"
+zerr "compress-exit-1" "$T/zfail.sh" "gpusort: --compress-program '$T/zfail.sh' exited with status 1 (temporary file 'zt/gpusort.*')"
+zerr "compress-d-exit-1" "$T/zfaild.sh" "gpusort: --compress-program '$T/zfaild.sh -d' exited with status 1 (temporary file 'zt/gpusort.*')"
+zerr "compress-corrupting" "$T/zflip.sh" "gpusort: temporary file zt/gpusort.*: checksum mismatch in block 0 *"
+zerr "compress-short" "$T/zshort.sh" "gpusort: temporary file zt/gpusort.*: --compress-program '$T/zshort.sh -d' gave less than was written*"
 isempty t1 && pass "spill-all-temp-removed" || fail "spill-all-temp-removed" "left in -T: $(ls -A t1)"
 no_stray_temps "no-temp-in-TMPDIR" && pass "no-temp-in-TMPDIR"
 
@@ -638,6 +709,8 @@ gsrun $K -m m3.bin m1.bin m2.bin > got.bin 2> gs.err
 check_ok "merge-3-other-order" $? got.bin mexp2.bin gs.err
 gsrun $K -m m1.bin m2.bin m3.bin -S 64K -T t1 > got.bin 2> gs.err
 check_ok "merge-3-S64K" $? got.bin mexp.bin gs.err
+gsrun $K -m m1.bin m2.bin m3.bin -T t1 --batch-size=2 > got.bin 2> gs.err
+check_ok "merge-3-batch-size-2" $? got.bin mexp.bin gs.err
 gsrun $K -m m1.bin - m3.bin < m2.bin > got.bin 2> gs.err
 check_ok "merge-stdin" $? got.bin mexp.bin gs.err
 gsrun $K -m m1.bin empty.bin m2.bin m3.bin -o mout.bin 2> gs.err
@@ -769,6 +842,19 @@ e "device-does-not-exist" "$K --device=99 a.bin"
 e "T-dir-missing" "$K -S 64K -T nosuchdir big.bin"
 e "bad-size-after-spill" "$K -S 64K -T t1 big.bin bad17.bin"
 e "bad-gpu-memory" "$K --gpu-memory=lots a.bin"
+# --batch-size: sort(1)'s wording, its two lines made one
+ebs() {
+	errcase "$1" "$2" || return
+	[ "$ERRLINE" = "$3" ] && pass "$1" || fail "$1" "message '$ERRLINE', want '$3'"
+}
+ebs "batch-size-1" "$K --batch-size=1 a.bin" "gpusort: invalid --batch-size argument '1': the minimum is 2"
+ebs "batch-size-0" "$K --batch-size=0 a.bin" "gpusort: invalid --batch-size argument '0': the minimum is 2"
+ebs "batch-size-letters" "$K --batch-size=two a.bin" "gpusort: invalid --batch-size argument 'two'"
+ebs "batch-size-empty" "$K --batch-size= a.bin" "gpusort: invalid --batch-size argument ''"
+ebs "batch-size-too-large" "$K --batch-size=1025 a.bin" "gpusort: --batch-size argument '1025' too large: the maximum is 1024"
+e "batch-size-missing" "$K a.bin --batch-size"
+e "compress-empty-program" "$K --compress-program= a.bin"
+e "compress-two-programs" "$K --compress-program=gzip --compress-program=zstd a.bin"
 e "check-missing-file" "$K -c nosuchfile.bin"
 e "merge-missing-file" "$K -m a.bin nosuchfile.bin"
 isempty t1 && pass "error-temp-removed" || fail "error-temp-removed" "left in -T: $(ls -A t1)"

@@ -57,6 +57,9 @@ $GEN -n 3000000 -k u64 -o "$d/in" 2> /dev/null; IN=$d/in
 one u64-kept "-k u64" "-S 64M --gpu-memory 20M"
 # many chunks of several pieces, spilled (-S too small to keep them)
 one u64-spilled "-k u64" "-S 8M --gpu-memory 4M -T $d/tmp"
+# ... through a compressor (--compress-program): the resident path writes
+# each spilled run through its own gzip
+one u64-spilled-gzip "-k u64" "-S 8M --gpu-memory 4M -T $d/tmp --compress-program=gzip"
 WANT_OVERLAP=10 one u64-many-chunks "-k u64" "-S 8M" GPUSORT_FAKE_CAP=200000
 # the device refuses chunks over 100000 records: retried in halves, then overlapped
 WANT_OVERLAP=10 one u64-gpu-oom "-k u64" "-S 64M" GPUSORT_FAULT=gpu-oom
