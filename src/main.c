@@ -121,6 +121,17 @@ static void help(void)
 	printf("%s\n", gpu_sorter_count() ? "" : " none (built without CUDA)");
 }
 
+/* --version, in the GNU format (coreutils' version_etc): the name and
+ * version on the first line, for scripts; then copyright and licence. */
+static void version(void)
+{
+	printf("gpusort %s\n"
+	       "Copyright (C) 2026 the gpusort authors.\n"
+	       "License MIT: see the LICENSE file that comes with gpusort.\n"
+	       "This is free software: you are free to change and redistribute it.\n"
+	       "There is NO WARRANTY, to the extent permitted by law.\n", GPUSORT_VERSION);
+}
+
 /*
  * --clean-temp: remove the temporary outputs that killed runs left in each
  * -T directory (none given: the current directory, where -o files usually
@@ -316,9 +327,7 @@ int main(int argc, char **argv)
 			o.stats = optarg ? 1 + pick("--stats", optarg, statfmt, 2) : JOB_STATS_TEXT;
 			break;
 		case OPT_HELP: help(); return 0;
-		case OPT_VERSION:
-			printf("gpusort %s\n", GPUSORT_VERSION);
-			return 0;
+		case OPT_VERSION: version(); return 0;
 		case ':':
 			if (optopt > 0 && optopt < 256)
 				die("option requires an argument -- '%c' (see gpusort --help)", optopt);

@@ -870,9 +870,26 @@ fi
 gsrun --help > help.out 2> gs.err
 rc=$?
 [ $rc = 0 ] && grep -q -- '-k' help.out && pass "help" || fail "help" "exit status $rc, or stdout does not mention -k"
+# --version in the GNU format (coreutils' version_etc), on stdout only
 gsrun --version > version.out 2> gs.err
 rc=$?
-[ $rc = 0 ] && [ -s version.out ] && pass "version" || fail "version" "exit status $rc, or nothing on stdout"
+if [ $rc != 0 ] || [ -s gs.err ]; then
+	fail "version" "exit status $rc, stderr: $(first gs.err)"
+elif ! sed -n 1p version.out | grep -Eq '^gpusort [0-9]+\.[0-9]+\.[0-9]+$'; then
+	fail "version" "first line is not 'gpusort VERSION': $(sed -n 1p version.out)"
+elif ! sed -n 2p version.out | grep -Eq '^Copyright \(C\) [0-9]{4} the gpusort authors\.$'; then
+	fail "version" "second line is not the copyright: $(sed -n 2p version.out)"
+elif [ "$(sed -n 3p version.out)" != "License MIT: see the LICENSE file that comes with gpusort." ]; then
+	fail "version" "third line is not the licence: $(sed -n 3p version.out)"
+elif [ "$(sed -n 4p version.out)" != "This is free software: you are free to change and redistribute it." ] ||
+	[ "$(sed -n 5p version.out)" != "There is NO WARRANTY, to the extent permitted by law." ] ||
+	[ "$(nlines version.out)" != 5 ]; then
+	fail "version" "lines 4-5 are not GNU's free software and warranty lines: $(tr '\n' '|' < version.out)"
+elif [ ! -f "$ROOT/LICENSE" ] || ! grep -q '^MIT License' "$ROOT/LICENSE"; then
+	fail "version" "no MIT LICENSE file at the repository root"
+else
+	pass "version"
+fi
 
 sortcase "progress" ab.bin "$K" "--progress"
 sortcase "gpu-memory-budget" big.bin "--record-size 16 -k u64@8" "--gpu-memory=1M"
