@@ -47,20 +47,20 @@ done < "$d/short"
 # the other way: --help's option column and the man page's entries
 sed -n 's/^ \{2,6\}\(-[A-Za-z], \)\{0,1\}--\([a-z][a-z0-9-]*\).*/\2/p' "$d/help" | sort -u > "$d/help.long"
 grep -o -- '--[a-z][a-z0-9-]*' "$d/man.tags" | sed 's/^--//' | sort -u > "$d/man.long"
-for f in help man; do
-	comm -23 "$d/$f.long" "$d/table" > "$d/extra"
-	while read -r o; do
-		bad "$f-option-$o-exists" "$f documents --$o, which longopts[] does not have"
-	done < "$d/extra"
-done
 sed -n 's/^ \{2,6\}-\([A-Za-z]\)[, ].*/\1/p' "$d/help" | sort -u > "$d/help.short"
 grep -o -- '\(^\|[^a-z-]\)-[A-Za-z]\([^A-Za-z0-9-]\|$\)' "$d/man.tags" | sed 's/^[^-]*-\(.\).*/\1/' | sort -u > "$d/man.short"
-for f in help man; do
-	comm -23 "$d/$f.short" "$d/short" > "$d/extra"
-	while read -r c; do
-		bad "$f-option-$c-exists" "$f documents -$c, which the option string does not have"
-	done < "$d/extra"
-done
+# extras KIND TABLE DASHES WHAT: options help and man list as KIND (long,
+# short) that TABLE lacks
+extras() {
+	for f in help man; do
+		comm -23 "$d/$f.$1" "$d/$2" > "$d/extra"
+		while read -r o; do
+			bad "$f-option-$o-exists" "$f documents $3$o, which $4 does not have"
+		done < "$d/extra"
+	done
+}
+extras long table -- "longopts[]"
+extras short short - "the option string"
 
 [ $fails = 0 ] && echo "PASS options-documented ($(wc -l < "$d/table") long, $(wc -l < "$d/short") short, in --help and the man page)"
 exit $fails
