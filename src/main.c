@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef GPUSORT_VERSION
 #define GPUSORT_VERSION "0.1.0"
@@ -98,7 +99,11 @@ static void help(void)
 "                              --merge is -m here\n"
 "\n"
 "Reporting:\n"
-"      --progress              report progress on standard error\n"
+"      --progress              report progress on standard error: the phase\n"
+"                              (read, sort, spill, merge pass K of M, write), its\n"
+"                              bytes done of its total, rate (MB/s) and time\n"
+"                              left; on a terminal one line redrawn in place,\n"
+"                              else a line every 5 s and at each phase's end\n"
 "      --stats[=text|json]     report stage times and throughput on standard error\n"
 "      --help                  display this help and exit\n"
 "      --version               output version information and exit\n"
@@ -249,6 +254,17 @@ static void read_test_knobs(job_knobs *k)
 	k->gpu_merge_by_sort = env_is("GPUSORT_GPU_MERGE", "sort");
 }
 
+/* The test build's --progress switches (tests/README.md): the interval, so
+ * that a test sees every line without waiting, and the terminal form. */
+static void read_test_progress(job_opts *o)
+{
+	const char *iv = getenv("GPUSORT_PROGRESS_INTERVAL"), *tty = getenv("GPUSORT_PROGRESS_TTY");
+	if (iv && *iv)
+		o->progress_interval = atof(iv);
+	if (tty && *tty)
+		o->progress_tty = atoi(tty) != 0;
+}
+
 /* The test build's I/O switch and fault injection (io.h, io_fault.h; tests/README.md). */
 static void read_test_io(void)
 {
@@ -381,8 +397,12 @@ int main(int argc, char **argv)
 	}
 	o.tmpdirs = tmpdirs;
 	o.ntmp = ntmp;
+	/* a terminal is redrawn often, a log is written to every few seconds */
+	o.progress_tty = isatty(STDERR_FILENO);
+	o.progress_interval = o.progress_tty ? 0.25 : 5.0;
 #if GPUSORT_TEST_HOOKS
 	read_test_knobs(&o.knobs);
+	read_test_progress(&o);
 	read_test_io();
 #endif
 
