@@ -121,7 +121,11 @@ static int merge_on_gpu(job_ctx *c, sink *out)
 	gpumerge_stats gs;
 	char msg[1024];
 	double t0 = util_now();
-	progress_phase(c->prog, PROGRESS_MERGE, 1, 1, runs_bytes(c, 0, c->nruns));
+	/* spilled runs send the merge to the CPU (gpumerge_runs returns 1):
+	 * no line for a pass that does not happen */
+	int64_t bytes = runs_bytes(c, 0, c->nruns);
+	if (bytes >= 0 && kept_bytes(c) == (uint64_t)bytes)
+		progress_phase(c->prog, PROGRESS_MERGE, 1, 1, bytes);
 	out->prog = c->prog;
 	rc = gpumerge_runs(&c->eng, c->s, c->runs, c->nruns, out, tp, piece, c->o->knobs.gpu_merge_by_sort, &gs, msg,
 			   sizeof msg);
