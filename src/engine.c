@@ -107,9 +107,9 @@ int engine_open(engine *e, const job_opts *o, uint64_t device_budget, char *noti
 		snprintf(e->errmsg, sizeof e->errmsg, "cannot use the GPU: %s", why);
 		return -1;
 	}
-	/* silent in CPU-only builds: there the CPU is the expected engine */
-	if (GPUSORT_CUDA)
-		snprintf(notice, nlen, "%s: sorting on the CPU", why);
+	/* for --stats alone (a successful sort is quiet): says why in CPU-only
+	 * builds too, where the reason is the build */
+	snprintf(notice, nlen, "%s: sorting on the CPU", why);
 	return 0;
 }
 

@@ -43,6 +43,10 @@ int job_setup(job_ctx *c, const job_opts *o, job_result *r)
 	}
 	for (int i = 0; i < o->ntmp; i++)
 		c->spill[i].fd = c->spill[i].dfd = -1;
+	if (o->progress) {
+		progress_start(&c->prog_store, stderr, o->progress_tty, o->progress_interval);
+		c->prog = &c->prog_store;
+	}
 	return 0;
 }
 
@@ -235,8 +239,15 @@ void job_sort(const job_opts *o, job_result *r)
 		if (sink_close(&out) == 0 && open_sink(&c, &out, merge_phase_sink_bytes(&c)) == 0)
 			merge_phase(&c, &out);
 	}
+	/* the writes still queued: at most the sink's two buffers */
+	uint64_t out_bytes = out.records * c.R;
+	out.prog = NULL;
+	if (r->status != 2)
+		progress_phase(c.prog, PROGRESS_WRITE, 0, 0, (int64_t)out_bytes);
 	double w0 = util_now();
 	int wrc = sink_close(&out);
+	if (!wrc)
+		progress_add(c.prog, out_bytes);
 	c.st.write_s += out.w.busy ? out.w.busy : util_now() - w0;
 	c.st.records_out = out.records;
 	if (wrc && r->status != 2)
@@ -256,9 +267,11 @@ void job_sort(const job_opts *o, job_result *r)
 			 c.eng.gpu_lost_why);
 	if (o->verify)
 		verify_notice(&c);
+	progress_end(c.prog, 1, c.st.records * c.R);
 	if (o->stats)
 		stats_print(&c, util_now() - c.st.t0);
 done:
+	progress_end(c.prog, 0, 0); /* a failure: the terminal's line erased before the error */
 	if (c.out_open)
 		io_output_abort(&c.out);
 	engine_prewarm_wait(); /* never exit while CUDA starts on another thread */

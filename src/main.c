@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef GPUSORT_VERSION
 #define GPUSORT_VERSION "0.1.0"
@@ -109,7 +110,11 @@ static void help(void)
 "                              --merge is -m here\n"
 "\n"
 "Reporting:\n"
-"      --progress              report progress on standard error\n"
+"      --progress              report progress on standard error: the phase\n"
+"                              (read, sort, spill, merge pass K of M, write), its\n"
+"                              bytes done of its total, rate (MB/s) and time\n"
+"                              left; on a terminal one line redrawn in place,\n"
+"                              else a line every 5 s and at each phase's end\n"
 "      --stats[=text|json]     report stage times and throughput on standard error\n"
 "      --help                  display this help and exit\n"
 "      --version               output version information and exit\n"
@@ -130,6 +135,17 @@ static void help(void)
 	for (int i = 0; i < gpu_sorter_count(); i++)
 		printf(" %s", gpu_sorter_name(i));
 	printf("%s\n", gpu_sorter_count() ? "" : " none (built without CUDA)");
+}
+
+/* --version, in the GNU format (coreutils' version_etc): the name and
+ * version on the first line, for scripts; then copyright and licence. */
+static void version(void)
+{
+	printf("gpusort %s\n"
+	       "Copyright (C) 2026 the gpusort authors.\n"
+	       "License MIT: see the LICENSE file that comes with gpusort.\n"
+	       "This is free software: you are free to change and redistribute it.\n"
+	       "There is NO WARRANTY, to the extent permitted by law.\n", GPUSORT_VERSION);
 }
 
 /*
@@ -269,6 +285,17 @@ static void read_test_knobs(job_knobs *k)
 	k->gpu_merge_by_sort = env_is("GPUSORT_GPU_MERGE", "sort");
 }
 
+/* The test build's --progress switches (tests/README.md): the interval, so
+ * that a test sees every line without waiting, and the terminal form. */
+static void read_test_progress(job_opts *o)
+{
+	const char *iv = getenv("GPUSORT_PROGRESS_INTERVAL"), *tty = getenv("GPUSORT_PROGRESS_TTY");
+	if (iv && *iv)
+		o->progress_interval = atof(iv);
+	if (tty && *tty)
+		o->progress_tty = atoi(tty) != 0;
+}
+
 /* The test build's I/O switch and fault injection (io.h, io_fault.h; tests/README.md). */
 static void read_test_io(void)
 {
@@ -356,9 +383,7 @@ int main(int argc, char **argv)
 			o.stats = optarg ? 1 + pick("--stats", optarg, statfmt, 2) : JOB_STATS_TEXT;
 			break;
 		case OPT_HELP: help(); return 0;
-		case OPT_VERSION:
-			printf("gpusort %s\n", GPUSORT_VERSION);
-			return 0;
+		case OPT_VERSION: version(); return 0;
 		case ':':
 			if (optopt > 0 && optopt < 256)
 				die("option requires an argument -- '%c' (see gpusort --help)", optopt);
@@ -412,8 +437,12 @@ int main(int argc, char **argv)
 	}
 	o.tmpdirs = tmpdirs;
 	o.ntmp = ntmp;
+	/* a terminal is redrawn often, a log is written to every few seconds */
+	o.progress_tty = isatty(STDERR_FILENO);
+	o.progress_interval = o.progress_tty ? 0.25 : 5.0;
 #if GPUSORT_TEST_HOOKS
 	read_test_knobs(&o.knobs);
+	read_test_progress(&o);
 	read_test_io();
 #endif
 

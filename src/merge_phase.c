@@ -42,6 +42,18 @@ static uint64_t kept_bytes(const job_ctx *c)
 	return kept;
 }
 
+/* Bytes of runs[lo..hi) for --progress; -1 (not known) when one is a pipe (-m). */
+static int64_t runs_bytes(const job_ctx *c, int lo, int hi)
+{
+	uint64_t b = 0;
+	for (int i = lo; i < hi; i++) {
+		if (c->runs[i]->stream)
+			return -1;
+		b += c->runs[i]->n * c->R;
+	}
+	return (int64_t)b;
+}
+
 size_t merge_phase_sink_bytes(const job_ctx *c)
 {
 	plan_merge pm;
@@ -93,6 +105,7 @@ static int merge_group(job_ctx *c, int lo, int hi, const plan_merge *pm)
 	f->pos = nr->off;
 	sink k;
 	int rc = sink_open(&k, c->s, f, nr, 0, pm->sink);
+	k.prog = c->prog;
 	if (rc)
 		job_fail(c, "cannot start the writer: %s", strerror(-rc));
 	else
@@ -137,9 +150,16 @@ static int merge_on_gpu(job_ctx *c, sink *out)
 	gpumerge_stats gs;
 	char msg[1024];
 	double t0 = util_now();
+	/* spilled runs send the merge to the CPU (gpumerge_runs returns 1):
+	 * no line for a pass that does not happen */
+	int64_t bytes = runs_bytes(c, 0, c->nruns);
+	if (bytes >= 0 && kept_bytes(c) == (uint64_t)bytes)
+		progress_phase(c->prog, PROGRESS_MERGE, 1, 1, bytes);
+	out->prog = c->prog;
 	rc = gpumerge_runs(&c->eng, c->s, c->runs, c->nruns, out, tp, piece, c->o->knobs.gpu_merge_by_sort, &gs, msg,
 			   sizeof msg);
 	tpool_stop(tp);
+	out->prog = NULL;
 	c->st.merge_s += util_now() - t0;
 	c->st.gpu_groups += gs.groups;
 	if (rc < 0 && msg[0])
@@ -172,11 +192,23 @@ int merge_phase(job_ctx *c, sink *out)
 	}
 	plan_merge pm;
 	plan_merge_make(c->s, c->o->mem, kept_bytes(c), (uint64_t)c->nruns, c->o->batch_size, &pm);
-	int fanin = pm.fanin;
+	int fanin = pm.fanin, pass = 0, passes = 1;
+	for (int n = c->nruns; n > fanin; n = (n + fanin - 1) / fanin)
+		passes++; /* each pass leaves a run per group */
 	while (c->nruns > fanin) {
 		/* a pass: groups of consecutive runs, so ties keep input order */
 		c->st.passes++;
 		int groups = (c->nruns + fanin - 1) / fanin;
+		/* the pass's bytes: its groups of more than one run (the loop below
+		 * merges group g, runs [g fanin, g fanin + fanin) as they stand now,
+		 * into run g, so it finds it at g) */
+		int64_t merged = 0;
+		for (int g = 0; g < groups && merged >= 0; g++) {
+			int lo = g * fanin, hi = lo + fanin < c->nruns ? lo + fanin : c->nruns;
+			int64_t b = hi - lo > 1 ? runs_bytes(c, lo, hi) : 0;
+			merged = b < 0 ? -1 : merged + b;
+		}
+		progress_phase(c->prog, PROGRESS_MERGE, ++pass, passes, merged);
 		for (int g = 0; g < groups; g++) {
 			int lo = g, hi = g + fanin < c->nruns ? g + fanin : c->nruns;
 			if (hi - lo > 1 && merge_group(c, lo, hi, &pm))
@@ -184,5 +216,9 @@ int merge_phase(job_ctx *c, sink *out)
 		}
 	}
 	c->st.passes++;
-	return merge_some(c, c->runs, c->nruns, out, &pm); /* the output's error is reported by the caller */
+	progress_phase(c->prog, PROGRESS_MERGE, ++pass, passes, runs_bytes(c, 0, c->nruns));
+	out->prog = c->prog;
+	int rc = merge_some(c, c->runs, c->nruns, out, &pm); /* the output's error is reported by the caller */
+	out->prog = NULL;
+	return rc;
 }

@@ -32,6 +32,8 @@ typedef struct job_knobs {
 typedef struct job_opts {
 	keys_spec keys;
 	int unique, check, merge_only, verify, progress, stats;
+	int progress_tty;          /* --progress: redraw one line in place (standard error is a terminal) */
+	double progress_interval;  /* --progress: seconds between lines at the most */
 	int sync;                  /* --sync: the output on disk before it replaces the old one */
 	const char *output;        /* NULL: standard output */
 	char **inputs;             /* "-" = standard input */

@@ -956,11 +956,83 @@ fi
 gsrun --help > help.out 2> gs.err
 rc=$?
 [ $rc = 0 ] && grep -q -- '-k' help.out && pass "help" || fail "help" "exit status $rc, or stdout does not mention -k"
+# --version in the GNU format (coreutils' version_etc), on stdout only
 gsrun --version > version.out 2> gs.err
 rc=$?
-[ $rc = 0 ] && [ -s version.out ] && pass "version" || fail "version" "exit status $rc, or nothing on stdout"
+if [ $rc != 0 ] || [ -s gs.err ]; then
+	fail "version" "exit status $rc, stderr: $(first gs.err)"
+elif ! sed -n 1p version.out | grep -Eq '^gpusort [0-9]+\.[0-9]+\.[0-9]+$'; then
+	fail "version" "first line is not 'gpusort VERSION': $(sed -n 1p version.out)"
+elif ! sed -n 2p version.out | grep -Eq '^Copyright \(C\) [0-9]{4} the gpusort authors\.$'; then
+	fail "version" "second line is not the copyright: $(sed -n 2p version.out)"
+elif [ "$(sed -n 3p version.out)" != "License MIT: see the LICENSE file that comes with gpusort." ]; then
+	fail "version" "third line is not the licence: $(sed -n 3p version.out)"
+elif [ "$(sed -n 4p version.out)" != "This is free software: you are free to change and redistribute it." ] ||
+	[ "$(sed -n 5p version.out)" != "There is NO WARRANTY, to the extent permitted by law." ] ||
+	[ "$(nlines version.out)" != 5 ]; then
+	fail "version" "lines 4-5 are not GNU's free software and warranty lines: $(tr '\n' '|' < version.out)"
+elif [ ! -f "$ROOT/LICENSE" ] || ! grep -q '^MIT License' "$ROOT/LICENSE"; then
+	fail "version" "no MIT LICENSE file at the repository root"
+else
+	pass "version"
+fi
 
 sortcase "progress" ab.bin "$K" "--progress"
+# --progress off a terminal (a file here), every line drawn (the test build's
+# GPUSORT_PROGRESS_INTERVAL=0): a spilled sort in several merge passes shows
+# each phase with its bytes rising, each pass's 100% line, and a done line
+(GPUSORT_PROGRESS_INTERVAL=0; export GPUSORT_PROGRESS_INTERVAL
+gstrun --record-size 16 -k u64@8 -S 64K -T t1 --progress -o prog.bin big.bin) 2> prog.err
+rc=$?
+"$REF" --record-size 16 -k u64@8 < big.bin > exp.bin
+why=$(awk '
+	!/^gpusort: / { print "not a gpusort line: " $0; exit }
+	{ ph = $0; sub(/^gpusort: /, "", ph); sub(/: .*/, "", ph) }
+	ph != last { if (seen[ph]++) { print "phase " ph " again"; exit } last = ph; prev = -1 }
+	ph != "done" {
+		b = $0; sub(/^[^:]*: [^:]*: /, "", b); sub(/ of .*/, "", b); sub(/,.*/, "", b)
+		split(b, f, " "); u = f[2] == "KiB" ? 1024 : f[2] == "MiB" ? 1048576 : 1; v = f[1] * u
+		if (v < prev) { print "bytes went down: " $0; exit } prev = v
+	}
+	/^gpusort: merge pass [0-9]+ of [0-9]+: .* \(100%\)/ { full++ }
+	{ lastline = $0 }
+	END { if (!seen["sort"]) print "no sort phase"
+		else if (!seen["merge pass 1 of " np()]) print "no merge pass 1"
+		else if (full < 2) print "fewer than two merge passes reached 100%"
+		else if (lastline !~ /^gpusort: done: 3\.1 MiB in [0-9.]+ s, [0-9.]+ MB\/s$/) print "last line: " lastline }
+	function np(  k) { for (k in seen) if (k ~ /^merge pass 1 of /) { sub(/^merge pass 1 of /, "", k); return k } return "?" }
+' prog.err)
+if [ $rc != 0 ] || ! cmp -s prog.bin exp.bin; then fail "progress-lines" "exit status $rc, or wrong output: $(first prog.err)"
+elif [ -n "$why" ]; then fail "progress-lines" "$why"
+else pass "progress-lines"; fi
+# the default interval (5 s off a terminal): a short sort prints each phase's
+# final line once, then done; without --progress, nothing
+gsrun --record-size 16 -k u64@8 -S 64K -T t1 --progress -o prog.bin big.bin 2> prog.err
+rc=$?
+if [ $rc = 0 ] && [ "$(sed 's/^gpusort: //; s/: .*//' prog.err | sort | uniq -d)" = "" ] &&
+	grep -q '^gpusort: merge pass 1 of [0-9]*: 3\.1 MiB of 3\.1 MiB (100%)' prog.err &&
+	[ "$(tail -n 1 prog.err | cut -c1-15)" = "gpusort: done: " ]; then pass "progress-phase-lines"
+else fail "progress-phase-lines" "status $rc: $(tr '\n' '|' < prog.err)"; fi
+gsrun --record-size 16 -k u64@8 -S 64K -T t1 -o prog.bin big.bin 2> prog.err
+rc=$?
+[ $rc = 0 ] && [ ! -s prog.err ] && pass "progress-off-is-silent" || fail "progress-off-is-silent" "status $rc: $(first prog.err)"
+# on a terminal (script(1) gives one): one line redrawn in place, erased to
+# its end, and one newline at the end
+esc=$(printf '\033')
+if ! command -v script > /dev/null 2>&1; then
+	skip "progress-terminal" "no script(1) here (tests/test_progress.c checks the terminal form)"
+else
+	script -qc "$GS --record-size 16 -k u64@8 -S 64K -T t1 --progress -o prog.bin big.bin" /dev/null < /dev/null > prog.tty 2>&1
+	rc=$?
+	# script turns the one newline into \r\n
+	if [ $rc = 0 ] && grep -q "${esc}\[K" prog.tty && [ "$(tr -cd '\n' < prog.tty | wc -c)" = 1 ] &&
+		tr '\r' '\n' < prog.tty | grep -q '^gpusort: done: 3\.1 MiB' && cmp -s prog.bin exp.bin; then
+		pass "progress-terminal"
+	else
+		fail "progress-terminal" "status $rc: $(od -c prog.tty | head -n 3 | tr '\n' ' ')"
+	fi
+fi
+rm -f prog.bin prog.err prog.tty
 sortcase "gpu-memory-budget" big.bin "--record-size 16 -k u64@8" "--gpu-memory=1M"
 sortcase "stable-flag" ab.bin "$K" "-s"
 sortcase "cpu-flag" ab.bin "$K" "--cpu"
