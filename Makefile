@@ -64,7 +64,7 @@ TESTS    := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/test_*.c))
 # GPU; test_plan checks the bitonic planner on the host (no GPU needed)
 GPU_TESTS := $(if $(filter yes,$(CUDA)),tests/gpu/test_gpu_sort tests/gpu/test_plan)
 
-.PHONY: all config deps check check-gpu bench bench-cpu install uninstall man clean
+.PHONY: all config deps check check-gpu bench bench-cpu install uninstall deb man clean
 
 all: config gpusort bench/gen
 
@@ -206,12 +206,23 @@ install: all
 	install -m 755 gpusort $(DESTDIR)$(PREFIX)/bin/gpusort
 	install -m 644 man/gpusort.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpusort.1
 
+# the Debian package: gpusort built with the GPU code of every common
+# architecture (CUDA_ARCH_ALL; several minutes on 2 cores), packaged by
+# pkg/mkdeb.sh. `make deb DEB_CUDA_ARCH=...` packages another set.
+VERSION      := $(shell sed -n 's/^\#define GPUSORT_VERSION "\(.*\)"/\1/p' src/main.c)
+DEB_CUDA_ARCH ?= $(CUDA_ARCH_ALL)
+DEB          := gpusort_$(VERSION)_$(shell dpkg --print-architecture 2>/dev/null).deb
+deb:
+	$(MAKE) CUDA_ARCH='$(DEB_CUDA_ARCH)' gpusort
+	sh pkg/mkdeb.sh gpusort man/gpusort.1 $(VERSION) $(DEB)
+	@echo "gpusort: $(DEB)"
+
 # removes what install put there, and nothing else (directories stay: they
 # may hold other programs' files)
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpusort $(DESTDIR)$(PREFIX)/share/man/man1/gpusort.1
 
 clean:
-	rm -rf build gpusort bench/gen bench/gpu_bench tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort tests/gpu/test_plan bench/checkrec bench/experiments/iobench bench/experiments/iobench.d
+	rm -rf build gpusort gpusort_*.deb bench/gen bench/gpu_bench tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort tests/gpu/test_plan bench/checkrec bench/experiments/iobench bench/experiments/iobench.d
 
 -include $(shell find build -name '*.d' 2>/dev/null)
