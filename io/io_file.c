@@ -67,7 +67,7 @@ int io_open_input(io_file *f, const char *path)
 	if (!strcmp(path, "-")) {
 		f->fd = STDIN_FILENO;
 	} else {
-		f->fd = open(path, O_RDONLY | O_CLOEXEC);
+		f->fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(path, O_RDONLY | O_CLOEXEC);
 		if (f->fd < 0)
 			return -errno;
 		f->owned = 1;
@@ -89,7 +89,7 @@ int io_open_input(io_file *f, const char *path)
 		off_t cur = lseek(f->fd, 0, SEEK_CUR);
 		f->pos = cur > 0 ? (uint64_t)cur : 0;
 		if (f->owned && io_direct_allowed())
-			f->dfd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+			f->dfd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	}
 	return 0;
 }
@@ -98,7 +98,8 @@ static ssize_t read_stream(int fd, void *buf, size_t len)
 {
 	size_t done = 0;
 	while (done < len) {
-		ssize_t n = read(fd, (char *)buf + done, len - done);
+		size_t m = len - done;
+		ssize_t n = io_fault_rw(IO_FAULT_READ, &m) ? -1 : read(fd, (char *)buf + done, m);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -168,7 +169,8 @@ static int write_stream(int fd, const void *buf, size_t len)
 {
 	size_t done = 0;
 	while (done < len) {
-		ssize_t n = write(fd, (const char *)buf + done, len - done);
+		size_t m = len - done;
+		ssize_t n = io_fault_rw(IO_FAULT_WRITE, &m) ? -1 : write(fd, (const char *)buf + done, m);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -223,7 +225,7 @@ int io_open_spill(io_file *f, const char *dir)
 	file_init(f, "");
 	if (snprintf(path, sizeof path, "%s/gpusort.XXXXXX", dir) >= (int)sizeof path)
 		return -ENAMETOOLONG;
-	int fd = mkostemp(path, O_CLOEXEC);
+	int fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : mkostemp(path, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	int slot = io_tmp_register(path);
@@ -231,7 +233,7 @@ int io_open_spill(io_file *f, const char *dir)
 	f->owned = 1;
 	f->regular = 1;
 	if (io_direct_allowed())
-		f->dfd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+		f->dfd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
 	unlink(path);
 	if (slot >= 0)
 		io_tmp_unregister(slot);
@@ -294,7 +296,7 @@ int io_output_open(io_output *o, const char *path)
 		return -EISDIR;
 	if (exists && !S_ISREG(st.st_mode)) {
 		/* FIFO, device, ...: write to it in place */
-		o->f.fd = open(path, O_WRONLY | O_CLOEXEC);
+		o->f.fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(path, O_WRONLY | O_CLOEXEC);
 		if (o->f.fd < 0)
 			return -errno;
 		o->f.owned = 1;
@@ -318,7 +320,7 @@ int io_output_open(io_output *o, const char *path)
 			: snprintf(o->tmp, sizeof o->tmp, "%s/%s", dir, suffix);
 	if (n >= (int)sizeof o->tmp)
 		return -ENAMETOOLONG;
-	int fd = mkostemp(o->tmp, O_CLOEXEC);
+	int fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : mkostemp(o->tmp, O_CLOEXEC);
 	if (fd < 0) {
 		int e = -errno;
 		o->tmp[0] = 0;
@@ -345,7 +347,7 @@ int io_output_open(io_output *o, const char *path)
 	o->f.owned = 1;
 	o->f.regular = 1;
 	if (io_direct_allowed())
-		o->f.dfd = open(o->tmp, O_WRONLY | O_DIRECT | O_CLOEXEC);
+		o->f.dfd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(o->tmp, O_WRONLY | O_DIRECT | O_CLOEXEC);
 	return 0;
 }
 
@@ -353,10 +355,10 @@ int io_output_open(io_output *o, const char *path)
  * sync), then remove src. 0 or -errno. */
 static int copy_through(const char *src, const char *dst, int sync)
 {
-	int in = open(src, O_RDONLY | O_CLOEXEC), rc = 0;
+	int in = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(src, O_RDONLY | O_CLOEXEC), rc = 0;
 	if (in < 0)
 		return -errno;
-	int out = open(dst, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	int out = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(dst, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (out < 0) {
 		rc = -errno;
 		close(in);
@@ -390,7 +392,7 @@ static int copy_through(const char *src, const char *dst, int sync)
 		if (rc)
 			break;
 	}
-	if (!rc && sync && fsync(out) < 0)
+	if (!rc && sync && (io_fault_sys(IO_FAULT_FSYNC) || fsync(out) < 0))
 		rc = -errno;
 	if (close(out) < 0 && !rc)
 		rc = -errno;
@@ -405,10 +407,10 @@ static int sync_dir_of(const char *path)
 {
 	char buf[4096];
 	snprintf(buf, sizeof buf, "%s", path);
-	int fd = open(dirname(buf), O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	int fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(dirname(buf), O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
 	if (fd < 0)
 		return -errno;
-	if (fsync(fd) < 0)
+	if (io_fault_sys(IO_FAULT_FSYNC) || fsync(fd) < 0)
 		rc = -errno;
 	close(fd);
 	return rc;
@@ -421,7 +423,7 @@ int io_output_commit(io_output *o)
 		/* The size is exact: every byte was written at its offset, no padding. */
 		if (ftruncate(o->f.fd, (off_t)o->f.pos) < 0)
 			rc = -errno;
-		if (!rc && o->sync && (io_fault_is("fsync-eio") ? (errno = EIO, 1) : fsync(o->f.fd) < 0))
+		if (!rc && o->sync && (io_fault_is("fsync-eio") ? (errno = EIO, 1) : io_fault_sys(IO_FAULT_FSYNC) || fsync(o->f.fd) < 0))
 			rc = -errno;
 	}
 	if (o->f.fd >= 0 && o->f.owned) {
@@ -433,7 +435,7 @@ int io_output_commit(io_output *o)
 		o->f.fd = -1;
 	}
 	if (!rc && o->tmp[0])
-		rc = o->linked ? copy_through(o->tmp, o->path, o->sync) : rename(o->tmp, o->path) < 0 ? -errno : 0;
+		rc = o->linked ? copy_through(o->tmp, o->path, o->sync) : (io_fault_sys(IO_FAULT_RENAME) || rename(o->tmp, o->path) < 0) ? -errno : 0;
 	if (!rc && o->tmp[0] && o->sync && !o->linked)
 		rc = sync_dir_of(o->path); /* the rename itself reaches the disk */
 	if (rc) {
