@@ -402,23 +402,19 @@ static int copy_through(const char *src, const char *dst, int sync)
 	return rc;
 }
 
-/* fsync the directory holding path. 0 or -errno. */
-static int sync_dir_of(const char *path)
+/* A descriptor of the directory holding path (to fsync), or -errno. */
+static int open_dir_of(const char *path)
 {
 	char buf[4096];
 	snprintf(buf, sizeof buf, "%s", path);
-	int fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(dirname(buf), O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
-	if (fd < 0)
-		return -errno;
-	if (io_fault_sys(IO_FAULT_FSYNC) || fsync(fd) < 0)
-		rc = -errno;
-	close(fd);
-	return rc;
+	int fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(dirname(buf), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 int io_output_commit(io_output *o)
 {
-	int rc = 0;
+	int rc = 0, dfd = -1;
+	o->replaced = 0;
 	if (o->f.regular && o->f.fd >= 0 && o->tmp[0]) {
 		/* The size is exact: every byte was written at its offset, no padding. */
 		if (ftruncate(o->f.fd, (off_t)o->f.pos) < 0)
@@ -434,10 +430,21 @@ int io_output_commit(io_output *o)
 			rc = -errno;
 		o->f.fd = -1;
 	}
-	if (!rc && o->tmp[0])
+	/* the directory is opened before the rename, so that failing to open
+	 * it leaves the target untouched; only its flush comes after */
+	if (!rc && o->tmp[0] && o->sync && !o->linked && (dfd = open_dir_of(o->path)) < 0)
+		rc = dfd;
+	if (!rc && o->tmp[0]) {
 		rc = o->linked ? copy_through(o->tmp, o->path, o->sync) : (io_fault_sys(IO_FAULT_RENAME) || rename(o->tmp, o->path) < 0) ? -errno : 0;
-	if (!rc && o->tmp[0] && o->sync && !o->linked)
-		rc = sync_dir_of(o->path); /* the rename itself reaches the disk */
+		o->replaced = !rc;
+	}
+	if (dfd >= 0) {
+		if (!rc && (io_fault_sys(IO_FAULT_FSYNC) || fsync(dfd) < 0))
+			rc = -errno; /* the rename itself did not reach the disk */
+		close(dfd);
+	}
+	if (o->replaced)
+		o->tmp[0] = 0; /* renamed: that name is no longer ours to remove */
 	if (rc) {
 		io_output_abort(o);
 		return rc;

@@ -240,6 +240,12 @@ void job_sort(const job_opts *o, job_result *r)
 	c.out.sync = o->sync;
 	rc = io_output_commit(&c.out);
 	c.out_open = 0;
+	if (rc && c.out.replaced) {
+		/* too late to keep the old output: say that the new one is there */
+		job_fail(&c, "'%s' holds the sorted output, but --sync could not flush its directory: %s",
+			 o->output, strerror(-rc));
+		goto done;
+	}
 	if (rc) {
 		job_fail(&c, "cannot write '%s': %s", o->output, strerror(-rc));
 		goto done;
