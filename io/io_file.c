@@ -351,23 +351,37 @@ int io_output_open(io_output *o, const char *path)
 	return 0;
 }
 
-/* Copy file src into the existing file dst (truncated first; fsync'd when
- * sync), then remove src. 0 or -errno. */
-static int copy_through(const char *src, const char *dst, int sync)
+/*
+ * Copy file src over the existing file dst in place (its hard links see the
+ * new data), then remove src; fsync'd when sync. The space is reserved
+ * before the first byte of dst is overwritten, so that a full disk fails
+ * with dst untouched; *touched is set once dst was written to: a failure
+ * after that leaves it partly overwritten. 0 or -errno.
+ */
+static int copy_through(const char *src, const char *dst, int sync, int *touched)
 {
+	struct stat st;
 	int in = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(src, O_RDONLY | O_CLOEXEC), rc = 0;
 	if (in < 0)
 		return -errno;
-	int out = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(dst, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (out < 0) {
+	int out = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(dst, O_WRONLY | O_CLOEXEC);
+	if (out < 0 || fstat(in, &st) < 0) {
 		rc = -errno;
-		close(in);
-		return rc;
+		goto out;
 	}
+	/* KEEP_SIZE: a reservation that no reader of dst sees */
+	if (st.st_size > 0 && fallocate(out, FALLOC_FL_KEEP_SIZE, 0, st.st_size) < 0 && errno != EOPNOTSUPP &&
+	    errno != ENOSYS) {
+		rc = -errno; /* ENOSPC, EDQUOT: dst is as it was */
+		goto out;
+	}
+	*touched = 1;
 	int plain = 0; /* copy_file_range refused (another file system, no support) */
 	static char buf[1 << 20];
 	for (;;) {
-		ssize_t n = plain ? read(in, buf, sizeof buf) : copy_file_range(in, NULL, out, NULL, (size_t)1 << 30, 0);
+		size_t m = plain ? sizeof buf : (size_t)1 << 30;
+		ssize_t n = io_fault_rw(plain ? IO_FAULT_READ : IO_FAULT_WRITE, &m) ? -1
+			    : plain ? read(in, buf, m) : copy_file_range(in, NULL, out, NULL, m, 0);
 		if (n == 0)
 			break;
 		if (n < 0) {
@@ -381,7 +395,8 @@ static int copy_through(const char *src, const char *dst, int sync)
 			break;
 		}
 		for (ssize_t w, off = 0; plain && off < n; off += w) {
-			w = write(out, buf + off, (size_t)(n - off));
+			size_t wm = (size_t)(n - off);
+			w = io_fault_rw(IO_FAULT_WRITE, &wm) ? -1 : write(out, buf + off, wm);
 			if (w < 0 && errno == EINTR)
 				w = 0;
 			else if (w < 0) {
@@ -392,9 +407,12 @@ static int copy_through(const char *src, const char *dst, int sync)
 		if (rc)
 			break;
 	}
+	if (!rc && ftruncate(out, st.st_size) < 0) /* the old data beyond the new end */
+		rc = -errno;
 	if (!rc && sync && (io_fault_sys(IO_FAULT_FSYNC) || fsync(out) < 0))
 		rc = -errno;
-	if (close(out) < 0 && !rc)
+out:
+	if (out >= 0 && close(out) < 0 && !rc)
 		rc = -errno;
 	close(in);
 	if (!rc)
@@ -414,7 +432,7 @@ static int open_dir_of(const char *path)
 int io_output_commit(io_output *o)
 {
 	int rc = 0, dfd = -1;
-	o->replaced = 0;
+	o->replaced = o->damaged = 0;
 	if (o->f.regular && o->f.fd >= 0 && o->tmp[0]) {
 		/* The size is exact: every byte was written at its offset, no padding. */
 		if (ftruncate(o->f.fd, (off_t)o->f.pos) < 0)
@@ -435,8 +453,9 @@ int io_output_commit(io_output *o)
 	if (!rc && o->tmp[0] && o->sync && !o->linked && (dfd = open_dir_of(o->path)) < 0)
 		rc = dfd;
 	if (!rc && o->tmp[0]) {
-		rc = o->linked ? copy_through(o->tmp, o->path, o->sync) : (io_fault_sys(IO_FAULT_RENAME) || rename(o->tmp, o->path) < 0) ? -errno : 0;
+		rc = o->linked ? copy_through(o->tmp, o->path, o->sync, &o->damaged) : (io_fault_sys(IO_FAULT_RENAME) || rename(o->tmp, o->path) < 0) ? -errno : 0;
 		o->replaced = !rc;
+		o->damaged &= rc != 0;
 	}
 	if (dfd >= 0) {
 		if (!rc && (io_fault_sys(IO_FAULT_FSYNC) || fsync(dfd) < 0))

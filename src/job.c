@@ -246,6 +246,12 @@ void job_sort(const job_opts *o, job_result *r)
 			 o->output, strerror(-rc));
 		goto done;
 	}
+	if (rc && c.out.damaged) {
+		/* a target of several hard links is written in place (DESIGN.md 8) */
+		job_fail(&c, "'%s' has other hard links, so it was written in place, and that failed part way "
+			     "(it is damaged): %s", o->output, strerror(-rc));
+		goto done;
+	}
 	if (rc) {
 		job_fail(&c, "cannot write '%s': %s", o->output, strerror(-rc));
 		goto done;
