@@ -8,7 +8,12 @@
 #              in -T nor in $TMPDIR;
 #   recovered  exit 0 and the output byte-identical to tests/refsort's
 #              (EINTR and short transfers are retried; a GPU failure may
-#              hand the work to the CPU; a refused pin only costs speed).
+#              hand the work to the CPU; a refused pin only costs speed);
+#   touched    exit 2 once the old output could no longer be kept, the
+#              message saying so: --sync's flush of the directory after
+#              the rename (the output must be the sorted one), or the copy
+#              into a target of several hard links failing part way (it is
+#              written in place: DESIGN.md section 8).
 # Anything else (a crash, a hang, another status, wrong output, a temp file
 # left) is a FAIL. A trial whose fault did not fire (the command made fewer
 # calls of the kind this time) is counted as not reached.
@@ -21,9 +26,10 @@
 # (default 8) spread evenly over 1..count, or every one with FAULTS_LONG=1
 # (which also adds the rarer errors and larger inputs). The paths: chunked
 # (spilled runs, a two-pass merge; from a file and from a pipe), streamed
-# (the CPU's single chunk), resident (tests/bin/gpusort-fakegpu: runs kept
-# and merged on the device, or spilled), the chunked path on the device,
-# and -m of sorted files. Every command has --sync, so that fsync is
+# (the CPU's single chunk), linked (-o a file of two hard links), resident
+# (tests/bin/gpusort-fakegpu: runs kept and merged on the device, or
+# spilled), the chunked path on the device, and -m of sorted files
+# (FAULTS_PATHS="NAME..." runs only those). Every command has --sync, so that fsync is
 # counted too.
 #
 # FAULTS_MD=FILE writes the table of outcomes (tests/FAULTS.md is one).
@@ -64,14 +70,16 @@ rm -f piece.bin
 
 # The paths: NAME, then set_path NAME sets BIN, ENVS (VAR=VALUE words), ARGS
 # (before -o), STDIN (a file fed through a pipe, or empty), EXP, and OUTF:
-# out/o.bin (-o), or out/so.bin (what standard output, a pipe, carried).
-PATHS="chunked chunked-pipes stream merge resident-kept resident-spilled gpu-chunked"
+# out/o.bin (-o), or out/so.bin (what standard output, a pipe, carried);
+# LINK=1: out/o.bin has a second name, out/o.link.
+PATHS=${FAULTS_PATHS:-chunked chunked-pipes stream linked merge resident-kept resident-spilled gpu-chunked}
 set_path() {
-	BIN=$GST ENVS= STDIN= EXP=exp32.bin OUTF=out/o.bin
+	BIN=$GST ENVS= STDIN= EXP=exp32.bin OUTF=out/o.bin LINK=
 	case $1 in
 	chunked) ARGS="-k u32 -S 64K -T tmp1 --sync in.bin" ;;
 	chunked-pipes) ARGS="-k u32 -S 64K -T tmp1" STDIN=in.bin OUTF=out/so.bin ;;
 	stream) ARGS="-k u32 --sync in.bin" ;;
+	linked) ARGS="-k u32 -S 64K -T tmp1 --sync in.bin" LINK=1 ;; # -o has another hard link: copied through
 	merge) ARGS="-k u32 -m --sync m1.bin m2.bin m3.bin m4.bin" ;;
 	resident-kept)
 		BIN=$FG ENVS="GPUSORT_SMALL_CPU=0 GPUSORT_FAKE_CAP=$((N64 / 5))" EXP=exp64.bin
@@ -132,18 +140,19 @@ picks() {
 # fresh: an existing output to keep, empty spill and temp directories
 fresh() {
 	rm -rf out tmp1 && mkdir out tmp1 && printf 'precious\n' > out/o.bin
+	[ -z "$LINK" ] || ln out/o.bin out/o.link
 	rm -rf "${TMPDIR:?}"/* "${TMPDIR:?}"/.[!.]* 2>/dev/null
 }
 
 # trial PATH SPEC KIND: one run with the fault; OUTCOME gets error,
-# recovered, replaced or unreached, or WHY gets the reason it failed.
+# recovered, touched or unreached, or WHY gets the reason it failed.
 trial() {
 	fresh
 	rm -f cnt
 	run "GPUSORT_FAULT=$2" "GPUSORT_FAULT_COUNT=$T/cnt" > so 2> se
 	_rc=$?
 	OUTCOME= WHY=
-	_left=$( (ls -A out | grep -vx -e o.bin -e so.bin; ls -A tmp1; ls -A "$TMPDIR") | tr '\n' ' ')
+	_left=$( (ls -A out | grep -vx -e o.bin -e so.bin -e o.link; ls -A tmp1; ls -A "$TMPDIR") | tr '\n' ' ')
 	case $3 in
 	gpu-* | pin) _names='GPU|CUDA device' ;;
 	*) _names="in(64|big)?\\.bin|m[1-4]\\.bin|out/o\\.bin|tmp1|standard output|^gpusort: -: " ;; # -: standard input, as sort(1)
@@ -153,18 +162,22 @@ trial() {
 	elif [ -n "$_left" ]; then
 		WHY="exit $_rc, left behind: $_left"
 	elif [ "$_rc" = 0 ]; then
-		if cmp -s "$OUTF" "$EXP"; then OUTCOME=recovered
-		else WHY="exit 0 with wrong output: $(cmp "$OUTF" "$EXP" 2>&1 | head -n 1)"; fi
+		if ! cmp -s "$OUTF" "$EXP"; then WHY="exit 0 with wrong output: $(cmp "$OUTF" "$EXP" 2>&1 | head -n 1)"
+		elif [ -n "$LINK" ] && ! cmp -s out/o.link "$EXP"; then WHY="exit 0, but the other link has other data"
+		else OUTCOME=recovered; fi
 	elif [ "$_rc" != 2 ]; then
 		WHY="exit $_rc: $(tr '\n' '|' < se | head -c 300)"
 	elif [ "$(nlines se)" != 1 ] || ! grep -q '^gpusort: ' se; then
 		WHY="want one line 'gpusort: ...' on stderr: $(tr '\n' '|' < se | head -c 300)"
 	elif ! grep -Eq "$_names" se; then
 		WHY="the message names no file or device: $(first se)"
-	elif [ "$(cat out/o.bin)" != precious ]; then
-		# --sync's flush of the directory fails after the rename: too late
-		# to keep the old output, the message must say the new one is there
-		if grep -q "holds the sorted output" se && cmp -s out/o.bin "$EXP"; then OUTCOME=replaced
+	elif [ "$(cat out/o.bin)" != precious ] || { [ -n "$LINK" ] && [ "$(cat out/o.link)" != precious ]; }; then
+		# too late to keep the old output, and the message must say so:
+		# --sync's flush of the directory fails after the rename (the new
+		# output is there), or the copy into a target of several hard
+		# links fails part way (it is damaged: DESIGN.md section 8)
+		if grep -q "holds the sorted output" se && cmp -s out/o.bin "$EXP"; then OUTCOME=touched
+		elif [ -n "$LINK" ] && grep -q "(it is damaged)" se; then OUTCOME=touched
 		else WHY="exit 2 but the existing output changed: $(first se)"; fi
 	else
 		OUTCOME=error
@@ -201,7 +214,7 @@ for p in $PATHS; do
 				case $OUTCOME in
 				error) nerr=$((nerr + 1)); [ -n "$msg" ] || msg=$(first se | cut -c 10-110 | tr '|`' "/'") ;;
 				recovered) nrec=$((nrec + 1)) ;;
-				replaced) nrep=$((nrep + 1)) ;;
+				touched) nrep=$((nrep + 1)) ;;
 				unreached) nun=$((nun + 1)) ;;
 				*)
 					nbad=$((nbad + 1))
@@ -210,7 +223,7 @@ for p in $PATHS; do
 			done
 			echo "$p|$spec|$count|$ntr|$nerr|$nrec|$nrep|$nun|$nbad|$msg" >> rows
 			if [ $nbad = 0 ]; then
-				pass "$name (of $count calls, $ntr trials: $nerr error named, $nrec recovered, $nrep replaced, $nun not reached)"
+				pass "$name (of $count calls, $ntr trials: $nerr error named, $nrec recovered, $nrep touched, $nun not reached)"
 			elif [ $nbad -gt 3 ]; then
 				fail "$name" "$nbad of $ntr trials failed (the first 3 above)"
 			fi
@@ -228,9 +241,12 @@ if [ -n "$MD" ]; then
 		echo "*calls*: how many calls of the kind the path makes without a fault;"
 		echo "*error*: exit 2 naming the file, directory or device, the old output"
 		echo "intact, no temp file left; *recovered*: exit 0, output identical to"
-		echo "tests/refsort's; *replaced*: exit 2 after the rename (--sync's flush"
-		echo "of the directory), the message saying the output holds the sorted"
-		echo "records, which it must; *not reached*: the fault did not fire that"
+		echo "tests/refsort's; *touched*: exit 2 once the target could no longer be"
+		echo "kept, the message saying so: after the rename (--sync's flush of the"
+		echo "directory; the output must hold the sorted records), or while copying"
+		echo "into a target of several hard links (linked: written in place, not"
+		echo "atomic, DESIGN.md section 8; its space is reserved first, so a full"
+		echo "disk fails before it is touched); *not reached*: the fault did not fire that"
 		echo "run; *failed*: anything else (must be 0). \`KIND@N+\` fails every call"
 		echo "of the kind from the Nth on (a disk that stays full or broken, a device"
 		echo "that stays dead); without +, the Nth only. The long mode,"
@@ -238,14 +254,14 @@ if [ -n "$MD" ]; then
 		echo "N on inputs several times larger, adds one-shot write errors and EINTR and"
 		echo "one-shot GPU errors, and takes several minutes."
 		echo
-		echo "| path | fault | calls | trials | error | recovered | replaced | not reached | failed | first error's message |"
+		echo "| path | fault | calls | trials | error | recovered | touched | not reached | failed | first error's message |"
 		echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
 		while IFS='|' read -r p s c t e r x u b m; do
 			echo "| $p | \`$s\` | $c | $t | $e | $r | $x | $u | $b | ${m:+\`$m\`} |"
 		done < rows
 		echo
 		awk -F'|' '{ t += $4; e += $5; r += $6; x += $7; u += $8; b += $9 }
-			END { printf "Total: %d trials, %d error named, %d recovered, %d replaced, %d not reached, %d failed.\n", t, e, r, x, u, b }' rows
+			END { printf "Total: %d trials, %d error named, %d recovered, %d touched, %d not reached, %d failed.\n", t, e, r, x, u, b }' rows
 	} > "$MD"
 fi
 [ $NFAIL = 0 ]
