@@ -75,7 +75,8 @@ static int merge_group(job_ctx *c, int lo, int hi, const plan_merge *pm)
 	c->st.mread_s += ms.read_s;
 	c->st.rounds += ms.rounds;
 	if (rc || wrc) {
-		if (rc)
+		/* the merge stops on its sink's error too: that is the spill's write */
+		if (rc && !wrc)
 			merge_error(c, rc, c->runs + lo, bad, block);
 		else
 			runlist_write_failed(c, f, wrc);
