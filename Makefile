@@ -7,7 +7,19 @@ CFLAGS    ?= -O3 -g
 CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
 CUDA      ?= auto
-CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90
+# GPU code in the binary. Every GPU of compute capability 7.5 or later runs
+# gpusort's kernels: machine code (SASS) for the GPUs of this machine, or
+# for Hopper (sm_90, the project's benchmark GPU) when it has none, and PTX
+# for compute_75 that the driver compiles (once, then cached) on any other
+# GPU. Each SASS target adds about a minute to the 2-core build, so `make`
+# builds one and `make deb` all of CUDA_ARCH_ALL; `make CUDA_ARCH=...` any.
+# CUDA 13 dropped compute capability 7.0 (Volta): an older toolkit builds it
+# with CUDA_ARCH='-gencode arch=compute_70,code=sm_70'.
+GPU_CC    := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d . | sort -u)
+sass       = $(foreach a,$(1),-gencode arch=compute_$(a),code=sm_$(a))
+CUDA_PTX  := -gencode arch=compute_75,code=compute_75
+CUDA_ARCH_ALL := $(call sass,75 80 86 89 90 100 120) $(CUDA_PTX)
+CUDA_ARCH ?= $(call sass,$(or $(GPU_CC),90)) $(CUDA_PTX)
 NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH)
 
 ifeq ($(CUDA),auto)
@@ -33,8 +45,10 @@ ALLCFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP -DGPUSORT_CUDA=$(if $(f
 LIBURING := $(firstword $(wildcard /usr/lib/*/liburing.a /usr/lib/liburing.a /usr/local/lib/liburing.a))
 LDLIBS   := $(if $(LIBURING),$(LIBURING),-l:liburing.a) -lm
 
-# one object tree per configuration: switching CUDA= rebuilds what depends on it
-B := build/cuda-$(CUDA)
+# one object tree per configuration: switching CUDA= or CUDA_ARCH= rebuilds
+# what depends on it
+ARCH_TAG := $(if $(filter yes,$(CUDA)),-$(shell printf '%s' '$(NVCCFLAGS)' | cksum | cut -d' ' -f1))
+B := build/cuda-$(CUDA)$(ARCH_TAG)
 # io/io_fault.c (fault injection) is compiled into the test build only
 IO_SRC  := $(filter-out io/io_fault.c,$(wildcard io/*.c))
 SRC_OBJ := $(patsubst %.c,$(B)/%.o,$(filter-out src/main.c,$(wildcard src/*.c)) $(IO_SRC))
@@ -50,14 +64,15 @@ TESTS    := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/test_*.c))
 # GPU; test_plan checks the bitonic planner on the host (no GPU needed)
 GPU_TESTS := $(if $(filter yes,$(CUDA)),tests/gpu/test_gpu_sort tests/gpu/test_plan)
 
-.PHONY: all config deps check check-gpu bench bench-cpu install uninstall man clean
+.PHONY: all config deps check check-gpu bench bench-cpu install uninstall deb man clean
 
 all: config gpusort bench/gen
 
 config:
-	@echo "gpusort: CUDA $(CUDA)$(if $(filter yes,$(CUDA)), ($(NVCC)$(comma) $(CUDA_ARCH)),)"
+	@echo "gpusort: CUDA $(CUDA)$(if $(filter yes,$(CUDA)), ($(NVCC); GPU code: $(GPU_CODE)),)"
 	@echo "gpusort: liburing $(if $(LIBURING),$(LIBURING) (static),not found: run 'make deps')"
 comma := ,
+GPU_CODE = $(patsubst code=%,%,$(filter code=%,$(subst $(comma), ,$(CUDA_ARCH))))
 
 gpusort: $(B)/src/main.o $(LIB_OBJ) $(B)/.stamp
 	$(say) LINK $@
@@ -97,7 +112,7 @@ tests/refsort: tests/refsort.c
 # The test build: src/ and io/ compiled with GPUSORT_TEST_HOOKS=1, where the
 # CLI reads the GPUSORT_* path switches and fault injection (tests/README.md
 # lists them). Never installed: ./gpusort reads no GPUSORT_* variable.
-HB       := build/cuda-$(CUDA)-hooks
+HB       := $(B)-hooks
 HOOK_OBJ := $(patsubst %.c,$(HB)/%.o,$(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard io/*.c)) $(KERN_OBJ)
 $(HB)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -162,7 +177,7 @@ bench/gpu_bench: bench/gpu_bench.cu $(KERN_HDR) $(wildcard kernels/*.cu)
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $<
 
 check: all tests/refsort tests/checksorted $(TESTS) $(GPU_TESTS) tests/bin/gpusort-fakegpu tests/bin/gpusort-test
-	@sh tests/run.sh $(TESTS) $(GPU_TESTS) tests/fakegpu.sh tests/install.sh tests/faults.sh
+	@sh tests/run.sh $(TESTS) $(GPU_TESTS) tests/fakegpu.sh tests/install.sh tests/options.sh tests/faults.sh
 
 # On a GPU machine: the kernels' tests, compute-sanitizer, GPU == CPU output,
 # then every CLI test through the GPU engine (the default when a GPU is there).
@@ -191,12 +206,23 @@ install: all
 	install -m 755 gpusort $(DESTDIR)$(PREFIX)/bin/gpusort
 	install -m 644 man/gpusort.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpusort.1
 
+# the Debian package: gpusort built with the GPU code of every common
+# architecture (CUDA_ARCH_ALL; several minutes on 2 cores), packaged by
+# pkg/mkdeb.sh. `make deb DEB_CUDA_ARCH=...` packages another set.
+VERSION      := $(shell sed -n 's/^\#define GPUSORT_VERSION "\(.*\)"/\1/p' src/main.c)
+DEB_CUDA_ARCH ?= $(CUDA_ARCH_ALL)
+DEB          := gpusort_$(VERSION)_$(shell dpkg --print-architecture 2>/dev/null).deb
+deb:
+	$(MAKE) CUDA_ARCH='$(DEB_CUDA_ARCH)' gpusort
+	sh pkg/mkdeb.sh gpusort man/gpusort.1 $(VERSION) $(DEB)
+	@echo "gpusort: $(DEB)"
+
 # removes what install put there, and nothing else (directories stay: they
 # may hold other programs' files)
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpusort $(DESTDIR)$(PREFIX)/share/man/man1/gpusort.1
 
 clean:
-	rm -rf build gpusort bench/gen bench/gpu_bench tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort tests/gpu/test_plan bench/checkrec bench/experiments/iobench bench/experiments/iobench.d
+	rm -rf build gpusort gpusort_*.deb bench/gen bench/gpu_bench tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort tests/gpu/test_plan bench/checkrec bench/experiments/iobench bench/experiments/iobench.d
 
 -include $(shell find build -name '*.d' 2>/dev/null)

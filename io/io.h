@@ -112,6 +112,7 @@ typedef struct io_file {
 	int64_t mtime_ns; /* regular input: modification time at open, ns since the epoch */
 	uint64_t pos;     /* next offset for sequential reads/writes, bytes */
 	int eof;
+	int filter;       /* a pipe to an io_filter process: writes return -EPIPE, never raise SIGPIPE */
 	char name[4096];  /* for messages: the path, or "-" */
 } io_file;
 
@@ -223,6 +224,52 @@ int io_clean_stale(const char *dir, int *removed, char *bad, size_t badlen);
 void io_signals_install(void);
 int io_tmp_register(const char *path);
 void io_tmp_unregister(int slot);
+
+/* ---- filter processes (gpusort --compress-program) ------------------------ */
+
+/*
+ * A filter: a program between a pipe of ours and a file, as sort(1)'s
+ * --compress-program (coreutils sort.c, pipe_fork and its callers): the
+ * compressor reads what we write to f and writes the file; the
+ * decompressor ("PROG -d") reads the file from its start and writes what we
+ * read from f. f is a stream (not regular): io_read_next and io_write_next
+ * move its bytes with read(2)/write(2), never at offsets or O_DIRECT.
+ */
+typedef struct io_filter {
+	io_file f;        /* our end of the pipe; first, so that &z->f is z */
+	pid_t pid;        /* the process; 0 when none runs */
+	int reading;      /* f is the read end (a decompressor) */
+} io_filter;
+
+/*
+ * Start prog (found through PATH, as execvp(3) does) with one argument arg,
+ * or none when arg is NULL. to_file: it writes to descriptor fd (its
+ * standard output) what we write to z->f; else it reads descriptor fd from
+ * offset 0 (its standard input) and we read its output from z->f. fd stays
+ * ours; the child gets only it, the pipe and standard error (every other
+ * descriptor here is close-on-exec). name: z->f.name, for messages.
+ * Returns 0, or -errno: the pipe or the process could not be made, or prog
+ * cannot be run (-ENOENT, -EACCES: posix_spawnp reports the exec's error).
+ */
+int io_filter_start(io_filter *z, const char *prog, const char *arg, int fd, int to_file, const char *name);
+
+/*
+ * Close our end of the pipe and wait for the process. A reading filter's
+ * output is first read to its end: *extra (when not NULL) gets the bytes it
+ * gave beyond what was read before. Returns 0 (it exited with status 0),
+ * -errno (waitpid failed), or the wait status (> 0) when it exited with
+ * another status or was killed: io_filter_how says which. With z->pid 0,
+ * returns 0.
+ */
+int io_filter_finish(io_filter *z, uint64_t *extra);
+
+/* Stop the process at once (our end closed, SIGTERM, reaped): after a
+ * failure, when its output is not wanted. With z->pid 0, nothing. */
+void io_filter_kill(io_filter *z);
+
+/* The wait status st (> 0) in words: "exited with status N" or "was
+ * killed by signal N (NAME)". */
+const char *io_filter_how(int st, char *buf, size_t n);
 
 /* ---- I/O worker threads ----------------------------------------------------- */
 

@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 ssize_t io_ring_xfer(io_ring *r, int fd, void *buf, size_t len, uint64_t off, int wr);
@@ -181,10 +183,35 @@ static int write_stream(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * write_stream to a filter's pipe: a filter that died (a compressor that
+ * failed) must be an error, -EPIPE, that names it, not a SIGPIPE that kills
+ * gpusort with its temp output in place. So SIGPIPE is blocked on this
+ * thread for the write, and one it raised is taken back before the mask is
+ * restored (unless one was pending already: that one stays).
+ */
+static int write_filter(int fd, const void *buf, size_t len)
+{
+	sigset_t pipe_set, old, pending;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigpending(&pending);
+	int was_pending = sigismember(&pending, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	int rc = write_stream(fd, buf, len);
+	if (rc == -EPIPE && !was_pending) {
+		struct timespec zero = { 0, 0 };
+		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
 int io_write_next(io_ring *r, io_file *f, const void *buf, size_t len)
 {
 	if (!f->regular) {
-		int rc = write_stream(f->fd, buf, len);
+		int rc = f->filter ? write_filter(f->fd, buf, len) : write_stream(f->fd, buf, len);
 		if (rc == 0)
 			f->pos += len;
 		return rc;

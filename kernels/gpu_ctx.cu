@@ -124,6 +124,36 @@ static void gs_release(gpu_ctx *c)
 	free(c);
 }
 
+/* Launched never: its attributes say whether this binary has code this
+ * device can run (SASS for it, or PTX the driver can compile). */
+__global__ void gs_probe(void) {}
+
+/*
+ * Refuse, before any record reaches the device, a GPU that cannot run
+ * gpusort's kernels: no code for its architecture (cudaFuncGetAttributes
+ * loads the module as a launch would), or less opt-in shared memory per
+ * block than the largest bitonic tile (64 KiB: 2^12 16-byte words), which
+ * every GPU of compute capability 7.5 and later grants.
+ */
+static int gs_check_device(const cudaDeviceProp *p)
+{
+	cudaFuncAttributes fa;
+	cudaError_t e = cudaFuncGetAttributes(&fa, gs_probe);
+	char m[160];
+	if (e != cudaSuccess) {
+		(void)cudaGetLastError();
+		snprintf(m, sizeof m, "no kernel image for compute capability %d.%d in this gpusort (%s)", p->major,
+			 p->minor, cudaGetErrorString(e));
+		return gs_fail_msg(NULL, GPU_ENOTSUP, m);
+	}
+	if (p->sharedMemPerBlockOptin < (64u << 10)) {
+		snprintf(m, sizeof m, "compute capability %d.%d grants %zu bytes of shared memory per block, below 64 KiB",
+			 p->major, p->minor, (size_t)p->sharedMemPerBlockOptin);
+		return gs_fail_msg(NULL, GPU_ENOTSUP, m);
+	}
+	return 0;
+}
+
 static int gs_open(gpu_ctx *c, int device, size_t budget, char *name, size_t namelen)
 {
 	int count = gpu_device_count();
@@ -139,6 +169,9 @@ static int gs_open(gpu_ctx *c, int device, size_t budget, char *name, size_t nam
 	GS_CK(NULL, cudaSetDevice(device));
 	cudaDeviceProp p;
 	GS_CK(NULL, cudaGetDeviceProperties(&p, device));
+	int bad = gs_check_device(&p);
+	if (bad)
+		return bad;
 	if (name && namelen) {
 		strncpy(name, p.name, namelen - 1);
 		name[namelen - 1] = 0;

@@ -5,6 +5,7 @@
 #include "engine.h"
 #include "cpusort.h"
 #include "../kernels/gpusort_kernels.h"
+#include "../io/io_fault.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,7 +23,8 @@ static int cpu_sort(engine *e, uint8_t *a, uint8_t *b, size_t n, void *scratch, 
 static int gpu_sort(engine *e, uint8_t *a, uint8_t *b, size_t n, void *scratch, uint8_t **sorted)
 {
 	gpu_stage_times t = { 0 };
-	int rc = gpu_sort_chunk(e->gpu, e->s, a, b, n, &t);
+	/* the test build's gpu-fail fault: as a failed launch would */
+	int rc = io_fault_is("gpu-fail") ? GPU_ECUDA : gpu_sort_chunk(e->gpu, e->s, a, b, n, &t);
 	if (!rc) {
 		e->h2d_s += t.h2d;
 		e->dsort_s += t.sort;
@@ -36,9 +38,12 @@ static int gpu_sort(engine *e, uint8_t *a, uint8_t *b, size_t n, void *scratch, 
 		return 0;
 	}
 	if (rc) {
-		snprintf(e->errmsg, sizeof e->errmsg, "GPU sort failed: %s (%s)", gpu_strerror(rc),
-			 gpu_last_error(e->gpu));
-		return -1;
+		/* gpu_sort_chunk reads a and writes only b: a still holds the chunk */
+		char why[256];
+		snprintf(why, sizeof why, "GPU sort failed: %s (%s)", gpu_strerror(rc), gpu_last_error(e->gpu));
+		engine_gpu_lost(e, why);
+		*sorted = cpusort_sort(e->s, a, b, n, scratch, e->threads);
+		return 0;
 	}
 	*sorted = b;
 	return 0;
@@ -63,7 +68,8 @@ static int start_gpu(engine *e, const job_opts *o, uint64_t budget, char *why, s
 	gpu_ctx *g = NULL;
 	int rc = gpu_open(&g, dev, (size_t)budget, NULL, 0);
 	if (rc) {
-		snprintf(why, wlen, "CUDA device %d: %s", dev, gpu_strerror(rc));
+		const char *detail = gpu_last_error(NULL);
+		snprintf(why, wlen, "CUDA device %d: %s", dev, detail[0] ? detail : gpu_strerror(rc));
 		return -1;
 	}
 	rc = gpu_set_sorter(g, o->sorter);
@@ -101,9 +107,9 @@ int engine_open(engine *e, const job_opts *o, uint64_t device_budget, char *noti
 		snprintf(e->errmsg, sizeof e->errmsg, "cannot use the GPU: %s", why);
 		return -1;
 	}
-	/* silent in CPU-only builds: there the CPU is the expected engine */
-	if (GPUSORT_CUDA)
-		snprintf(notice, nlen, "%s: sorting on the CPU", why);
+	/* for --stats alone (a successful sort is quiet): says why in CPU-only
+	 * builds too, where the reason is the build */
+	snprintf(notice, nlen, "%s: sorting on the CPU", why);
 	return 0;
 }
 
@@ -112,7 +118,22 @@ void engine_close(engine *e)
 	engine_staging_free(&e->stage);
 	if (e->gpu)
 		gpu_close(e->gpu);
+	if (e->gpu_lost)
+		gpu_close(e->gpu_lost);
+	e->gpu = e->gpu_lost = NULL;
+}
+
+void engine_gpu_lost(engine *e, const char *why)
+{
+	if (!e->gpu)
+		return;
+	snprintf(e->gpu_lost_why, sizeof e->gpu_lost_why, "%s", why);
+	e->gpu_lost = e->gpu;
 	e->gpu = NULL;
+	e->name = "cpu";
+	e->sort = cpu_sort;
+	e->max_records = CPUSORT_MAX_RECORDS;
+	e->scratch_per_record = cpusort_scratch_per_record(e->s);
 }
 
 int engine_pin(engine *e, void *p, size_t bytes)
@@ -122,7 +143,7 @@ int engine_pin(engine *e, void *p, size_t bytes)
 
 void engine_unpin(engine *e, void *p)
 {
-	if (e->gpu)
+	if (e->gpu || e->gpu_lost)
 		gpu_host_unregister(p);
 }
 

@@ -37,6 +37,8 @@ typedef struct engine {
 	const keys_spec *s;          /* the key layout (the GPU's too) */
 	int threads;
 	void *gpu;                   /* gpu_ctx when on the GPU */
+	void *gpu_lost;              /* the gpu_ctx of a GPU that failed mid-job (engine_gpu_lost) */
+	char gpu_lost_why[256];      /* what failed; "" while the GPU works */
 	uint64_t gpu_fallbacks;      /* chunks the GPU refused (ENOMEM) and the CPU sorted */
 	uint64_t gpu_retries;        /* device-resident chunks the GPU refused, retried in halves */
 	uint64_t gpu_overlapped;     /* device-resident chunks copied in while the previous one was copied out */
@@ -58,6 +60,17 @@ typedef struct engine {
  */
 int engine_open(engine *e, const job_opts *o, uint64_t device_budget, char *notice, size_t nlen);
 void engine_close(engine *e);
+
+/*
+ * The GPU failed after start-up (a launch, a copy, a synchronize: anything
+ * but a chunk too large for its memory): the CPU engine takes over from
+ * here (DESIGN.md section 8). `why` says what failed (copied into
+ * gpu_lost_why). The device is used no more: e->gpu becomes NULL, so every
+ * path, the merge too, takes the CPU; its context is kept only so that
+ * buffers pinned through it can be unpinned, and closed by engine_close.
+ * Chunk capacities shrink to the CPU's, which are never smaller.
+ */
+void engine_gpu_lost(engine *e, const char *why);
 
 /*
  * Page-lock a chunk buffer for the GPU's DMA (no-op on the CPU engine;

@@ -169,6 +169,11 @@ int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, t
 		int rc = resident_sort_chunk(rs, &ch, NULL, msg, mlen); /* groups one at a time, as before */
 		if (rc == 1 && st->groups == 0)
 			goto out; /* nothing written: the caller merges on the CPU */
+		if (rc == RESIDENT_GPU_FAILED && !out->records) {
+			engine_gpu_lost(e, msg); /* nothing written: the CPU merges, and */
+			msg[0] = 0;              /* the runs in memory are intact */
+			goto out;
+		}
 		if (rc) {
 			if (rc == 1)
 				snprintf(msg, mlen, "GPU out of memory while merging a group of %llu records",

@@ -28,7 +28,9 @@ typedef struct gpumerge_stats {
  * by_sort: order each group with the stable chunk sort instead of the
  * device merge (the test build's GPUSORT_GPU_MERGE=sort, to compare them).
  * Returns 0; 1 when it cannot (a run is not in memory, pinned staging was
- * refused, or the device refused the first group) and nothing was written;
+ * refused, the device refused the first group, or the GPU failed before
+ * anything was written: then the engine is the CPU, engine_gpu_lost) and
+ * nothing was written;
  * -1 on an error with msg set (msg empty: the sink failed, out->err says why).
  */
 int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, tpool *tp, size_t piece_bytes, int by_sort,

@@ -43,6 +43,10 @@ int job_setup(job_ctx *c, const job_opts *o, job_result *r)
 	}
 	for (int i = 0; i < o->ntmp; i++)
 		c->spill[i].fd = c->spill[i].dfd = -1;
+	if (o->progress) {
+		progress_start(&c->prog_store, stderr, o->progress_tty, o->progress_interval);
+		c->prog = &c->prog_store;
+	}
 	return 0;
 }
 
@@ -76,6 +80,7 @@ static plan_input plan_input_of(const job_ctx *c)
 		.gpu_mem = o->gpu_mem,
 		.threads = o->threads,
 		.merge_only = o->merge_only,
+		.max_fanin = o->batch_size,
 		.gpu_likely = engine_gpu_likely(o),
 		.gpu_asked = o->device >= 0 || o->algorithm == JOB_WHERE_GPU || o->merge_where == JOB_WHERE_GPU,
 		.stream_ok = !o->knobs.no_stream,
@@ -142,8 +147,9 @@ static int (*const form_runs_of[])(job_ctx *, sink *, int *) = {
 
 /*
  * Form the runs by the plan's path; a path that is not taken (1: an input
- * changed since the checks, pinned staging refused) gives way to the
- * chunked path, planned again without the others. Returns 0 or -1 (runs.h).
+ * changed since the checks, pinned staging refused, the GPU failed before
+ * any output) gives way to the chunked path, planned again without the
+ * others for the engine as it is now. Returns 0 or -1 (runs.h).
  */
 static int form_runs(job_ctx *c, plan_input *pin, sink *out, int *single)
 {
@@ -151,6 +157,10 @@ static int form_runs(job_ctx *c, plan_input *pin, sink *out, int *single)
 	if (rc != 1)
 		return rc;
 	pin->stream_ok = pin->resident_ok = 0;
+	/* the engine may be the CPU now (engine_gpu_lost) */
+	pin->gpu = c->eng.gpu != NULL;
+	pin->max_records = c->eng.max_records;
+	pin->scratch_per_record = c->eng.scratch_per_record;
 	plan_make(pin, &c->plan);
 	return runs_chunked(c, out, single);
 }
@@ -229,8 +239,15 @@ void job_sort(const job_opts *o, job_result *r)
 		if (sink_close(&out) == 0 && open_sink(&c, &out, merge_phase_sink_bytes(&c)) == 0)
 			merge_phase(&c, &out);
 	}
+	/* the writes still queued: at most the sink's two buffers */
+	uint64_t out_bytes = out.records * c.R;
+	out.prog = NULL;
+	if (r->status != 2)
+		progress_phase(c.prog, PROGRESS_WRITE, 0, 0, (int64_t)out_bytes);
 	double w0 = util_now();
 	int wrc = sink_close(&out);
+	if (!wrc)
+		progress_add(c.prog, out_bytes);
 	c.st.write_s += out.w.busy ? out.w.busy : util_now() - w0;
 	c.st.records_out = out.records;
 	if (wrc && r->status != 2)
@@ -256,11 +273,17 @@ void job_sort(const job_opts *o, job_result *r)
 		job_fail(&c, "cannot write '%s': %s", o->output, strerror(-rc));
 		goto done;
 	}
+	if (c.eng.gpu_lost_why[0])
+		snprintf(r->notice + strlen(r->notice), sizeof r->notice - strlen(r->notice),
+			 "%swarning: the GPU failed, the CPU engine finished the sort: %s", r->notice[0] ? "\n" : "",
+			 c.eng.gpu_lost_why);
 	if (o->verify)
 		verify_notice(&c);
+	progress_end(c.prog, 1, c.st.records * c.R);
 	if (o->stats)
 		stats_print(&c, util_now() - c.st.t0);
 done:
+	progress_end(c.prog, 0, 0); /* a failure: the terminal's line erased before the error */
 	if (c.out_open)
 		io_output_abort(&c.out);
 	engine_prewarm_wait(); /* never exit while CUDA starts on another thread */

@@ -25,15 +25,3 @@ void job_fail_size(job_ctx *c, const char *name, uint64_t size)
 	job_fail(c, "%s: size %" PRIu64 " is not a multiple of the record size %zu (%" PRIu64 " bytes left over)",
 	     name, size, c->R, size % c->R);
 }
-
-void job_progress(job_ctx *c, const char *what, uint64_t done, int64_t total)
-{
-	if (!c->o->progress)
-		return;
-	char a[32], b[32];
-	if (total > 0)
-		fprintf(stderr, "gpusort: %s %s of %s (%.0f%%)\n", what, util_fmt_bytes(done, a, sizeof a),
-			util_fmt_bytes((uint64_t)total, b, sizeof b), 100.0 * (double)done / (double)total);
-	else
-		fprintf(stderr, "gpusort: %s %s\n", what, util_fmt_bytes(done, a, sizeof a));
-}

@@ -12,6 +12,7 @@
 #include "engine.h"
 #include "opts.h"
 #include "plan.h"
+#include "progress.h"
 #include "run.h"
 #include "../io/io.h"
 
@@ -56,6 +57,8 @@ typedef struct job_ctx {
 	char gpu_note[256];     /* why the GPU is not used, when it was wanted (for --stats only) */
 	engine eng;
 	int small_cpu;          /* the planner put a small input on the CPU (plan_small_on_cpu) */
+	progress *prog;         /* --progress: &prog_store; NULL without it (progress.h) */
+	progress prog_store;
 } job_ctx;
 
 /* Record the job's error (printf format): the first one is kept, the status
@@ -63,8 +66,6 @@ typedef struct job_ctx {
 void job_fail(job_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The error for an input of `size` bytes that is not whole records. */
 void job_fail_size(job_ctx *c, const char *name, uint64_t size);
-/* --progress: "what done of total" (total <= 0: unknown) on standard error. */
-void job_progress(job_ctx *c, const char *what, uint64_t done, int64_t total);
 
 /* Start c for options o and result r (r is cleared by the caller): the spill
  * directories' state and --verify's buffers. Returns 0 or -1 (r filled).

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "job.h"
 #include "keys.h"
+#include "merge.h"
 #include "util.h"
 #include "../io/io.h"
 #include "../kernels/gpusort_kernels.h"
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef GPUSORT_VERSION
 #define GPUSORT_VERSION "0.1.0"
@@ -84,6 +86,16 @@ static void help(void)
 "      --clean-temp            remove the temporary outputs (.FILE.gpusort.PID.*)\n"
 "                              that killed runs left in each -T DIR (default:\n"
 "                              the current directory), if their process is gone\n"
+"      --compress-program=PROG  compress spilled runs through PROG (read back\n"
+"                              through PROG -d), e.g. gzip, zstd, lz4: less\n"
+"                              temporary disk space and, on a slow disk, less\n"
+"                              time, for the CPU time PROG takes; one PROG\n"
+"                              runs per run being written or merged\n"
+"      --batch-size=NMERGE     merge at most NMERGE runs at once (2..1024; default:\n"
+"                              what the merge's memory allows, up to 1024);\n"
+"                              more runs take more passes, each rewriting the\n"
+"                              data; fewer runs at once read each in larger\n"
+"                              pieces (fewer seeks on a disk)\n"
 "      --direct-io             read and write files with O_DIRECT, bypassing the\n"
 "                              page cache: pays when the data is much larger\n"
 "                              than RAM, is slower when it fits\n"
@@ -98,7 +110,11 @@ static void help(void)
 "                              --merge is -m here\n"
 "\n"
 "Reporting:\n"
-"      --progress              report progress on standard error\n"
+"      --progress              report progress on standard error: the phase\n"
+"                              (read, sort, spill, merge pass K of M, write), its\n"
+"                              bytes done of its total, rate (MB/s) and time\n"
+"                              left; on a terminal one line redrawn in place,\n"
+"                              else a line every 5 s and at each phase's end\n"
 "      --stats[=text|json]     report stage times and throughput on standard error\n"
 "      --help                  display this help and exit\n"
 "      --version               output version information and exit\n"
@@ -119,6 +135,17 @@ static void help(void)
 	for (int i = 0; i < gpu_sorter_count(); i++)
 		printf(" %s", gpu_sorter_name(i));
 	printf("%s\n", gpu_sorter_count() ? "" : " none (built without CUDA)");
+}
+
+/* --version, in the GNU format (coreutils' version_etc): the name and
+ * version on the first line, for scripts; then copyright and licence. */
+static void version(void)
+{
+	printf("gpusort %s\n"
+	       "Copyright (C) 2026 the gpusort authors.\n"
+	       "License MIT: see the LICENSE file that comes with gpusort.\n"
+	       "This is free software: you are free to change and redistribute it.\n"
+	       "There is NO WARRANTY, to the extent permitted by law.\n", GPUSORT_VERSION);
 }
 
 /*
@@ -167,7 +194,7 @@ static int pick_algorithm(const char *arg, int *sorter)
 enum {
 	OPT_RECORD_SIZE = 256, OPT_PARALLEL, OPT_GPU_MEMORY, OPT_DEVICE, OPT_CPU, OPT_ALGORITHM,
 	OPT_MERGE, OPT_VERIFY, OPT_PROGRESS, OPT_STATS, OPT_HELP, OPT_VERSION, OPT_DIRECT_IO, OPT_SYNC,
-	OPT_CLEAN_TEMP,
+	OPT_CLEAN_TEMP, OPT_BATCH_SIZE, OPT_COMPRESS,
 };
 
 static const struct option longopts[] = {
@@ -183,6 +210,8 @@ static const struct option longopts[] = {
 	{ "direct-io", no_argument, NULL, OPT_DIRECT_IO },
 	{ "sync", no_argument, NULL, OPT_SYNC },
 	{ "clean-temp", no_argument, NULL, OPT_CLEAN_TEMP },
+	{ "batch-size", required_argument, NULL, OPT_BATCH_SIZE },
+	{ "compress-program", required_argument, NULL, OPT_COMPRESS },
 	{ "parallel", required_argument, NULL, OPT_PARALLEL },
 	{ "gpu-memory", required_argument, NULL, OPT_GPU_MEMORY },
 	{ "device", required_argument, NULL, OPT_DEVICE },
@@ -218,6 +247,24 @@ static long parse_int_arg(const char *opt, const char *arg, long lo, long hi)
 	return v;
 }
 
+/*
+ * --batch-size=NMERGE: the most runs one merge takes (sort(1)'s option and,
+ * near enough, its messages: sort's two lines made one). 2..MERGE_MAX_FANIN.
+ */
+static int parse_batch_size(const char *arg)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (!*arg || *end || (errno && errno != ERANGE) || (errno == ERANGE && v < 0))
+		usage_error("invalid --batch-size argument '%s'", arg);
+	if (v < 2)
+		usage_error("invalid --batch-size argument '%s': the minimum is 2", arg);
+	if (errno == ERANGE || v > MERGE_MAX_FANIN)
+		usage_error("--batch-size argument '%s' too large: the maximum is %d", arg, MERGE_MAX_FANIN);
+	return (int)v;
+}
+
 #if GPUSORT_TEST_HOOKS
 /* 1 when variable `name` is set to `value`. */
 static int env_is(const char *name, const char *value)
@@ -236,6 +283,17 @@ static void read_test_knobs(job_knobs *k)
 	k->no_overlap = env_is("GPUSORT_OVERLAP", "0");
 	k->no_small_cpu = env_is("GPUSORT_SMALL_CPU", "0");
 	k->gpu_merge_by_sort = env_is("GPUSORT_GPU_MERGE", "sort");
+}
+
+/* The test build's --progress switches (tests/README.md): the interval, so
+ * that a test sees every line without waiting, and the terminal form. */
+static void read_test_progress(job_opts *o)
+{
+	const char *iv = getenv("GPUSORT_PROGRESS_INTERVAL"), *tty = getenv("GPUSORT_PROGRESS_TTY");
+	if (iv && *iv)
+		o->progress_interval = atof(iv);
+	if (tty && *tty)
+		o->progress_tty = atoi(tty) != 0;
 }
 
 /* The test build's I/O switch and fault injection (io.h, io_fault.h; tests/README.md). */
@@ -307,6 +365,15 @@ int main(int argc, char **argv)
 		case OPT_DIRECT_IO: io_set_direct(1); break;
 		case OPT_SYNC: o.sync = 1; break;
 		case OPT_CLEAN_TEMP: clean = 1; break;
+		case OPT_BATCH_SIZE: o.batch_size = parse_batch_size(optarg); break;
+		case OPT_COMPRESS:
+			/* as sort(1): one program; it is found through PATH when a run is spilled */
+			if (!*optarg)
+				usage_error("invalid --compress-program argument ''");
+			if (o.compress && strcmp(o.compress, optarg))
+				usage_error("multiple compress programs specified");
+			o.compress = optarg;
+			break;
 		case OPT_PARALLEL: o.threads = (int)parse_int_arg("--parallel", optarg, 1, 1024); break;
 		case OPT_GPU_MEMORY: o.gpu_mem = parse_size_arg("--gpu-memory", optarg); break;
 		case OPT_DEVICE: o.device = (int)parse_int_arg("--device", optarg, 0, 1023); break;
@@ -319,9 +386,7 @@ int main(int argc, char **argv)
 			o.stats = optarg ? 1 + pick("--stats", optarg, statfmt, 2) : JOB_STATS_TEXT;
 			break;
 		case OPT_HELP: help(); return 0;
-		case OPT_VERSION:
-			printf("gpusort %s\n", GPUSORT_VERSION);
-			return 0;
+		case OPT_VERSION: version(); return 0;
 		case ':':
 			if (optopt > 0 && optopt < 256)
 				die("option requires an argument -- '%c' (see gpusort --help)", optopt);
@@ -375,8 +440,12 @@ int main(int argc, char **argv)
 	}
 	o.tmpdirs = tmpdirs;
 	o.ntmp = ntmp;
+	/* a terminal is redrawn often, a log is written to every few seconds */
+	o.progress_tty = isatty(STDERR_FILENO);
+	o.progress_interval = o.progress_tty ? 0.25 : 5.0;
 #if GPUSORT_TEST_HOOKS
 	read_test_knobs(&o.knobs);
+	read_test_progress(&o);
 	read_test_io();
 #endif
 

@@ -27,8 +27,8 @@ int merge_max_fanin(const keys_spec *s, size_t budget)
 {
 	size_t per = 2 * (MIN_WINDOW_BYTES > s->record_size ? MIN_WINDOW_BYTES : s->record_size);
 	size_t k = budget / per;
-	if (k > 1024)
-		k = 1024;
+	if (k > MERGE_MAX_FANIN)
+		k = MERGE_MAX_FANIN;
 	return k < 2 ? 2 : (int)k;
 }
 
@@ -87,7 +87,10 @@ static void prefetch(struct mctx *m, struct src *x)
 	} else {
 		uint64_t left = r->n - x->next;
 		size_t n = left < m->W ? (size_t)left : m->W;
-		x->job = (io_job){ .op = IO_JOB_READ_AT, .f = r->file, .buf = buf, .len = n * R,
+		/* a compressed run comes through its decompressor's pipe, in
+		 * order (no offsets, no O_DIRECT); .off still names where the
+		 * window starts in the run, for check_hook's last block */
+		x->job = (io_job){ .op = r->zfile ? IO_JOB_READ : IO_JOB_READ_AT, .f = r->file, .buf = buf, .len = n * R,
 				   .cap = m->W * R + IO_ALIGN, .off = r->off + x->next * R,
 				   .hook = check_hook, .arg = x };
 	}
@@ -126,8 +129,8 @@ static int advance(struct mctx *m, struct src *x)
 		x->last = (size_t)got < m->W * R;
 		r->n = x->next + x->cnt; /* known so far */
 	} else {
-		if ((size_t)got != x->job.len)
-			return -EIO; /* the file is shorter than the run: truncated meanwhile */
+		if ((size_t)got != x->job.len) /* the file is shorter than the run: truncated meanwhile, */
+			return r->zfile ? -ENODATA : -EIO; /* or its decompressor stopped early */
 		x->cnt = (size_t)got / R;
 		x->last = x->next + x->cnt == r->n;
 	}

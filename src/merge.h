@@ -31,12 +31,16 @@ typedef struct merge_stats {
  * Returns 0 or -errno; on -EBADMSG (a spilled block's checksum did not match)
  * or another error *bad_run is the index of the run that failed.
  * Stream runs (-m from a pipe) learn their length here; a stream whose size
- * is not a multiple of the record size fails with -EPROTO.
+ * is not a multiple of the record size fails with -EPROTO. Compressed runs
+ * (run.h zfile) are read in order from r->file, their decompressor's pipe
+ * (runlist_read_start); one that ends before its run fails with -ENODATA.
  */
 int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, int threads,
 	       merge_stats *st, int *bad_run, size_t *bad_block);
 
-/* Largest fan-in the budget allows for this record size (>= 2). */
+#define MERGE_MAX_FANIN 1024 /* most runs one merge takes, whatever the memory */
+
+/* Largest fan-in the budget allows for this record size (2..MERGE_MAX_FANIN). */
 int merge_max_fanin(const keys_spec *s, size_t budget);
 
 /* Window records for k file runs in `budget` bytes (>= 1). */

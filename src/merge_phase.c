@@ -20,8 +20,11 @@ static void merge_error(job_ctx *c, int rc, run **runs, int bad, size_t block)
 		run *r = runs[bad];
 		uint64_t lo = r->off + (uint64_t)block * RUN_BLOCK, hi = lo + RUN_BLOCK, end = r->off + r->n * c->R;
 		job_fail(c, "temporary file %s: checksum mismatch in block %zu of the run at byte %" PRIu64
-		     " (bytes %" PRIu64 "..%" PRIu64 "): spilled data was corrupted; no output written",
-		     r->file->name, block, r->off, lo, (hi < end ? hi : end) - 1);
+		     " (%sbytes %" PRIu64 "..%" PRIu64 "): spilled data was corrupted; no output written",
+		     r->file->name, block, r->off, r->zfile ? "uncompressed " : "", lo, (hi < end ? hi : end) - 1);
+	} else if (rc == -ENODATA && bad >= 0) {
+		job_fail(c, "temporary file %s: --compress-program '%s -d' gave less than was written: spilled data "
+			 "was lost; no output written", runs[bad]->file->name, c->o->compress);
 	} else if (rc == -EPROTO && bad >= 0) {
 		job_fail_size(c, runs[bad]->file->name, runs[bad]->n * c->R);
 	} else if (bad >= 0 && runs[bad]->file) {
@@ -41,11 +44,50 @@ static uint64_t kept_bytes(const job_ctx *c)
 	return kept;
 }
 
+/* Bytes of runs[lo..hi) for --progress; -1 (not known) when one is a pipe (-m). */
+static int64_t runs_bytes(const job_ctx *c, int lo, int hi)
+{
+	uint64_t b = 0;
+	for (int i = lo; i < hi; i++) {
+		if (c->runs[i]->stream)
+			return -1;
+		b += c->runs[i]->n * c->R;
+	}
+	return (int64_t)b;
+}
+
 size_t merge_phase_sink_bytes(const job_ctx *c)
 {
 	plan_merge pm;
-	plan_merge_make(c->s, c->o->mem, kept_bytes(c), (uint64_t)c->nruns, &pm);
+	plan_merge_make(c->s, c->o->mem, kept_bytes(c), (uint64_t)c->nruns, c->o->batch_size, &pm);
 	return pm.sink;
+}
+
+/*
+ * merge_runs (merge.h) of runs[0..k) into out, with the decompressors of
+ * compressed runs around it (runlist_read_start/end), and the stage times
+ * added to c's. A failure is reported (c->r): a checksum first (it names
+ * the block), then a decompressor's exit status (it says why data ended),
+ * then the merge's own error, unless it is the sink's (out->err: the
+ * caller's to report). Returns 0 or -1.
+ */
+static int merge_some(job_ctx *c, run **runs, int k, sink *out, const plan_merge *pm)
+{
+	int bad = -1;
+	size_t block = 0;
+	merge_stats ms = { 0 };
+	int rc = runlist_read_start(c, runs, k) ? -1 : 0;
+	if (!rc)
+		rc = merge_runs(c->s, runs, k, out, pm->windows, c->o->threads, &ms, &bad, &block);
+	c->st.merge_s += ms.merge_s;
+	c->st.mread_s += ms.read_s;
+	c->st.rounds += ms.rounds;
+	if (rc == -EBADMSG)
+		merge_error(c, rc, runs, bad, block);
+	int zrc = runlist_read_end(c, runs, k, rc != 0, bad);
+	if (rc < 0 && rc != -EBADMSG && !out->err)
+		merge_error(c, rc, runs, bad, block);
+	return rc || zrc ? -1 : 0;
 }
 
 /* Merge runs[lo..hi) into one spilled run put in their place. */
@@ -58,34 +100,33 @@ static int merge_group(job_ctx *c, int lo, int hi, const plan_merge *pm)
 	}
 	int dir = runlist_spill(c, nr, 0);
 	if (dir < 0) {
-		free(nr);
+		runlist_free_run(c, nr);
 		return -1;
 	}
 	io_file *f = nr->file;
 	f->pos = nr->off;
 	sink k;
 	int rc = sink_open(&k, c->s, f, nr, 0, pm->sink);
-	int bad = -1;
-	size_t block = 0;
-	merge_stats ms = { 0 };
-	if (!rc)
-		rc = merge_runs(c->s, c->runs + lo, hi - lo, &k, pm->windows, c->o->threads, &ms, &bad, &block);
+	k.prog = c->prog;
+	if (rc)
+		job_fail(c, "cannot start the writer: %s", strerror(-rc));
+	else
+		rc = merge_some(c, c->runs + lo, hi - lo, &k, pm);
 	int wrc = sink_close(&k);
-	c->st.merge_s += ms.merge_s;
-	c->st.mread_s += ms.read_s;
-	c->st.rounds += ms.rounds;
 	if (rc || wrc) {
-		/* the merge stops on its sink's error too: that is the spill's write */
-		if (rc && !wrc)
-			merge_error(c, rc, c->runs + lo, bad, block);
-		else
+		if (wrc)
 			runlist_write_failed(c, f, wrc);
 		runlist_free_run(c, nr);
 		return -1;
 	}
 	for (int i = lo; i < hi; i++)
 		nr->n += c->runs[i]->n;
-	runlist_spill_end(c, dir, f->pos);
+	if (runlist_spill_close(c, nr)) {
+		runlist_free_run(c, nr);
+		return -1;
+	}
+	if (!nr->zfile)
+		runlist_spill_end(c, dir, f->pos);
 	for (int i = lo; i < hi; i++)
 		runlist_free_run(c, c->runs[i]);
 	c->runs[lo] = nr;
@@ -111,9 +152,16 @@ static int merge_on_gpu(job_ctx *c, sink *out)
 	gpumerge_stats gs;
 	char msg[1024];
 	double t0 = util_now();
+	/* spilled runs send the merge to the CPU (gpumerge_runs returns 1):
+	 * no line for a pass that does not happen */
+	int64_t bytes = runs_bytes(c, 0, c->nruns);
+	if (bytes >= 0 && kept_bytes(c) == (uint64_t)bytes)
+		progress_phase(c->prog, PROGRESS_MERGE, 1, 1, bytes);
+	out->prog = c->prog;
 	rc = gpumerge_runs(&c->eng, c->s, c->runs, c->nruns, out, tp, piece, c->o->knobs.gpu_merge_by_sort, &gs, msg,
 			   sizeof msg);
 	tpool_stop(tp);
+	out->prog = NULL;
 	c->st.merge_s += util_now() - t0;
 	c->st.gpu_groups += gs.groups;
 	if (rc < 0 && msg[0])
@@ -129,6 +177,10 @@ int merge_phase(job_ctx *c, sink *out)
 		int rc = merge_on_gpu(c, out);
 		if (rc <= 0)
 			return rc;
+		if (c->o->merge_where == JOB_WHERE_GPU && c->eng.gpu_lost_why[0]) {
+			job_fail(c, "--merge=gpu: %s", c->eng.gpu_lost_why);
+			return -1;
+		}
 		if (c->o->merge_where == JOB_WHERE_GPU) {
 			job_fail(c, "--merge=gpu: the GPU merge takes runs held in memory, and these were spilled "
 			     "(a larger -S keeps them)");
@@ -141,12 +193,24 @@ int merge_phase(job_ctx *c, sink *out)
 		return -1;
 	}
 	plan_merge pm;
-	plan_merge_make(c->s, c->o->mem, kept_bytes(c), (uint64_t)c->nruns, &pm);
-	int fanin = pm.fanin;
+	plan_merge_make(c->s, c->o->mem, kept_bytes(c), (uint64_t)c->nruns, c->o->batch_size, &pm);
+	int fanin = pm.fanin, pass = 0, passes = 1;
+	for (int n = c->nruns; n > fanin; n = (n + fanin - 1) / fanin)
+		passes++; /* each pass leaves a run per group */
 	while (c->nruns > fanin) {
 		/* a pass: groups of consecutive runs, so ties keep input order */
 		c->st.passes++;
 		int groups = (c->nruns + fanin - 1) / fanin;
+		/* the pass's bytes: its groups of more than one run (the loop below
+		 * merges group g, runs [g fanin, g fanin + fanin) as they stand now,
+		 * into run g, so it finds it at g) */
+		int64_t merged = 0;
+		for (int g = 0; g < groups && merged >= 0; g++) {
+			int lo = g * fanin, hi = lo + fanin < c->nruns ? lo + fanin : c->nruns;
+			int64_t b = hi - lo > 1 ? runs_bytes(c, lo, hi) : 0;
+			merged = b < 0 ? -1 : merged + b;
+		}
+		progress_phase(c->prog, PROGRESS_MERGE, ++pass, passes, merged);
 		for (int g = 0; g < groups; g++) {
 			int lo = g, hi = g + fanin < c->nruns ? g + fanin : c->nruns;
 			if (hi - lo > 1 && merge_group(c, lo, hi, &pm))
@@ -154,18 +218,9 @@ int merge_phase(job_ctx *c, sink *out)
 		}
 	}
 	c->st.passes++;
-	int bad = -1;
-	size_t block = 0;
-	merge_stats ms = { 0 };
-	int rc = merge_runs(c->s, c->runs, c->nruns, out, pm.windows, c->o->threads, &ms, &bad, &block);
-	c->st.merge_s += ms.merge_s;
-	c->st.mread_s += ms.read_s;
-	c->st.rounds += ms.rounds;
-	if (rc) {
-		if (out->err)
-			return -1; /* the output's error is reported by the caller */
-		merge_error(c, rc, c->runs, bad, block);
-		return -1;
-	}
-	return 0;
+	progress_phase(c->prog, PROGRESS_MERGE, ++pass, passes, runs_bytes(c, 0, c->nruns));
+	out->prog = c->prog;
+	int rc = merge_some(c, c->runs, c->nruns, out, &pm); /* the output's error is reported by the caller */
+	out->prog = NULL;
+	return rc;
 }

@@ -32,6 +32,8 @@ typedef struct job_knobs {
 typedef struct job_opts {
 	keys_spec keys;
 	int unique, check, merge_only, verify, progress, stats;
+	int progress_tty;          /* --progress: redraw one line in place (standard error is a terminal) */
+	double progress_interval;  /* --progress: seconds between lines at the most */
 	int sync;                  /* --sync: the output on disk before it replaces the old one */
 	const char *output;        /* NULL: standard output */
 	char **inputs;             /* "-" = standard input */
@@ -39,7 +41,9 @@ typedef struct job_opts {
 	uint64_t mem;              /* -S, bytes */
 	const char **tmpdirs;
 	int ntmp;
+	const char *compress;      /* --compress-program: spilled runs through PROG and PROG -d; NULL: none */
 	int threads;
+	int batch_size;            /* --batch-size: most runs the CPU merge takes at once (2..MERGE_MAX_FANIN); 0: memory decides */
 	uint64_t gpu_mem;          /* 0: default */
 	int device;                /* -1: any (fall back to the CPU) */
 	int use_gpu;               /* 0 with --cpu or --algorithm=cpu */

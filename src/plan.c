@@ -30,13 +30,17 @@ uint64_t plan_device_budget(uint64_t gpu_mem, int64_t input_bytes)
 	return budget;
 }
 
-void plan_merge_make(const keys_spec *s, uint64_t mem, uint64_t kept_bytes, uint64_t nruns, plan_merge *m)
+void plan_merge_make(const keys_spec *s, uint64_t mem, uint64_t kept_bytes, uint64_t nruns, int max_fanin,
+		     plan_merge *m)
 {
 	uint64_t left = mem > kept_bytes ? mem - kept_bytes : 0;
 	m->mem = left < PLAN_MIN_MERGE_MEM ? PLAN_MIN_MERGE_MEM : (size_t)left;
 	m->windows = m->mem / 2;
 	m->sink = m->mem / 4 < PLAN_MERGE_SINK_MAX ? m->mem / 4 : PLAN_MERGE_SINK_MAX;
 	m->fanin = merge_max_fanin(s, m->windows);
+	/* --batch-size only lowers it: the windows bound what memory allows */
+	if (max_fanin >= 2 && max_fanin < m->fanin)
+		m->fanin = max_fanin;
 	/* each pass but the last merges groups of fanin consecutive runs (so
 	 * ties keep input order) into one run each */
 	m->passes = 0;
@@ -128,7 +132,7 @@ void plan_make(const plan_input *in, plan *p)
 	if (in->merge_only) {
 		p->path = PLAN_MERGE_INPUTS;
 		p->runs = (uint64_t)in->ninputs;
-		plan_merge_make(in->keys, in->mem, 0, p->runs, &p->merge);
+		plan_merge_make(in->keys, in->mem, 0, p->runs, in->max_fanin, &p->merge);
 		p->share_sink = 2 * (uint64_t)p->merge.sink;
 		return;
 	}
@@ -149,7 +153,7 @@ void plan_make(const plan_input *in, plan *p)
 	uint64_t kept = p->share_kept;
 	if (!kept && p->path == PLAN_CHUNKED)
 		kept = p->chunk * R;
-	plan_merge_make(in->keys, in->mem, kept, p->runs, &p->merge);
+	plan_merge_make(in->keys, in->mem, kept, p->runs, in->max_fanin, &p->merge);
 	p->share_sink = 2 * (uint64_t)PLAN_SINGLE_SINK;
 }
 

@@ -41,6 +41,7 @@ typedef struct plan_input {
 	uint64_t gpu_mem;          /* --gpu-memory; 0: the default (most of the free device memory) */
 	int threads;               /* --parallel, >= 1 */
 	int merge_only;            /* -m */
+	int max_fanin;             /* --batch-size: most runs one merge takes at once (>= 2); 0: no cap */
 	/* the chunk sort, once chosen (engine.h) */
 	int gpu;                   /* it runs on the GPU */
 	uint64_t max_records;      /* most records in one chunk */
@@ -57,7 +58,7 @@ typedef struct plan_merge {
 	size_t mem;       /* -S less the runs kept in memory, at least PLAN_MIN_MERGE_MEM */
 	size_t windows;   /* of it, the runs' read windows: mem / 2 */
 	size_t sink;      /* of it, each of the output's two buffers: mem / 4, at most PLAN_MERGE_SINK_MAX */
-	int fanin;        /* most runs merged at once (merge_max_fanin of the windows) */
+	int fanin;        /* most runs merged at once: merge_max_fanin of the windows, at most --batch-size */
 	int passes;       /* merge passes for the runs the plan predicts (0: unknown) */
 } plan_merge;
 
@@ -94,9 +95,14 @@ void plan_make(const plan_input *in, plan *p);
 
 /*
  * The merge's shares once the runs exist: mem bytes of -S, kept_bytes of
- * them held by runs in memory, nruns runs to merge (0: unknown).
+ * them held by runs in memory, nruns runs to merge (0: unknown), max_fanin
+ * the --batch-size cap on the fan-in (0: none; else >= 2). The fan-in is
+ * what the windows allow, at most max_fanin; the passes the fewest that
+ * fan-in needs for nruns (each pass but the last merges groups of fan-in
+ * consecutive runs into one run each).
  */
-void plan_merge_make(const keys_spec *s, uint64_t mem, uint64_t kept_bytes, uint64_t nruns, plan_merge *m);
+void plan_merge_make(const keys_spec *s, uint64_t mem, uint64_t kept_bytes, uint64_t nruns, int max_fanin,
+		     plan_merge *m);
 
 /*
  * The device bytes to ask for: --gpu-memory (gpu_mem, 0 for the default),

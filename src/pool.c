@@ -55,6 +55,8 @@ uint8_t *pool_take(job_ctx *c, pool *p, io_worker *writer)
 			runlist_write_failed(c, oldest->f, (int)rc);
 			return NULL;
 		}
+		if (runlist_spill_close(c, oldest->arg)) /* its compressor, when it has one */
+			return NULL;
 		return b;
 	}
 	job_fail(c, "out of memory (buffers of %zu bytes; try a smaller -S)", p->bytes);

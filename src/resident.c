@@ -118,13 +118,14 @@ static void read_part(void *arg, int t, int nt)
 		verify_add(&r->vs[t], r->buf + lo * R, hi - lo, R);
 }
 
-/* A failed GPU call: 1 (fall back) for out-of-memory before any output, else -1 with msg. */
+/* A failed GPU call: 1 (retry smaller) for out-of-memory before any output,
+ * else RESIDENT_GPU_FAILED with msg. */
 static int gpu_err(resident *r, int rc, int consumed, const char *what, char *msg, size_t mlen)
 {
 	if (rc == GPU_ENOMEM && !consumed)
 		return 1;
 	snprintf(msg, mlen, "GPU sort failed: %s: %s (%s)", what, gpu_strerror(rc), gpu_last_error(r->e->gpu));
-	return -1;
+	return RESIDENT_GPU_FAILED;
 }
 
 static uint64_t piece_len(const resident_chunk *c, uint64_t i, size_t per)
@@ -265,6 +266,8 @@ static int order(resident *r, const resident_chunk *c, const char **what, char *
 {
 	gpu_ctx *g = r->e->gpu;
 	*what = c->seg ? "merge" : "sort";
+	if (io_fault_is(c->seg ? "gpu-fail-merge" : "gpu-fail"))
+		return GPU_ECUDA; /* as a failed launch would (test build) */
 	if (!c->seg)
 		return gpu_resident_sort(g);
 	size_t *seg = malloc((size_t)c->nseg * sizeof *seg);

@@ -90,10 +90,16 @@ void resident_close(resident *r);
  *
  * Returns 0; 1 when the device refused chunk c (out of memory) before
  * anything of c was consumed (c->vin untouched, nothing prefetched kept;
- * the inputs can be read again); -1 on an error with msg set (a read error
- * names the input, also one of next's), or with msg empty when c->consume
- * failed (the caller knows why). After 1 or -1 nothing is prefetched.
+ * the inputs can be read again); RESIDENT_GPU_FAILED when any other GPU
+ * call failed (a launch, a copy, a synchronize; or memory after some of c
+ * was consumed), msg saying which: the device is not to be used again,
+ * and the caller may hand the job to the CPU engine if nothing it consumed
+ * has left the process (engine_gpu_lost); -1 on another error with msg set
+ * (a read error names the input, also one of next's), or with msg empty
+ * when c->consume failed (the caller knows why). After any of these but 0
+ * nothing is prefetched.
  */
+#define RESIDENT_GPU_FAILED 2
 int resident_sort_chunk(resident *r, resident_chunk *c, const resident_chunk *next, char *msg, size_t mlen);
 
 #endif

@@ -40,6 +40,11 @@ typedef struct run {
 	uint64_t off;      /* byte offset of the run in file */
 	int stream;        /* -m input read sequentially (pipe, terminal) */
 	int spilled;       /* in a temp file: checksummed */
+	/* --compress-program: the run is in a temp file of its own (zfile,
+	 * compressed), written and read back through z's process; file is then
+	 * &z.f, a pipe read sequentially (n known), off 0 */
+	io_file *zfile;
+	io_filter z;
 	int pinned;        /* mem is page-locked for the GPU: unpin before free */
 	run_hash hash;
 } run;

@@ -9,11 +9,12 @@
  *
  *   int runs_PATH(job_ctx *c, sink *out, int *single);
  *
- * c->plan gives every size. Returns 0 (done); 1 (not taken: nothing was read
- * or written, e.g. an input changed since it was checked or the device
- * refused pinned staging; the caller forms the runs by runs_chunked, which
- * takes every input); or -1 (c->r filled, or out's error, which the caller
- * reports from the sink).
+ * c->plan gives every size. Returns 0 (done); 1 (not taken: nothing was
+ * written to out and no run is left, e.g. an input changed since it was
+ * checked, the device refused pinned staging, or the GPU failed before any
+ * output and the CPU engine took over (engine_gpu_lost); the caller forms
+ * the runs by runs_chunked, which takes every input); or -1 (c->r filled,
+ * or out's error, which the caller reports from the sink).
  */
 #ifndef GPUSORT_RUNS_H
 #define GPUSORT_RUNS_H

@@ -44,10 +44,10 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 		p.fx[1].w = &writer;
 	uint8_t *A = pool_take(c, &p, &writer);
 	int ret = -1, first = 1;
-	uint64_t done_bytes = 0;
 	*single = 0;
 	if (!A)
 		goto out;
+	progress_phase(c->prog, PROGRESS_SORT, 0, 0, total);
 	rjob = (io_job){ .op = IO_JOB_CALL, .call = inputs_read_chunk, .arg = c, .buf = A,
 			 .len = pl->chunk * R, .cap = p.bytes };
 	io_worker_submit(&reader, &rjob);
@@ -59,7 +59,6 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 		}
 		int eof = c->cur >= c->nin;
 		c->st.records += (uint64_t)n;
-		done_bytes += (uint64_t)n * R;
 		if (n == 0) {
 			pool_give(&p, A);
 			if (first)
@@ -85,6 +84,7 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 			*single = 1;
 			if (rc)
 				goto out;
+			progress_add(c->prog, (uint64_t)n * R);
 			break;
 		}
 		double t0 = util_now();
@@ -104,6 +104,7 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 			*single = 1;
 			if (rc)
 				goto out;
+			progress_add(c->prog, (uint64_t)n * R);
 			break;
 		}
 		first = 0;
@@ -135,7 +136,7 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 			p.nw++;
 			c->st.spilled++;
 		}
-		job_progress(c, "sorted", done_bytes, total);
+		progress_add(c->prog, (uint64_t)n * R);
 		if (eof)
 			break;
 		A = B;
@@ -144,12 +145,22 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 out:
 	/* drain: a failure above may leave a read and spill writes in flight */
 	io_worker_stop(&reader);
+	if (ret == 0 && p.nw) {
+		uint64_t left = 0;
+		for (int i = 0; i < p.nw; i++)
+			left += p.wjob[(p.wh + i) % 8].len;
+		progress_phase(c->prog, PROGRESS_SPILL, 0, 0, (int64_t)left);
+	}
 	for (int i = 0; i < p.nw; i++) {
-		ssize_t w = io_worker_wait(&writer, &p.wjob[(p.wh + i) % 8]);
+		io_job *j = &p.wjob[(p.wh + i) % 8];
+		ssize_t w = io_worker_wait(&writer, j);
+		progress_add(c->prog, j->len);
 		if (w < 0 && ret == 0) {
-			runlist_write_failed(c, p.wjob[(p.wh + i) % 8].f, (int)w);
+			runlist_write_failed(c, j->f, (int)w);
 			ret = -1;
 		}
+		if (w >= 0 && ret == 0 && runlist_spill_close(c, j->arg))
+			ret = -1;
 	}
 	io_worker_stop(&writer);
 	c->st.read_s += reader.busy;

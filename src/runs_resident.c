@@ -28,8 +28,10 @@ static int consume_piece(void *arg, uint8_t *recs, size_t n)
 {
 	struct chunk_dst *d = arg;
 	size_t R = d->c->R;
-	if (d->out)
+	if (d->out) {
+		progress_add(d->c->prog, n * R);
 		return sink_put(d->out, recs, n); /* the caller reports the sink's error */
+	}
 	run *r = d->r;
 	if (r->mem) {
 		tpool_memcpy(d->tp, r->mem + d->done * R, recs, n * R);
@@ -41,6 +43,7 @@ static int consume_piece(void *arg, uint8_t *recs, size_t n)
 		}
 	}
 	d->done += n;
+	progress_add(d->c->prog, n * R);
 	return 0;
 }
 
@@ -73,6 +76,9 @@ int runs_resident(job_ctx *c, sink *out, int *single)
 		return rc < 0 ? -1 : 1;
 	}
 	uint64_t n = (uint64_t)total / c->R, chunk = c->eng.max_records, first = 0, retries = 0;
+	/* counted as the sorted pieces come back (consume_piece): a chunk the
+	 * device refuses, and retries in halves, has consumed none */
+	progress_phase(c->prog, PROGRESS_SORT, 0, 0, total);
 	int keep = pl->resident_keep;
 	char msg[1024];
 	while (first < n) {
@@ -122,8 +128,17 @@ int runs_resident(job_ctx *c, sink *out, int *single)
 			retries++;
 			continue;
 		}
+		if (rc == RESIDENT_GPU_FAILED && !out->records) {
+			/* nothing has left the process: the CPU engine sorts it all */
+			engine_gpu_lost(&c->eng, msg);
+			runlist_discard(c);
+			ret = 1;
+			goto out;
+		}
 		if (rc == 0 && r && r->spilled)
 			rc = run_hash_end(&r->hash) ? -1 : 0;
+		if (rc == 0 && r && r->spilled && runlist_spill_close(c, r))
+			goto out; /* its compressor failed: c->r says so */
 		if (rc) {
 			if (d.err)
 				runlist_write_failed(c, r->file, d.err);
@@ -144,7 +159,6 @@ int runs_resident(job_ctx *c, sink *out, int *single)
 			*single = 1;
 		}
 		first += cnt;
-		job_progress(c, "sorted", first * c->R, total);
 	}
 	if (inputs_unchanged(c))
 		goto out;

@@ -50,10 +50,20 @@ int runs_stream_buffer(job_ctx *c, uint8_t *a, uint8_t *b, size_t n, void *scrat
 	return rc;
 }
 
-/* readall_range_each's callback: count the records just read (cpustream_count). */
+/* What readall_range_each's callback needs. */
+struct stream_read {
+	cpustream *S;
+	progress *prog;
+	size_t R;
+};
+
+/* readall_range_each's callback: count the records just read
+ * (cpustream_count), and their bytes for --progress. */
 static void stream_count(void *arg, int part, size_t first, size_t count)
 {
-	cpustream_count(arg, part, first, count);
+	struct stream_read *sr = arg;
+	cpustream_count(sr->S, part, first, count);
+	progress_add(sr->prog, count * sr->R);
 }
 
 int runs_stream(job_ctx *c, sink *out, int *single)
@@ -88,8 +98,10 @@ int runs_stream(job_ctx *c, sink *out, int *single)
 		goto out;
 	}
 	double t0 = util_now();
+	struct stream_read sr = { .S = S, .prog = c->prog, .R = R };
+	progress_phase(c->prog, PROGRESS_READ, 0, 0, total);
 	rc = readall_range_each(tp, c->in, c->nin, 0, (uint64_t)n * R, a, R, c->o->verify ? &c->vin : NULL, &bad,
-				stream_count, S);
+				stream_count, &sr);
 	c->st.read_s += util_now() - t0;
 	if (rc) {
 		cpustream_free(S);
@@ -109,10 +121,11 @@ int runs_stream(job_ctx *c, sink *out, int *single)
 	c->st.chunk = n ? n : 1;
 	for (int i = 0; i < c->nin; i++)
 		c->in_bytes[i] = c->in[i].size - c->in[i].pos;
-	if (stream_run(c, S, 1) == 0) {
-		ret = 0;
-		job_progress(c, "sorted", (uint64_t)total, total);
-	}
+	/* sorted and written at once: the sink counts the sorted buckets */
+	progress_phase(c->prog, PROGRESS_SORT, 0, 0, total);
+	out->prog = c->prog;
+	ret = stream_run(c, S, 1);
+	out->prog = NULL;
 out:
 	tpool_stop(tp);
 	inputs_close(c);

@@ -160,6 +160,7 @@ static size_t dedup(sink *k, uint8_t *p, size_t n)
 
 void sink_commit(sink *k, uint8_t *p, size_t n)
 {
+	progress_add(k->prog, n * k->s->record_size);
 	if (k->unique)
 		n = dedup(k, p, n);
 	k->fill += n * k->s->record_size;
@@ -170,6 +171,7 @@ int sink_put(sink *k, uint8_t *recs, size_t n)
 {
 	if (k->err)
 		return k->err;
+	progress_add(k->prog, n * k->s->record_size);
 	if (k->unique)
 		n = dedup(k, recs, n);
 	flush(k, 1);
@@ -201,6 +203,7 @@ int sink_put_async(sink *k, uint8_t *recs, size_t n)
 {
 	if (k->err)
 		return k->err;
+	progress_add(k->prog, n * k->s->record_size);
 	if (k->unique)
 		n = dedup(k, recs, n);
 	if (k->fill)

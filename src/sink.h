@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "keys.h"
+#include "progress.h"
 #include "run.h"
 
 #define SINK_QUEUE 64 /* sink_put_async writes in flight at most */
@@ -43,6 +44,8 @@ typedef struct sink {
 	int fixed;             /* buffers registered with the writer's ring: 0, or why not (-errno) */
 	verify_sum *vsum;      /* --verify: multiset of the output, or NULL */
 	verify_order *vord;    /* --verify: order of the output, or NULL */
+	progress *prog;        /* --progress: counts the bytes committed, -u's drops included (the
+				* phase's input, so it ends at 100%); NULL: none */
 } sink;
 
 /*

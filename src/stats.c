@@ -98,6 +98,8 @@ void stats_print(const job_ctx *c, double wall)
 		json_str(stderr, why);
 		fprintf(stderr, "\",\"gpu_not_used\":\"");
 		json_str(stderr, c->gpu_note);
+		fprintf(stderr, "\",\"gpu_failed\":\"");
+		json_str(stderr, c->eng.gpu_lost_why);
 		fprintf(stderr, "\",\"io_bytes\":%" PRIu64 ",\"io_fixed_bytes\":%" PRIu64 ",\"notice\":\"",
 			fs.bytes, fs.fixed_bytes);
 		json_str(stderr, c->r->notice);
@@ -110,6 +112,8 @@ void stats_print(const job_ctx *c, double wall)
 		c->o->threads);
 	if (c->gpu_note[0])
 		fprintf(stderr, "gpusort: stats: GPU not used: %s\n", c->gpu_note);
+	if (c->eng.gpu_lost_why[0])
+		fprintf(stderr, "gpusort: stats: the CPU engine took over after the GPU failed: %s\n", c->eng.gpu_lost_why);
 	fprintf(stderr, "gpusort: stats: chunk %" PRIu64 " records, %" PRIu64 " runs (%" PRIu64
 		" spilled), %" PRIu64 " merge passes, %" PRIu64 " rounds, %" PRIu64 " groups merged on the GPU\n",
 		s->chunk, s->runs, s->spilled, s->passes, s->rounds, s->gpu_groups);

@@ -322,6 +322,77 @@ gen -n 100000 --record-size 3 --seed 104 -o rs3.bin &&
 	sortcase "spill-whole-record-rs3" rs3.bin "--record-size 3" "-S 64K -T t1"
 gen -n 300 --record-size 1000 -k bytes7@993 --dist fewunique --seed 105 -o rs1000.bin &&
 	sortcase "spill-rs1000-last-bytes" rs1000.bin "--record-size 1000 -k bytes7@993" "-S 64K -T t1"
+# --batch-size (issue 18): the merge takes at most NMERGE runs at once, so
+# more runs take more passes through temp files; the plan in --stats=json
+# shows the capped fan-in and the fewest passes it needs, and the run made them
+bs_plan() { python3 -c '
+import json, sys
+d = json.load(sys.stdin); p = d["plan"]; f = int(sys.argv[1])
+k, passes = d["runs"], 1
+while k > f:
+    k, passes = (k + f - 1) // f, passes + 1
+ok = p["merge_fanin"] == f and p["runs"] == d["runs"] and p["merge_passes"] == passes == d["merge_passes"]
+print("runs %d fan-in %d passes %d (run: %d, want %d)" % (d["runs"], p["merge_fanin"], p["merge_passes"],
+      d["merge_passes"], passes))
+sys.exit(0 if ok and d["runs"] > f else 1)' "$1" < gs.err; }
+"$REF" --record-size 16 -k u64@8 < big.bin > exp.bin
+for b in 2 3; do
+	gsrun --record-size 16 -k u64@8 -S 256K -T t1 --batch-size=$b --stats=json big.bin > got.bin 2> gs.err
+	rc=$?
+	if [ $rc != 0 ] || ! cmp -s got.bin exp.bin; then
+		fail "batch-size-$b" "exit status $rc, or the output differs from refsort: $(head -c 200 gs.err)"
+	elif [ $HAVE_PY = 0 ]; then
+		pass "batch-size-$b"; skip "batch-size-$b-plan" "no python3 to read the JSON"
+	elif why=$(bs_plan $b); then
+		pass "batch-size-$b"; pass "batch-size-$b-plan"
+	else
+		pass "batch-size-$b"; fail "batch-size-$b-plan" "$why"
+	fi
+done
+sortcase "batch-size-2-rs100" gs100.bin "--record-size 100 -k bytes10@0" "-S 1M -T t1 --batch-size 2"
+sortcase "batch-size-1024" big.bin "--record-size 16 -k u64@8" "-S 64K -T t1 --batch-size=1024"
+isempty t1 && pass "batch-size-temp-removed" || fail "batch-size-temp-removed" "left in -T: $(ls -A t1)"
+# --compress-program (issue 18): spilled runs go through PROG into their
+# temp files and come back through PROG -d, checksummed on the uncompressed
+# bytes; the output is refsort's, and no temp file is left in -T. noop.sh
+# is the no-op compressor (cat itself refuses -d); -S 256K makes about 70
+# runs, --batch-size=2 adds passes whose runs are compressed in turn
+mkdir zt
+mkfilter() { printf '#!/bin/sh\n%s\n' "$2" > "$1" && chmod +x "$1"; }
+mkfilter noop.sh 'exec cat'
+for z in gzip zstd "$T/noop.sh"; do
+	zn=$(basename "$z" .sh)
+	if ! command -v "$z" > /dev/null 2>&1; then
+		skip "compress-$zn" "$z is not installed"
+		continue
+	fi
+	sortcase "compress-$zn" big.bin "--record-size 16 -k u64@8" "-S 256K -T zt --compress-program=$z"
+	sortcase "compress-$zn-batch-size-2" gs100.bin "--record-size 100 -k bytes10@0" \
+		"-S 1M -T zt --batch-size=2 --compress-program=$z"
+	isempty zt && pass "compress-$zn-temp-removed" || fail "compress-$zn-temp-removed" "left in -T: $(ls -A zt)"
+done
+sortcase "compress-stdin-two-T" - "--record-size 16 -k u64@8" "-S 256K -T zt -T t1 --compress-program=$T/noop.sh" < big.bin
+sortcase "compress-not-spilled" big.bin "--record-size 16 -k u64@8" "-T zt --compress-program=nosuchprog"
+# a compressor that fails: exit 2 naming it, the old -o kept, nothing left
+# in -T (errcase checks the output; a PROG that is missing, one that exits 1,
+# one that fails only with -d, one that flips bytes on the way back (the
+# checksums name the temp file and block), one that gives too little)
+mkfilter zfail.sh 'exit 1'
+mkfilter zfaild.sh '[ "$1" = -d ] && exit 1; exec cat'
+mkfilter zflip.sh '[ "$1" = -d ] && LC_ALL=C exec tr A B; exec cat'
+mkfilter zshort.sh '[ "$1" = -d ] && { head -c 1000; cat > /dev/null; exit 0; }; exec cat'
+zerr() {
+	errcase "$1" "--record-size 16 -k u64@8 -S 256K -T zt --compress-program=$2 big.bin" || return
+	case $ERRLINE in
+	$3) isempty zt && pass "$1" || fail "$1" "left in -T: $(ls -A zt)" ;;
+	*) fail "$1" "message: $ERRLINE" ;;
+	esac
+}
+zerr "compress-missing-program" nosuchprog "gpusort: cannot run --compress-program 'nosuchprog': No such file or directory"
+zerr "compress-exit-1" "$T/zfail.sh" "gpusort: --compress-program '$T/zfail.sh' exited with status 1 (temporary file 'zt/gpusort.*')"
+zerr "compress-d-exit-1" "$T/zfaild.sh" "gpusort: --compress-program '$T/zfaild.sh -d' exited with status 1 (temporary file 'zt/gpusort.*')"
+zerr "compress-corrupting" "$T/zflip.sh" "gpusort: temporary file zt/gpusort.*: checksum mismatch in block 0 *"
+zerr "compress-short" "$T/zshort.sh" "gpusort: temporary file zt/gpusort.*: --compress-program '$T/zshort.sh -d' gave less than was written*"
 isempty t1 && pass "spill-all-temp-removed" || fail "spill-all-temp-removed" "left in -T: $(ls -A t1)"
 no_stray_temps "no-temp-in-TMPDIR" && pass "no-temp-in-TMPDIR"
 
@@ -638,6 +709,8 @@ gsrun $K -m m3.bin m1.bin m2.bin > got.bin 2> gs.err
 check_ok "merge-3-other-order" $? got.bin mexp2.bin gs.err
 gsrun $K -m m1.bin m2.bin m3.bin -S 64K -T t1 > got.bin 2> gs.err
 check_ok "merge-3-S64K" $? got.bin mexp.bin gs.err
+gsrun $K -m m1.bin m2.bin m3.bin -T t1 --batch-size=2 > got.bin 2> gs.err
+check_ok "merge-3-batch-size-2" $? got.bin mexp.bin gs.err
 gsrun $K -m m1.bin - m3.bin < m2.bin > got.bin 2> gs.err
 check_ok "merge-stdin" $? got.bin mexp.bin gs.err
 gsrun $K -m m1.bin empty.bin m2.bin m3.bin -o mout.bin 2> gs.err
@@ -769,6 +842,19 @@ e "device-does-not-exist" "$K --device=99 a.bin"
 e "T-dir-missing" "$K -S 64K -T nosuchdir big.bin"
 e "bad-size-after-spill" "$K -S 64K -T t1 big.bin bad17.bin"
 e "bad-gpu-memory" "$K --gpu-memory=lots a.bin"
+# --batch-size: sort(1)'s wording, its two lines made one
+ebs() {
+	errcase "$1" "$2" || return
+	[ "$ERRLINE" = "$3" ] && pass "$1" || fail "$1" "message '$ERRLINE', want '$3'"
+}
+ebs "batch-size-1" "$K --batch-size=1 a.bin" "gpusort: invalid --batch-size argument '1': the minimum is 2"
+ebs "batch-size-0" "$K --batch-size=0 a.bin" "gpusort: invalid --batch-size argument '0': the minimum is 2"
+ebs "batch-size-letters" "$K --batch-size=two a.bin" "gpusort: invalid --batch-size argument 'two'"
+ebs "batch-size-empty" "$K --batch-size= a.bin" "gpusort: invalid --batch-size argument ''"
+ebs "batch-size-too-large" "$K --batch-size=1025 a.bin" "gpusort: --batch-size argument '1025' too large: the maximum is 1024"
+e "batch-size-missing" "$K a.bin --batch-size"
+e "compress-empty-program" "$K --compress-program= a.bin"
+e "compress-two-programs" "$K --compress-program=gzip --compress-program=zstd a.bin"
 e "check-missing-file" "$K -c nosuchfile.bin"
 e "merge-missing-file" "$K -m a.bin nosuchfile.bin"
 isempty t1 && pass "error-temp-removed" || fail "error-temp-removed" "left in -T: $(ls -A t1)"
@@ -870,11 +956,83 @@ fi
 gsrun --help > help.out 2> gs.err
 rc=$?
 [ $rc = 0 ] && grep -q -- '-k' help.out && pass "help" || fail "help" "exit status $rc, or stdout does not mention -k"
+# --version in the GNU format (coreutils' version_etc), on stdout only
 gsrun --version > version.out 2> gs.err
 rc=$?
-[ $rc = 0 ] && [ -s version.out ] && pass "version" || fail "version" "exit status $rc, or nothing on stdout"
+if [ $rc != 0 ] || [ -s gs.err ]; then
+	fail "version" "exit status $rc, stderr: $(first gs.err)"
+elif ! sed -n 1p version.out | grep -Eq '^gpusort [0-9]+\.[0-9]+\.[0-9]+$'; then
+	fail "version" "first line is not 'gpusort VERSION': $(sed -n 1p version.out)"
+elif ! sed -n 2p version.out | grep -Eq '^Copyright \(C\) [0-9]{4} the gpusort authors\.$'; then
+	fail "version" "second line is not the copyright: $(sed -n 2p version.out)"
+elif [ "$(sed -n 3p version.out)" != "License MIT: see the LICENSE file that comes with gpusort." ]; then
+	fail "version" "third line is not the licence: $(sed -n 3p version.out)"
+elif [ "$(sed -n 4p version.out)" != "This is free software: you are free to change and redistribute it." ] ||
+	[ "$(sed -n 5p version.out)" != "There is NO WARRANTY, to the extent permitted by law." ] ||
+	[ "$(nlines version.out)" != 5 ]; then
+	fail "version" "lines 4-5 are not GNU's free software and warranty lines: $(tr '\n' '|' < version.out)"
+elif [ ! -f "$ROOT/LICENSE" ] || ! grep -q '^MIT License' "$ROOT/LICENSE"; then
+	fail "version" "no MIT LICENSE file at the repository root"
+else
+	pass "version"
+fi
 
 sortcase "progress" ab.bin "$K" "--progress"
+# --progress off a terminal (a file here), every line drawn (the test build's
+# GPUSORT_PROGRESS_INTERVAL=0): a spilled sort in several merge passes shows
+# each phase with its bytes rising, each pass's 100% line, and a done line
+(GPUSORT_PROGRESS_INTERVAL=0; export GPUSORT_PROGRESS_INTERVAL
+gstrun --record-size 16 -k u64@8 -S 64K -T t1 --progress -o prog.bin big.bin) 2> prog.err
+rc=$?
+"$REF" --record-size 16 -k u64@8 < big.bin > exp.bin
+why=$(awk '
+	!/^gpusort: / { print "not a gpusort line: " $0; exit }
+	{ ph = $0; sub(/^gpusort: /, "", ph); sub(/: .*/, "", ph) }
+	ph != last { if (seen[ph]++) { print "phase " ph " again"; exit } last = ph; prev = -1 }
+	ph != "done" {
+		b = $0; sub(/^[^:]*: [^:]*: /, "", b); sub(/ of .*/, "", b); sub(/,.*/, "", b)
+		split(b, f, " "); u = f[2] == "KiB" ? 1024 : f[2] == "MiB" ? 1048576 : 1; v = f[1] * u
+		if (v < prev) { print "bytes went down: " $0; exit } prev = v
+	}
+	/^gpusort: merge pass [0-9]+ of [0-9]+: .* \(100%\)/ { full++ }
+	{ lastline = $0 }
+	END { if (!seen["sort"]) print "no sort phase"
+		else if (!seen["merge pass 1 of " np()]) print "no merge pass 1"
+		else if (full < 2) print "fewer than two merge passes reached 100%"
+		else if (lastline !~ /^gpusort: done: 3\.1 MiB in [0-9.]+ s, [0-9.]+ MB\/s$/) print "last line: " lastline }
+	function np(  k) { for (k in seen) if (k ~ /^merge pass 1 of /) { sub(/^merge pass 1 of /, "", k); return k } return "?" }
+' prog.err)
+if [ $rc != 0 ] || ! cmp -s prog.bin exp.bin; then fail "progress-lines" "exit status $rc, or wrong output: $(first prog.err)"
+elif [ -n "$why" ]; then fail "progress-lines" "$why"
+else pass "progress-lines"; fi
+# the default interval (5 s off a terminal): a short sort prints each phase's
+# final line once, then done; without --progress, nothing
+gsrun --record-size 16 -k u64@8 -S 64K -T t1 --progress -o prog.bin big.bin 2> prog.err
+rc=$?
+if [ $rc = 0 ] && [ "$(sed 's/^gpusort: //; s/: .*//' prog.err | sort | uniq -d)" = "" ] &&
+	grep -q '^gpusort: merge pass 1 of [0-9]*: 3\.1 MiB of 3\.1 MiB (100%)' prog.err &&
+	[ "$(tail -n 1 prog.err | cut -c1-15)" = "gpusort: done: " ]; then pass "progress-phase-lines"
+else fail "progress-phase-lines" "status $rc: $(tr '\n' '|' < prog.err)"; fi
+gsrun --record-size 16 -k u64@8 -S 64K -T t1 -o prog.bin big.bin 2> prog.err
+rc=$?
+[ $rc = 0 ] && [ ! -s prog.err ] && pass "progress-off-is-silent" || fail "progress-off-is-silent" "status $rc: $(first prog.err)"
+# on a terminal (script(1) gives one): one line redrawn in place, erased to
+# its end, and one newline at the end
+esc=$(printf '\033')
+if ! command -v script > /dev/null 2>&1; then
+	skip "progress-terminal" "no script(1) here (tests/test_progress.c checks the terminal form)"
+else
+	script -qc "$GS --record-size 16 -k u64@8 -S 64K -T t1 --progress -o prog.bin big.bin" /dev/null < /dev/null > prog.tty 2>&1
+	rc=$?
+	# script turns the one newline into \r\n
+	if [ $rc = 0 ] && grep -q "${esc}\[K" prog.tty && [ "$(tr -cd '\n' < prog.tty | wc -c)" = 1 ] &&
+		tr '\r' '\n' < prog.tty | grep -q '^gpusort: done: 3\.1 MiB' && cmp -s prog.bin exp.bin; then
+		pass "progress-terminal"
+	else
+		fail "progress-terminal" "status $rc: $(od -c prog.tty | head -n 3 | tr '\n' ' ')"
+	fi
+fi
+rm -f prog.bin prog.err prog.tty
 sortcase "gpu-memory-budget" big.bin "--record-size 16 -k u64@8" "--gpu-memory=1M"
 sortcase "stable-flag" ab.bin "$K" "-s"
 sortcase "cpu-flag" ab.bin "$K" "--cpu"

@@ -57,6 +57,9 @@ $GEN -n 3000000 -k u64 -o "$d/in" 2> /dev/null; IN=$d/in
 one u64-kept "-k u64" "-S 64M --gpu-memory 20M"
 # many chunks of several pieces, spilled (-S too small to keep them)
 one u64-spilled "-k u64" "-S 8M --gpu-memory 4M -T $d/tmp"
+# ... through a compressor (--compress-program): the resident path writes
+# each spilled run through its own gzip
+one u64-spilled-gzip "-k u64" "-S 8M --gpu-memory 4M -T $d/tmp --compress-program=gzip"
 WANT_OVERLAP=10 one u64-many-chunks "-k u64" "-S 8M" GPUSORT_FAKE_CAP=200000
 # the device refuses chunks over 100000 records: retried in halves, then overlapped
 WANT_OVERLAP=10 one u64-gpu-oom "-k u64" "-S 64M" GPUSORT_FAULT=gpu-oom
@@ -164,5 +167,36 @@ for args in "-S 64M" "-S 64M --gpu-memory 20M"; do
 		[ "$(cat "$d/chg.out")" = old ]; then echo "PASS $nm"
 	else bad "$nm" "exit status $rc: $(grep -v stats "$d/s.err" | head -n 1)"; fi
 done
+
+# the GPU fails after start-up (a launch: the test build's gpu-fail and
+# gpu-fail-merge faults): the CPU engine takes over, the output is the CPU
+# engine's, --stats and a warning say so (DESIGN.md section 8)
+# failed NAME "VAR=VALUE..." ARGS...
+failed() {
+	nm=fakegpu-gpu-fails-$1 vars=$2
+	shift 2
+	env $vars $G -k u64 --verify --stats "$@" "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
+	rc=$?
+	if [ $rc != 0 ]; then bad "$nm" "exit status $rc: $(grep -v stats "$d/gf.err" | head -n 1)"
+	elif ! cmp -s "$d/gf.out" "$d/cpu"; then bad "$nm" "output differs from the CPU engine's"
+	elif ! grep -q "^gpusort: warning: the GPU failed, the CPU engine finished the sort: GPU sort failed" "$d/gf.err" ||
+		! grep -q "stats: the CPU engine took over after the GPU failed" "$d/gf.err"; then
+		bad "$nm" "no warning or stats line: $(grep -v 'stats:' "$d/gf.err" | head -n 1)"
+	else echo "PASS $nm"; fi
+}
+$GEN -n 3000000 -k u64 -o "$d/in" 2> /dev/null
+$GS -k u64 --cpu "$d/in" > "$d/cpu"
+failed resident-one-chunk GPUSORT_FAULT=gpu-fail -S 64M
+failed resident-kept GPUSORT_FAULT=gpu-fail -S 64M --gpu-memory 20M
+failed resident-spilled GPUSORT_FAULT=gpu-fail -S 8M --gpu-memory 4M -T "$d/tmp"
+failed chunked "GPUSORT_FAULT=gpu-fail GPUSORT_RESIDENT=0" -S 8M -T "$d/tmp"
+failed merge GPUSORT_FAULT=gpu-fail-merge -S 64M --gpu-memory 20M
+# --merge=gpu insists on the device: its failure is an error, the old output kept
+printf 'old\n' > "$d/gf.out"
+GPUSORT_FAULT=gpu-fail-merge $G -k u64 -S 64M --gpu-memory 20M --merge=gpu "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
+rc=$?
+if [ $rc = 2 ] && grep -q "^gpusort: --merge=gpu: GPU sort failed: merge" "$d/gf.err" && [ "$(cat "$d/gf.out")" = old ] &&
+	[ -z "$(ls "$d/tmp")" ]; then echo "PASS fakegpu-gpu-fails-merge-gpu-asked"
+else bad fakegpu-gpu-fails-merge-gpu-asked "exit status $rc: $(head -n 1 "$d/gf.err")"; fi
 
 exit $fails

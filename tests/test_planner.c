@@ -98,6 +98,8 @@ static void check_plan(const char *name, const plan_input *in, const plan *p)
 			CHECK(m->mem == PLAN_MIN_MERGE_MEM || m->mem + kept <= S, "merge memory %zu + kept %" PRIu64 " > -S",
 			      m->mem, kept);
 			CHECK(m->fanin >= 2 && m->passes >= 1, "fan-in %d, passes %d", m->fanin, m->passes);
+			CHECK(!in->max_fanin || m->fanin <= in->max_fanin, "fan-in %d above --batch-size %d", m->fanin,
+			      in->max_fanin);
 			uint64_t reach = 1;
 			for (int i = 0; i < m->passes && reach < p->runs; i++)
 				reach *= (uint64_t)m->fanin;
@@ -132,6 +134,7 @@ static void table(void)
 					int64_t bytes = sizes[z] < 0 ? -1 : sizes[z] / (int64_t)R * (int64_t)R;
 					plan_input in = input(&s, bytes, mems[m], eng > 0, caps[eng == 2]);
 					in.gpu_mem = eng == 2 ? 2 * GiB : 0;
+					in.max_fanin = (int)(z % 3) * 5 / 2; /* --batch-size: none, 2, 5 */
 					plan p;
 					plan_make(&in, &p);
 					snprintf(name, sizeof name, "planner/R%zu-S%" PRIu64 "K-in%" PRId64 "-%s", R,
@@ -213,17 +216,48 @@ static void exact(void)
 	} TEST_END();
 	TEST_BEGIN("planner/merge-passes") {
 		plan_merge m;
-		plan_merge_make(&u64, 64 * MiB, 0, 1, &m);
+		plan_merge_make(&u64, 64 * MiB, 0, 1, 0, &m);
 		CHECK(m.passes == 1, "1 run: %d passes", m.passes);
 		int f = m.fanin;
-		plan_merge_make(&u64, 64 * MiB, 0, (uint64_t)f, &m);
+		plan_merge_make(&u64, 64 * MiB, 0, (uint64_t)f, 0, &m);
 		CHECK(m.passes == 1, "%d runs: %d passes", f, m.passes);
-		plan_merge_make(&u64, 64 * MiB, 0, (uint64_t)f + 1, &m);
+		plan_merge_make(&u64, 64 * MiB, 0, (uint64_t)f + 1, 0, &m);
 		CHECK(m.passes == 2, "%d runs: %d passes", f + 1, m.passes);
-		plan_merge_make(&u64, 64 * MiB, 0, (uint64_t)f * f + 1, &m);
+		plan_merge_make(&u64, 64 * MiB, 0, (uint64_t)f * f + 1, 0, &m);
 		CHECK(m.passes == 3, "%d runs: %d passes", f * f + 1, m.passes);
-		plan_merge_make(&u64, 2 * MiB, 4 * MiB, 3, &m);
+		plan_merge_make(&u64, 2 * MiB, 4 * MiB, 3, 0, &m);
 		CHECK(m.mem == PLAN_MIN_MERGE_MEM, "kept beyond -S: merge memory %zu, want the floor", m.mem);
+	} TEST_END();
+	TEST_BEGIN("planner/batch-size") {
+		/* --batch-size caps the fan-in; the passes are the fewest the cap needs */
+		plan_merge m;
+		plan_merge_make(&u64, 64 * MiB, 0, 5, 2, &m);
+		CHECK(m.fanin == 2 && m.passes == 3, "5 runs, batch 2: fan-in %d, %d passes (5 -> 3 -> 2 -> 1)", m.fanin,
+		      m.passes);
+		plan_merge_make(&u64, 64 * MiB, 0, 16, 4, &m);
+		CHECK(m.fanin == 4 && m.passes == 2, "16 runs, batch 4: fan-in %d, %d passes", m.fanin, m.passes);
+		plan_merge_make(&u64, 64 * MiB, 0, 17, 4, &m);
+		CHECK(m.fanin == 4 && m.passes == 3, "17 runs, batch 4: fan-in %d, %d passes", m.fanin, m.passes);
+		plan_merge_make(&u64, 64 * MiB, 0, 2, 2, &m);
+		CHECK(m.fanin == 2 && m.passes == 1, "2 runs, batch 2: fan-in %d, %d passes", m.fanin, m.passes);
+		/* above what the windows allow it does not raise the fan-in */
+		plan_merge m0;
+		plan_merge_make(&u64, 2 * MiB, 0, 100, 0, &m0);
+		plan_merge_make(&u64, 2 * MiB, 0, 100, 1000, &m);
+		CHECK(m0.fanin < 1000 && m.fanin == m0.fanin && m.passes == m0.passes, "batch 1000: fan-in %d, memory's %d",
+		      m.fanin, m0.fanin);
+		/* through plan_make: 1 GiB of u64 under -S 64 MiB makes 64 runs (exact-cpu-spill) */
+		plan_input in = input(&u64, (int64_t)GiB, 64 * MiB, 0, 0);
+		in.max_fanin = 3;
+		plan p;
+		plan_make(&in, &p);
+		CHECK(p.runs == 64 && p.merge.fanin == 3 && p.merge.passes == 4, "64 runs, batch 3: fan-in %d, %d passes "
+		      "(64 -> 22 -> 8 -> 3 -> 1)", p.merge.fanin, p.merge.passes);
+		in.merge_only = 1;
+		in.ninputs = 9;
+		plan_make(&in, &p);
+		CHECK(p.merge.fanin == 3 && p.merge.passes == 2, "-m of 9 inputs, batch 3: fan-in %d, %d passes",
+		      p.merge.fanin, p.merge.passes);
 	} TEST_END();
 	TEST_BEGIN("planner/device-budget") {
 		CHECK(plan_device_budget(0, -1) == 0, "pipe, default: %" PRIu64, plan_device_budget(0, -1));
