@@ -26,7 +26,8 @@
 # (default 8) spread evenly over 1..count, or every one with FAULTS_LONG=1
 # (which also adds the rarer errors and larger inputs). The paths: chunked
 # (spilled runs, a two-pass merge; from a file and from a pipe), streamed
-# (the CPU's single chunk), linked (-o a file of two hard links), resident
+# (the CPU's single chunk), compressed (spilled runs through gzip's pipes:
+# --compress-program), linked (-o a file of two hard links), resident
 # (tests/bin/gpusort-fakegpu: runs kept and merged on the device, or
 # spilled), the chunked path on the device, and -m of sorted files
 # (FAULTS_PATHS="NAME..." runs only those). Every command has --sync, so that fsync is
@@ -72,12 +73,13 @@ rm -f piece.bin
 # (before -o), STDIN (a file fed through a pipe, or empty), EXP, and OUTF:
 # out/o.bin (-o), or out/so.bin (what standard output, a pipe, carried);
 # LINK=1: out/o.bin has a second name, out/o.link.
-PATHS=${FAULTS_PATHS:-chunked chunked-pipes stream linked merge resident-kept resident-spilled gpu-chunked}
+PATHS=${FAULTS_PATHS:-chunked chunked-pipes compressed stream linked merge resident-kept resident-spilled gpu-chunked}
 set_path() {
 	BIN=$GST ENVS= STDIN= EXP=exp32.bin OUTF=out/o.bin LINK=
 	case $1 in
 	chunked) ARGS="-k u32 -S 64K -T tmp1 --sync in.bin" ;;
 	chunked-pipes) ARGS="-k u32 -S 64K -T tmp1" STDIN=in.bin OUTF=out/so.bin ;;
+	compressed) ARGS="-k u32 -S 64K -T tmp1 --sync --compress-program=gzip in.bin" ;; # runs through gzip's pipes
 	stream) ARGS="-k u32 --sync in.bin" ;;
 	linked) ARGS="-k u32 -S 64K -T tmp1 --sync in.bin" LINK=1 ;; # -o has another hard link: copied through
 	merge) ARGS="-k u32 -m --sync m1.bin m2.bin m3.bin m4.bin" ;;
@@ -155,7 +157,7 @@ trial() {
 	_left=$( (ls -A out | grep -vx -e o.bin -e so.bin -e o.link; ls -A tmp1; ls -A "$TMPDIR") | tr '\n' ' ')
 	case $3 in
 	gpu-* | pin) _names='GPU|CUDA device' ;;
-	*) _names="in(64|big)?\\.bin|m[1-4]\\.bin|out/o\\.bin|tmp1|standard output|^gpusort: -: " ;; # -: standard input, as sort(1)
+	*) _names="in(64|big)?\\.bin|m[1-4]\\.bin|out/o\\.bin|tmp1|standard output|^gpusort: -: |'gzip" ;; # -: standard input, as sort(1)
 	esac
 	if [ "$_rc" = 124 ] || [ "$_rc" = 137 ]; then
 		WHY="hung (killed after $TO s)"
