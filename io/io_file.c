@@ -394,13 +394,13 @@ static int copy_through(const char *src, const char *dst, int sync, int *touched
 	int out = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(dst, O_WRONLY | O_CLOEXEC);
 	if (out < 0 || fstat(in, &st) < 0) {
 		rc = -errno;
-		goto out;
+		goto done;
 	}
 	/* KEEP_SIZE: a reservation that no reader of dst sees */
 	if (st.st_size > 0 && fallocate(out, FALLOC_FL_KEEP_SIZE, 0, st.st_size) < 0 && errno != EOPNOTSUPP &&
 	    errno != ENOSYS) {
 		rc = -errno; /* ENOSPC, EDQUOT: dst is as it was */
-		goto out;
+		goto done;
 	}
 	*touched = 1;
 	int plain = 0; /* copy_file_range refused (another file system, no support) */
@@ -438,7 +438,7 @@ static int copy_through(const char *src, const char *dst, int sync, int *touched
 		rc = -errno;
 	if (!rc && sync && (io_fault_sys(IO_FAULT_FSYNC) || fsync(out) < 0))
 		rc = -errno;
-out:
+done:
 	if (out >= 0 && close(out) < 0 && !rc)
 		rc = -errno;
 	close(in);
