@@ -6,7 +6,8 @@
 #              (an I/O fault) or the device (a GPU fault), the existing -o
 #              output byte-identical to before, no temp file left beside it,
 #              in -T nor in $TMPDIR;
-#   recovered  exit 0 and the output byte-identical to tests/refsort's
+#   recovered  exit 0 and the output byte-identical to tests/refsort's (-c:
+#              the right verdict, exit 0 for sorted input, 1 for unsorted)
 #              (EINTR and short transfers are retried; a GPU failure may
 #              hand the work to the CPU; a refused pin only costs speed);
 #   touched    exit 2 once the old output could no longer be kept, the
@@ -29,7 +30,8 @@
 # (the CPU's single chunk), compressed (spilled runs through gzip's pipes:
 # --compress-program), linked (-o a file of two hard links), resident
 # (tests/bin/gpusort-fakegpu: runs kept and merged on the device, or
-# spilled), the chunked path on the device, and -m of sorted files
+# spilled), the chunked path on the device, -m of sorted files, and -c of
+# a sorted and an unsorted file
 # (FAULTS_PATHS="NAME..." runs only those). Every command that writes -o
 # has --sync, so that fsync is counted too.
 #
@@ -72,11 +74,12 @@ rm -f piece.bin
 
 # The paths: NAME, then set_path NAME sets BIN, ENVS (VAR=VALUE words), ARGS
 # (before -o), STDIN (a file fed through a pipe, or empty), EXP, and OUTF:
-# out/o.bin (-o), or out/so.bin (what standard output, a pipe, carried);
-# LINK=1: out/o.bin has a second name, out/o.link.
-PATHS=${FAULTS_PATHS:-chunked chunked-pipes compressed stream linked merge resident-kept resident-spilled gpu-chunked}
+# out/o.bin (-o), or out/so.bin (what standard output, a pipe, carried),
+# or empty for -c, whose verdict is its exit status, WANT; LINK=1: out/o.bin
+# has a second name, out/o.link.
+PATHS=${FAULTS_PATHS:-chunked chunked-pipes compressed stream linked merge check-sorted check-unsorted resident-kept resident-spilled gpu-chunked}
 set_path() {
-	BIN=$GST ENVS= STDIN= EXP=exp32.bin OUTF=out/o.bin LINK=
+	BIN=$GST ENVS= STDIN= EXP=exp32.bin OUTF=out/o.bin LINK= WANT=0
 	case $1 in
 	chunked) ARGS="-k u32 -S 64K -T tmp1 --sync in.bin" ;;
 	chunked-pipes) ARGS="-k u32 -S 64K -T tmp1" STDIN=in.bin OUTF=out/so.bin ;;
@@ -84,6 +87,8 @@ set_path() {
 	stream) ARGS="-k u32 --sync in.bin" ;;
 	linked) ARGS="-k u32 -S 64K -T tmp1 --sync in.bin" LINK=1 ;; # -o has another hard link: copied through
 	merge) ARGS="-k u32 -m --sync m1.bin m2.bin m3.bin m4.bin" ;;
+	check-sorted) ARGS="-k u32 -S 64K -c exp32.bin" OUTF= ;;   # -c: no fault may make it say
+	check-unsorted) ARGS="-k u32 -S 64K -c in.bin" OUTF= WANT=1 ;; # disorder where there is none, or none where there is
 	resident-kept)
 		BIN=$FG ENVS="GPUSORT_SMALL_CPU=0 GPUSORT_FAKE_CAP=$((N64 / 5))" EXP=exp64.bin
 		ARGS="-k u64 -S 64M --sync in64.bin" ;;
@@ -97,9 +102,11 @@ set_path() {
 }
 
 # run VAR=VALUE...: the path's command with these variables too, -o out/o.bin
-# or into a pipe; returns its exit status
+# or into a pipe (or neither: -c); returns its exit status
 run() {
-	if [ "$OUTF" = out/so.bin ]; then
+	if [ -z "$OUTF" ]; then
+		timeout -k 5 "$TO" env $ENVS "$@" "$BIN" $ARGS < /dev/null
+	elif [ "$OUTF" = out/so.bin ]; then
 		{ cat "$STDIN" | timeout -k 5 "$TO" env $ENVS "$@" "$BIN" $ARGS; echo $? > rc.pipe; } | cat > out/so.bin
 		return "$(cat rc.pipe)"
 	elif [ -n "$STDIN" ]; then
@@ -158,12 +165,15 @@ trial() {
 	_left=$( (ls -A out | grep -vx -e o.bin -e so.bin -e o.link; ls -A tmp1; ls -A "$TMPDIR") | tr '\n' ' ')
 	case $3 in
 	gpu-* | pin) _names='GPU|CUDA device' ;;
-	*) _names="in(64|big)?\\.bin|m[1-4]\\.bin|out/o\\.bin|tmp1|standard output|^gpusort: -: |'gzip" ;; # -: standard input, as sort(1)
+	*) _names="(in|in64|inbig|exp32)\\.bin|m[1-4]\\.bin|out/o\\.bin|tmp1|standard output|^gpusort: -: |'gzip" ;; # -: standard input, as sort(1)
 	esac
 	if [ "$_rc" = 124 ] || [ "$_rc" = 137 ]; then
 		WHY="hung (killed after $TO s)"
 	elif [ -n "$_left" ]; then
 		WHY="exit $_rc, left behind: $_left"
+	elif [ -z "$OUTF" ] && [ "$_rc" != 2 ]; then
+		if [ "$_rc" = "$WANT" ] && [ ! -s so ] && { [ "$WANT" = 0 ] || grep -q disorder se; }; then OUTCOME=recovered
+		else WHY="-c: exit $_rc, want $WANT: $(first se)"; fi
 	elif [ "$_rc" = 0 ]; then
 		if ! cmp -s "$OUTF" "$EXP"; then WHY="exit 0 with wrong output: $(cmp "$OUTF" "$EXP" 2>&1 | head -n 1)"
 		elif [ -n "$LINK" ] && ! cmp -s out/o.link "$EXP"; then WHY="exit 0, but the other link has other data"
@@ -197,7 +207,7 @@ for p in $PATHS; do
 	rm -f cnt
 	run "GPUSORT_FAULT_COUNT=$T/cnt" > so 2> se
 	rc=$?
-	if [ $rc != 0 ] || ! cmp -s "$OUTF" "$EXP"; then
+	if { [ -z "$OUTF" ] && [ $rc != "$WANT" ]; } || { [ -n "$OUTF" ] && { [ $rc != 0 ] || ! cmp -s "$OUTF" "$EXP"; }; }; then
 		fail "faults-$p-clean" "without a fault: exit $rc, $(first se)"
 		continue
 	fi
