@@ -254,7 +254,7 @@ if [ -n "$MD" ]; then
 		echo "outcomes are what each trial was checked to be (tests/faults.sh says how)."
 		echo "*calls*: how many calls of the kind the path makes without a fault;"
 		echo "*error*: exit 2 naming the file, directory or device, the old output"
-		echo "intact, no temp file left; *recovered*: exit 0, output identical to"
+		echo "intact, no temp file left; *recovered*: exit 0 (-c: the right verdict, 0 or 1), output identical to"
 		echo "tests/refsort's; *touched*: exit 2 once the target could no longer be"
 		echo "kept, the message saying so: after the rename (--sync's flush of the"
 		echo "directory; the output must hold the sorted records), or while copying"
