@@ -177,7 +177,7 @@ bench/gpu_bench: bench/gpu_bench.cu $(KERN_HDR) $(wildcard kernels/*.cu)
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $<
 
 check: all tests/refsort tests/checksorted $(TESTS) $(GPU_TESTS) tests/bin/gpusort-fakegpu tests/bin/gpusort-test
-	@sh tests/run.sh $(TESTS) $(GPU_TESTS) tests/fakegpu.sh tests/install.sh tests/options.sh
+	@sh tests/run.sh $(TESTS) $(GPU_TESTS) tests/fakegpu.sh tests/install.sh tests/options.sh tests/faults.sh
 
 # On a GPU machine: the kernels' tests, compute-sanitizer, GPU == CPU output,
 # then every CLI test through the GPU engine (the default when a GPU is there).

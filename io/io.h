@@ -182,6 +182,8 @@ typedef struct io_output {
 	char tmp[4096];   /* "" when writing in place */
 	int linked;       /* the target has several hard links: copied through at commit */
 	int sync;         /* --sync: the data reaches the disk before the rename, the rename after it */
+	int replaced;     /* io_output_commit: the target holds the new output, even if it then failed */
+	int damaged;      /* io_output_commit failed copying into a linked target: partly overwritten */
 } io_output;
 int io_output_open(io_output *o, const char *path);
 /*
@@ -190,8 +192,13 @@ int io_output_open(io_output *o, const char *path);
  * or the new one): renamed over the target (atomic), or,
  * when the target has several hard links, copied into it through the link
  * once complete (every name sees the new data; not atomic: a crash during
- * the copy leaves the target partly written). Returns 0 or -errno (the
- * target untouched when the rename fails).
+ * the copy leaves the target partly written; its space is reserved first,
+ * so a full disk fails before it is touched). Returns 0 or -errno. On an
+ * error the target is untouched, but for one that comes after the target
+ * was replaced (--sync's flush of its directory after the rename), which
+ * sets o->replaced: the new output is in place, its name maybe not yet
+ * on the disk; and for an error while copying into a linked target, which
+ * sets o->damaged: the target is partly overwritten.
  */
 int io_output_commit(io_output *o);
 /* Remove the temp file; the target is untouched. */

@@ -69,7 +69,7 @@ int io_open_input(io_file *f, const char *path)
 	if (!strcmp(path, "-")) {
 		f->fd = STDIN_FILENO;
 	} else {
-		f->fd = open(path, O_RDONLY | O_CLOEXEC);
+		f->fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(path, O_RDONLY | O_CLOEXEC);
 		if (f->fd < 0)
 			return -errno;
 		f->owned = 1;
@@ -91,7 +91,7 @@ int io_open_input(io_file *f, const char *path)
 		off_t cur = lseek(f->fd, 0, SEEK_CUR);
 		f->pos = cur > 0 ? (uint64_t)cur : 0;
 		if (f->owned && io_direct_allowed())
-			f->dfd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+			f->dfd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	}
 	return 0;
 }
@@ -100,7 +100,8 @@ static ssize_t read_stream(int fd, void *buf, size_t len)
 {
 	size_t done = 0;
 	while (done < len) {
-		ssize_t n = read(fd, (char *)buf + done, len - done);
+		size_t m = len - done;
+		ssize_t n = io_fault_rw(IO_FAULT_READ, &m) ? -1 : read(fd, (char *)buf + done, m);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -170,7 +171,8 @@ static int write_stream(int fd, const void *buf, size_t len)
 {
 	size_t done = 0;
 	while (done < len) {
-		ssize_t n = write(fd, (const char *)buf + done, len - done);
+		size_t m = len - done;
+		ssize_t n = io_fault_rw(IO_FAULT_WRITE, &m) ? -1 : write(fd, (const char *)buf + done, m);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -250,7 +252,7 @@ int io_open_spill(io_file *f, const char *dir)
 	file_init(f, "");
 	if (snprintf(path, sizeof path, "%s/gpusort.XXXXXX", dir) >= (int)sizeof path)
 		return -ENAMETOOLONG;
-	int fd = mkostemp(path, O_CLOEXEC);
+	int fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : mkostemp(path, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	int slot = io_tmp_register(path);
@@ -258,7 +260,7 @@ int io_open_spill(io_file *f, const char *dir)
 	f->owned = 1;
 	f->regular = 1;
 	if (io_direct_allowed())
-		f->dfd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+		f->dfd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
 	unlink(path);
 	if (slot >= 0)
 		io_tmp_unregister(slot);
@@ -321,7 +323,7 @@ int io_output_open(io_output *o, const char *path)
 		return -EISDIR;
 	if (exists && !S_ISREG(st.st_mode)) {
 		/* FIFO, device, ...: write to it in place */
-		o->f.fd = open(path, O_WRONLY | O_CLOEXEC);
+		o->f.fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(path, O_WRONLY | O_CLOEXEC);
 		if (o->f.fd < 0)
 			return -errno;
 		o->f.owned = 1;
@@ -345,7 +347,7 @@ int io_output_open(io_output *o, const char *path)
 			: snprintf(o->tmp, sizeof o->tmp, "%s/%s", dir, suffix);
 	if (n >= (int)sizeof o->tmp)
 		return -ENAMETOOLONG;
-	int fd = mkostemp(o->tmp, O_CLOEXEC);
+	int fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : mkostemp(o->tmp, O_CLOEXEC);
 	if (fd < 0) {
 		int e = -errno;
 		o->tmp[0] = 0;
@@ -372,27 +374,41 @@ int io_output_open(io_output *o, const char *path)
 	o->f.owned = 1;
 	o->f.regular = 1;
 	if (io_direct_allowed())
-		o->f.dfd = open(o->tmp, O_WRONLY | O_DIRECT | O_CLOEXEC);
+		o->f.dfd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(o->tmp, O_WRONLY | O_DIRECT | O_CLOEXEC);
 	return 0;
 }
 
-/* Copy file src into the existing file dst (truncated first; fsync'd when
- * sync), then remove src. 0 or -errno. */
-static int copy_through(const char *src, const char *dst, int sync)
+/*
+ * Copy file src over the existing file dst in place (its hard links see the
+ * new data), then remove src; fsync'd when sync. The space is reserved
+ * before the first byte of dst is overwritten, so that a full disk fails
+ * with dst untouched; *touched is set once dst was written to: a failure
+ * after that leaves it partly overwritten. 0 or -errno.
+ */
+static int copy_through(const char *src, const char *dst, int sync, int *touched)
 {
-	int in = open(src, O_RDONLY | O_CLOEXEC), rc = 0;
+	struct stat st;
+	int in = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(src, O_RDONLY | O_CLOEXEC), rc = 0;
 	if (in < 0)
 		return -errno;
-	int out = open(dst, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (out < 0) {
+	int out = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(dst, O_WRONLY | O_CLOEXEC);
+	if (out < 0 || fstat(in, &st) < 0) {
 		rc = -errno;
-		close(in);
-		return rc;
+		goto done;
 	}
+	/* KEEP_SIZE: a reservation that no reader of dst sees */
+	if (st.st_size > 0 && fallocate(out, FALLOC_FL_KEEP_SIZE, 0, st.st_size) < 0 && errno != EOPNOTSUPP &&
+	    errno != ENOSYS) {
+		rc = -errno; /* ENOSPC, EDQUOT: dst is as it was */
+		goto done;
+	}
+	*touched = 1;
 	int plain = 0; /* copy_file_range refused (another file system, no support) */
 	static char buf[1 << 20];
 	for (;;) {
-		ssize_t n = plain ? read(in, buf, sizeof buf) : copy_file_range(in, NULL, out, NULL, (size_t)1 << 30, 0);
+		size_t m = plain ? sizeof buf : (size_t)1 << 30;
+		ssize_t n = io_fault_rw(plain ? IO_FAULT_READ : IO_FAULT_WRITE, &m) ? -1
+			    : plain ? read(in, buf, m) : copy_file_range(in, NULL, out, NULL, m, 0);
 		if (n == 0)
 			break;
 		if (n < 0) {
@@ -406,7 +422,8 @@ static int copy_through(const char *src, const char *dst, int sync)
 			break;
 		}
 		for (ssize_t w, off = 0; plain && off < n; off += w) {
-			w = write(out, buf + off, (size_t)(n - off));
+			size_t wm = (size_t)(n - off);
+			w = io_fault_rw(IO_FAULT_WRITE, &wm) ? -1 : write(out, buf + off, wm);
 			if (w < 0 && errno == EINTR)
 				w = 0;
 			else if (w < 0) {
@@ -417,9 +434,12 @@ static int copy_through(const char *src, const char *dst, int sync)
 		if (rc)
 			break;
 	}
-	if (!rc && sync && fsync(out) < 0)
+	if (!rc && ftruncate(out, st.st_size) < 0) /* the old data beyond the new end */
 		rc = -errno;
-	if (close(out) < 0 && !rc)
+	if (!rc && sync && (io_fault_sys(IO_FAULT_FSYNC) || fsync(out) < 0))
+		rc = -errno;
+done:
+	if (out >= 0 && close(out) < 0 && !rc)
 		rc = -errno;
 	close(in);
 	if (!rc)
@@ -427,28 +447,24 @@ static int copy_through(const char *src, const char *dst, int sync)
 	return rc;
 }
 
-/* fsync the directory holding path. 0 or -errno. */
-static int sync_dir_of(const char *path)
+/* A descriptor of the directory holding path (to fsync), or -errno. */
+static int open_dir_of(const char *path)
 {
 	char buf[4096];
 	snprintf(buf, sizeof buf, "%s", path);
-	int fd = open(dirname(buf), O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) < 0)
-		rc = -errno;
-	close(fd);
-	return rc;
+	int fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(dirname(buf), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 int io_output_commit(io_output *o)
 {
-	int rc = 0;
+	int rc = 0, dfd = -1;
+	o->replaced = o->damaged = 0;
 	if (o->f.regular && o->f.fd >= 0 && o->tmp[0]) {
 		/* The size is exact: every byte was written at its offset, no padding. */
 		if (ftruncate(o->f.fd, (off_t)o->f.pos) < 0)
 			rc = -errno;
-		if (!rc && o->sync && (io_fault_is("fsync-eio") ? (errno = EIO, 1) : fsync(o->f.fd) < 0))
+		if (!rc && o->sync && (io_fault_is("fsync-eio") ? (errno = EIO, 1) : io_fault_sys(IO_FAULT_FSYNC) || fsync(o->f.fd) < 0))
 			rc = -errno;
 	}
 	if (o->f.fd >= 0 && o->f.owned) {
@@ -459,10 +475,22 @@ int io_output_commit(io_output *o)
 			rc = -errno;
 		o->f.fd = -1;
 	}
-	if (!rc && o->tmp[0])
-		rc = o->linked ? copy_through(o->tmp, o->path, o->sync) : rename(o->tmp, o->path) < 0 ? -errno : 0;
-	if (!rc && o->tmp[0] && o->sync && !o->linked)
-		rc = sync_dir_of(o->path); /* the rename itself reaches the disk */
+	/* the directory is opened before the rename, so that failing to open
+	 * it leaves the target untouched; only its flush comes after */
+	if (!rc && o->tmp[0] && o->sync && !o->linked && (dfd = open_dir_of(o->path)) < 0)
+		rc = dfd;
+	if (!rc && o->tmp[0]) {
+		rc = o->linked ? copy_through(o->tmp, o->path, o->sync, &o->damaged) : (io_fault_sys(IO_FAULT_RENAME) || rename(o->tmp, o->path) < 0) ? -errno : 0;
+		o->replaced = !rc;
+		o->damaged &= rc != 0;
+	}
+	if (dfd >= 0) {
+		if (!rc && (io_fault_sys(IO_FAULT_FSYNC) || fsync(dfd) < 0))
+			rc = -errno; /* the rename itself did not reach the disk */
+		close(dfd);
+	}
+	if (o->replaced)
+		o->tmp[0] = 0; /* renamed: that name is no longer ours to remove */
 	if (rc) {
 		io_output_abort(o);
 		return rc;

@@ -257,6 +257,18 @@ void job_sort(const job_opts *o, job_result *r)
 	c.out.sync = o->sync;
 	rc = io_output_commit(&c.out);
 	c.out_open = 0;
+	if (rc && c.out.replaced) {
+		/* too late to keep the old output: say that the new one is there */
+		job_fail(&c, "'%s' holds the sorted output, but --sync could not flush its directory: %s",
+			 o->output, strerror(-rc));
+		goto done;
+	}
+	if (rc && c.out.damaged) {
+		/* a target of several hard links is written in place (DESIGN.md 8) */
+		job_fail(&c, "'%s' has other hard links, so it was written in place, and that failed part way "
+			     "(it is damaged): %s", o->output, strerror(-rc));
+		goto done;
+	}
 	if (rc) {
 		job_fail(&c, "cannot write '%s': %s", o->output, strerror(-rc));
 		goto done;

@@ -300,7 +300,10 @@ static void read_test_progress(job_opts *o)
 static void read_test_io(void)
 {
 	io_set_fixed(!env_is("GPUSORT_FIXED", "0"));
-	io_fault_set(getenv("GPUSORT_FAULT"));
+	const char *f = getenv("GPUSORT_FAULT");
+	if (io_fault_set(f))
+		die("GPUSORT_FAULT: no such fault '%s' (tests/README.md lists them)", f);
+	io_fault_report(getenv("GPUSORT_FAULT_COUNT"));
 }
 #endif
 

@@ -15,11 +15,13 @@
 static void merge_error(job_ctx *c, int rc, run **runs, int bad, size_t block)
 {
 	if (rc == -EBADMSG && bad >= 0) {
+		/* the block is the run's; its bytes are the file's, where a
+		 * reader of the file finds them (a file holds several runs) */
 		run *r = runs[bad];
-		job_fail(c, "temporary file %s: checksum mismatch in block %zu (%sbytes %" PRIu64 "..%" PRIu64
-		     "): spilled data was corrupted; no output written",
-		     r->file->name, block, r->zfile ? "uncompressed " : "", r->off + (uint64_t)block * RUN_BLOCK,
-		     r->off + (uint64_t)(block + 1) * RUN_BLOCK - 1);
+		uint64_t lo = r->off + (uint64_t)block * RUN_BLOCK, hi = lo + RUN_BLOCK, end = r->off + r->n * c->R;
+		job_fail(c, "temporary file %s: checksum mismatch in block %zu of the run at byte %" PRIu64
+		     " (%sbytes %" PRIu64 "..%" PRIu64 "): spilled data was corrupted; no output written",
+		     r->file->name, block, r->off, r->zfile ? "uncompressed " : "", lo, (hi < end ? hi : end) - 1);
 	} else if (rc == -ENODATA && bad >= 0) {
 		job_fail(c, "temporary file %s: --compress-program '%s -d' gave less than was written: spilled data "
 			 "was lost; no output written", runs[bad]->file->name, c->o->compress);

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "readall.h"
 #include "util.h"
+#include "../io/io_fault.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -26,7 +27,8 @@ struct readall {
 static int pread_exact(int fd, uint8_t *dst, size_t len, uint64_t off)
 {
 	while (len) {
-		ssize_t n = pread(fd, dst, len, (off_t)off);
+		size_t m = len;
+		ssize_t n = io_fault_rw(IO_FAULT_READ, &m) ? -1 : pread(fd, dst, m, (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)

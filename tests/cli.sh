@@ -1152,14 +1152,17 @@ rm -f v100.bin
 
 # A spilled block that comes back different (the test build's
 # GPUSORT_FAULT=corrupt-spill flips a byte of spilled data read back, as a
-# bad disk would): exit 2, one line naming the temp file and the checksum,
-# the output left untouched.
+# bad disk would): exit 2, one line naming the temp file, the block and its
+# bytes, the output left untouched.
 gen -n 50000 -k u32 --seed 99 -o fault.bin
 printf 'keep' > fault.out
 (GPUSORT_FAULT=corrupt-spill; export GPUSORT_FAULT; gstrun -k u32 -S 64K -T t1 -o fault.out fault.bin) > /dev/null 2> gs.err
 rc=$?
 if [ $rc = 2 ] && [ "$(wc -l < gs.err)" = 1 ] &&
-   grep -q "^gpusort: temporary file t1/gpusort\.[A-Za-z0-9]*: checksum mismatch in block" gs.err &&
+   grep -Eq "^gpusort: temporary file t1/gpusort\.[A-Za-z0-9]{6}: checksum mismatch in block [0-9]+ of the run at byte [0-9]+ \(bytes [0-9]+\.\.[0-9]+\)" gs.err &&
+   # the bytes are the named block's: the run's offset + block * 1 MiB, at most 1 MiB
+   sed 's/.* in block \([0-9]*\) of the run at byte \([0-9]*\) (bytes \([0-9]*\)\.\.\([0-9]*\)).*/\1 \2 \3 \4/' gs.err |
+	awk '{ exit !($3 == $2 + $1 * 1048576 && $4 >= $3 && $4 - $3 < 1048576) }' &&
    [ "$(cat fault.out)" = keep ]; then
 	pass "spill-corruption-detected"
 else

@@ -16,14 +16,25 @@
  * waited for, or read before its get's slot was, then gives wrong output,
  * and a put over records not yet got is refused.
  *
+ * Device faults come from the test build's fault layer (io/io_fault.h),
+ * which counts every call of a kind and fails the Nth: gpu-alloc (gpu_open,
+ * gpu_host_alloc), gpu-launch (gpu_sort_chunk, gpu_resident_sort and
+ * _merge), gpu-copy (gpu_resident_put and _get), gpu-sync (gpu_slot_wait,
+ * gpu_resident_end), pin (gpu_host_register). A failed call does nothing
+ * a caller could mistake for work done: a failed wait or end drops the
+ * copies it waited for (their bytes never arrive), so that a caller that
+ * ignores the error gives wrong output. ERR ENOMEM is GPU_ENOMEM, any
+ * other error GPU_ECUDA.
+ *
  * Not modelled: timing (stage times are tiny made-up numbers so that the
- * sums are > 0), device faults, the kernels themselves (the order comes
+ * sums are > 0), the kernels themselves (the order comes
  * from keys_compare, stable), the arena's exact offsets beyond the
  * overlaps the contract speaks of. GPUSORT_FAKE_CAP=N caps every capacity
  * at N records, to make many chunks from small inputs.
  */
 #include "../kernels/gpusort_kernels.h"
 #include "../src/keys.h"
+#include "../io/io_fault.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +71,18 @@ static int fail(gpu_ctx *c, int code, const char *what)
 	return code;
 }
 
+/* The fault layer's verdict on a call of `kind` named `what`: 0 (make
+ * it), or the GPU_E* code it fails with, the reason in c's error. */
+static int injected(gpu_ctx *c, enum io_fault_kind kind, const char *what)
+{
+	int f = io_fault_hit(kind);
+	if (!f)
+		return 0;
+	char m[128];
+	snprintf(m, sizeof m, "%s: injected fault", what);
+	return fail(c, f == -ENOMEM ? GPU_ENOMEM : GPU_ECUDA, m);
+}
+
 int gpu_prewarm(int device)
 {
 	(void)device;
@@ -85,6 +108,9 @@ int gpu_open(gpu_ctx **out, int device, size_t budget_bytes, char *name, size_t 
 		return fail(NULL, GPU_ENODEV, "no such device");
 	if (budget_bytes == 0 || budget_bytes > ((size_t)1 << 30))
 		budget_bytes = (size_t)1 << 30;
+	int f = injected(NULL, IO_FAULT_GPU_ALLOC, "gpu_open");
+	if (f)
+		return f;
 	gpu_ctx *c = calloc(1, sizeof *c);
 	if (!c || !(c->arena = malloc(budget_bytes))) {
 		free(c);
@@ -181,6 +207,9 @@ int gpu_sort_chunk(gpu_ctx *ctx, const keys_spec *layout, const void *in, void *
 		return GPU_EINVAL;
 	if (n > cap_of(ctx, &s, 0))
 		return fail(ctx, GPU_EINVAL, "gpu_sort_chunk: n exceeds the capacity");
+	int f = injected(ctx, IO_FAULT_GPU_LAUNCH, "gpu_sort_chunk");
+	if (f)
+		return f;
 	if (n * s.record_size > ctx->bytes)
 		return fail(ctx, GPU_ENOMEM, "gpu_sort_chunk: too large");
 	memcpy(ctx->arena, in, n * s.record_size);
@@ -269,6 +298,9 @@ int gpu_resident_put(gpu_ctx *ctx, const void *host, size_t first, size_t count,
 		return fail(ctx, GPU_EINVAL, "put: bad slot or range");
 	if (!count)
 		return 0;
+	int fe = injected(ctx, IO_FAULT_GPU_COPY, "put");
+	if (fe)
+		return fe;
 	run_slot(ctx, slot);
 	size_t rs = k->s.record_size, lo = k->d_in + first * rs, hi = lo + count * rs;
 	struct fchunk *old = draining(ctx);
@@ -337,7 +369,10 @@ static int order(gpu_ctx *ctx, const size_t *seg, int nseg)
 
 int gpu_resident_sort(gpu_ctx *ctx)
 {
-	return ctx ? order(ctx, NULL, 0) : GPU_EINVAL;
+	if (!ctx)
+		return GPU_EINVAL;
+	int f = injected(ctx, IO_FAULT_GPU_LAUNCH, "sort");
+	return f ? f : order(ctx, NULL, 0);
 }
 
 int gpu_resident_merge(gpu_ctx *ctx, const size_t *seg_start, int k)
@@ -346,7 +381,8 @@ int gpu_resident_merge(gpu_ctx *ctx, const size_t *seg_start, int k)
 		return GPU_EINVAL;
 	if (!seg_start || k < 1)
 		return fail(ctx, GPU_EINVAL, "merge: no segments");
-	return order(ctx, seg_start, k);
+	int f = injected(ctx, IO_FAULT_GPU_LAUNCH, "merge");
+	return f ? f : order(ctx, seg_start, k);
 }
 
 int gpu_resident_get(gpu_ctx *ctx, void *host, size_t first, size_t count, int slot)
@@ -364,6 +400,9 @@ int gpu_resident_get(gpu_ctx *ctx, void *host, size_t first, size_t count, int s
 		return fail(ctx, GPU_EINVAL, "get: records the newer chunk's puts may have overwritten");
 	if (draining(ctx) && first > k->got)
 		return fail(ctx, GPU_EINVAL, "get: out of record order while a newer chunk receives");
+	int f = injected(ctx, IO_FAULT_GPU_COPY, "get");
+	if (f)
+		return f;
 	run_slot(ctx, slot);
 	size_t rs = k->s.record_size;
 	ctx->slot[slot] = (struct fslot){ 2, ctx->head, host, k->d_res + first * rs, count * rs };
@@ -376,6 +415,11 @@ int gpu_slot_wait(gpu_ctx *ctx, int slot)
 {
 	if (!ctx || slot < 0 || slot >= GPU_SLOTS)
 		return GPU_EINVAL;
+	int f = injected(ctx, IO_FAULT_GPU_SYNC, "gpu_slot_wait");
+	if (f) {
+		ctx->slot[slot].busy = 0; /* its copy never arrives */
+		return f;
+	}
 	run_slot(ctx, slot);
 	return 0;
 }
@@ -388,9 +432,16 @@ int gpu_resident_end(gpu_ctx *ctx, gpu_stage_times *t)
 		memset(t, 0, sizeof *t);
 	int i = ctx->head;
 	struct fchunk *k = &ctx->ch[i];
+	/* failed, the chunk still ends (the ctx is reusable), but its copies
+	 * in flight never arrive */
+	int f = injected(ctx, IO_FAULT_GPU_SYNC, "gpu_resident_end");
 	for (int s = 0; s < GPU_SLOTS; s++)
-		if (ctx->slot[s].busy && ctx->slot[s].owner == i)
-			run_slot(ctx, s);
+		if (ctx->slot[s].busy && ctx->slot[s].owner == i) {
+			if (f)
+				ctx->slot[s].busy = 0;
+			else
+				run_slot(ctx, s);
+		}
 	if (t && k->state == 2) {
 		t->h2d = t->sort = t->d2h = 1e-6;
 		t->passes = k->passes;
@@ -398,12 +449,12 @@ int gpu_resident_end(gpu_ctx *ctx, gpu_stage_times *t)
 	memset(k, 0, sizeof *k);
 	if (ctx->ch[i ^ 1].state)
 		ctx->head = i ^ 1;
-	return 0;
+	return f;
 }
 
 void *gpu_host_alloc(size_t bytes)
 {
-	return malloc(bytes ? bytes : 1);
+	return injected(NULL, IO_FAULT_GPU_ALLOC, "gpu_host_alloc") ? NULL : malloc(bytes ? bytes : 1);
 }
 
 void gpu_host_free(void *p)
@@ -413,7 +464,9 @@ void gpu_host_free(void *p)
 
 int gpu_host_register(void *p, size_t bytes)
 {
-	return p && bytes ? GPU_OK : GPU_EINVAL;
+	if (!p || !bytes)
+		return GPU_EINVAL;
+	return injected(NULL, IO_FAULT_PIN, "gpu_host_register");
 }
 
 void gpu_host_unregister(void *p)

@@ -431,6 +431,43 @@ int main(void)
 		io_ring_exit(&fb);
 	} TEST_END();
 
+	TEST_BEGIN("io/fault-at-N") {
+		/* the specs: an unknown one is refused, so that a typo fails loudly */
+		static const char *const bad[] = { "read", "read@", "read@0", "read@x", "nope@1", "read@1:EBOGUS",
+						   "read@1+:short", "read@1:", "read@2x", "fixed-enomemx" };
+		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+			CHECK(io_fault_set(bad[i]) == -EINVAL, "'%s' accepted", bad[i]);
+		CHECK(io_fault_set("gpu-sync@3+") == 0 && io_fault_set("corrupt-spill") == 0 && io_fault_set(NULL) == 0,
+		      "good specs refused");
+		/* the Nth call only, or every call from the Nth on */
+		io_fault_set("write@2:short");
+		int a = io_fault_hit(IO_FAULT_WRITE), b = io_fault_hit(IO_FAULT_READ), c = io_fault_hit(IO_FAULT_WRITE),
+		    d = io_fault_hit(IO_FAULT_WRITE);
+		CHECK(a == 0 && b == 0 && c == IO_FAULT_SHORT && d == 0, "write@2:short: %d %d %d %d", a, b, c, d);
+		io_fault_set("open@2+:ENOSPC");
+		a = io_fault_hit(IO_FAULT_OPEN), b = io_fault_hit(IO_FAULT_OPEN), c = io_fault_hit(IO_FAULT_OPEN);
+		CHECK(a == 0 && b == -ENOSPC && c == -ENOSPC, "open@2+:ENOSPC: %d %d %d", a, b, c);
+		/* short transfers and EINTR are carried on, through io_uring and through pread/pwrite */
+		io_ring fb;
+		memset(&fb, 0, sizeof fb);
+		io_ring *rings[2] = { &ring, &fb };
+		static const char *const transient[] = { "read@1:short", "read@2:EINTR", "write@1:short", "write@2:EINTR" };
+		size_t n = 2 * IO_SEG + 12345;
+		for (int k = 0; k < 2; k++)
+			for (size_t i = 0; i < sizeof transient / sizeof transient[0]; i++) {
+				fill(arena, n, i + 99);
+				io_fault_set(transient[i]);
+				const char *why = roundtrip(rings[k], path, arena, arena + half_arena, n, arena_len - half_arena);
+				io_fault_set(NULL);
+				CHECK(!why, "%s, %s: %s", transient[i], k ? "pread" : "io_uring", why);
+			}
+		/* an error is one */
+		io_fault_set("write@1+:EIO");
+		const char *why = roundtrip(&ring, path, arena, arena + half_arena, n, arena_len - half_arena);
+		io_fault_set(NULL);
+		CHECK(why != NULL, "write@1+:EIO: no error");
+	} TEST_END();
+
 	io_ring_unregister(&ring);
 	free(arena);
 	free(plain);
