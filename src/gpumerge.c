@@ -104,7 +104,7 @@ int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, t
 {
 	uint64_t total = 0, cap = e->max_records;
 	msg[0] = 0;
-	memset(st, 0, sizeof *st);
+	*st = (gpumerge_stats){ .rest = st->rest };
 	if (!e->gpu || k < 1)
 		return 1;
 	if (!by_sort) {
@@ -166,12 +166,18 @@ int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, t
 		 * position) order. */
 		resident_chunk ch = { .first = 0, .n = m, .produce = produce, .parg = &g, .consume = consume,
 				      .arg = &oc, .seg = by_sort ? NULL : g.at, .nseg = k };
+		uint64_t before = out->records;
 		int rc = resident_sort_chunk(rs, &ch, NULL, msg, mlen); /* groups one at a time, as before */
-		if (rc == 1 && st->groups == 0)
-			goto out; /* nothing written: the caller merges on the CPU */
-		if (rc == RESIDENT_GPU_FAILED && !out->records) {
-			engine_gpu_lost(e, msg); /* nothing written: the CPU merges, and */
-			msg[0] = 0;              /* the runs in memory are intact */
+		if ((rc == 1 || rc == RESIDENT_GPU_FAILED) && out->records == before) {
+			/* nothing of this group written: the runs in memory are
+			 * intact, and the CPU merges from here */
+			if (rc == RESIDENT_GPU_FAILED)
+				engine_gpu_lost(e, msg);
+			msg[0] = 0;
+			if (!out->records)
+				goto out; /* all of it: 1 */
+			memcpy(st->rest, g.lo, (size_t)k * sizeof *st->rest);
+			ret = GPUMERGE_REST;
 			goto out;
 		}
 		if (rc) {

@@ -19,7 +19,11 @@
 typedef struct gpumerge_stats {
 	uint64_t groups;     /* groups merged on the device */
 	double fill_s;       /* seconds copying run slices into staging */
+	uint64_t *rest;      /* set by the caller: k records, where each run's
+			      * unmerged records start after GPUMERGE_REST */
 } gpumerge_stats;
+
+#define GPUMERGE_REST 2
 
 /*
  * Merge runs[0..k) (all in memory: runs[i]->mem, runs[i]->n records, in
@@ -30,8 +34,13 @@ typedef struct gpumerge_stats {
  * Returns 0; 1 when it cannot (a run is not in memory, pinned staging was
  * refused, the device refused the first group, or the GPU failed before
  * anything was written: then the engine is the CPU, engine_gpu_lost) and
- * nothing was written;
- * -1 on an error with msg set (msg empty: the sink failed, out->err says why).
+ * nothing was written; GPUMERGE_REST when the device refused a later
+ * group for memory, or failed on it, before any of it was written (a
+ * failure is engine_gpu_lost): the groups before it are in out, and the
+ * records of runs[i] from st->rest[i] on are what is left to merge, which
+ * the caller does on the CPU (the groups are key ranges, so what is left
+ * orders after all that was written); -1 on an error with msg set (msg
+ * empty: the sink failed, out->err says why).
  */
 int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, tpool *tp, size_t piece_bytes, int by_sort,
 		  gpumerge_stats *st, char *msg, size_t mlen);

@@ -137,8 +137,44 @@ static int merge_group(job_ctx *c, int lo, int hi, const plan_merge *pm)
 }
 
 /*
- * The GPU merge (gpumerge.h) of runs held in memory. Returns 0, 1 (it
- * cannot: merge on the CPU) or -1 (c->r filled, or the sink's error).
+ * The CPU merge of what the GPU merge left (GPUMERGE_REST): runs[i]'s
+ * records from rest[i] on, all in memory, in one pass when the fan-in
+ * allows it (it is an error otherwise: --batch-size below the runs kept).
+ * Returns 0 or -1 (c->r filled, or the sink's error).
+ */
+static int merge_rest_on_cpu(job_ctx *c, sink *out, const uint64_t *rest)
+{
+	int k = c->nruns;
+	plan_merge pm;
+	plan_merge_make(c->s, c->o->mem, kept_bytes(c), (uint64_t)k, c->o->batch_size, &pm);
+	if (k > pm.fanin) {
+		job_fail(c, "%s; merging the rest takes more than one pass of --batch-size=%d",
+			 c->eng.gpu_lost_why[0] ? c->eng.gpu_lost_why : "GPU out of memory while merging", pm.fanin);
+		return -1;
+	}
+	run *slice = calloc((size_t)k, sizeof *slice);
+	run **slices = calloc((size_t)k, sizeof *slices);
+	if (!slice || !slices) {
+		free(slice);
+		free(slices);
+		job_fail(c, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < k; i++) {
+		slice[i].mem = c->runs[i]->mem + rest[i] * c->R;
+		slice[i].n = c->runs[i]->n - rest[i];
+		slices[i] = &slice[i];
+	}
+	int rc = merge_some(c, slices, k, out, &pm);
+	free(slices);
+	free(slice);
+	return rc;
+}
+
+/*
+ * The GPU merge (gpumerge.h) of runs held in memory, the CPU merging what
+ * a device that failed or ran out of memory part-way left. Returns 0, 1
+ * (it cannot: merge on the CPU) or -1 (c->r filled, or the sink's error).
  */
 static int merge_on_gpu(job_ctx *c, sink *out)
 {
@@ -149,7 +185,13 @@ static int merge_on_gpu(job_ctx *c, sink *out)
 		job_fail(c, "cannot start threads: %s", strerror(-rc));
 		return -1;
 	}
-	gpumerge_stats gs;
+	uint64_t *rest = malloc((size_t)c->nruns * sizeof *rest);
+	if (!rest) {
+		tpool_stop(tp);
+		job_fail(c, "out of memory");
+		return -1;
+	}
+	gpumerge_stats gs = { .rest = rest };
 	char msg[1024];
 	double t0 = util_now();
 	/* spilled runs send the merge to the CPU (gpumerge_runs returns 1):
@@ -168,6 +210,9 @@ static int merge_on_gpu(job_ctx *c, sink *out)
 		job_fail(c, "%s", msg);
 	if (rc == 0)
 		c->st.passes++;
+	if (rc == GPUMERGE_REST && (rc = merge_rest_on_cpu(c, out, rest)) == 0)
+		c->st.passes++;
+	free(rest);
 	return rc;
 }
 

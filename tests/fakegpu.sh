@@ -199,4 +199,20 @@ if [ $rc = 2 ] && grep -q "^gpusort: --merge=gpu: GPU sort failed: merge" "$d/gf
 	[ -z "$(ls "$d/tmp")" ]; then echo "PASS fakegpu-gpu-fails-merge-gpu-asked"
 else bad fakegpu-gpu-fails-merge-gpu-asked "exit status $rc: $(head -n 1 "$d/gf.err")"; fi
 
+# the device fails, or runs out of memory, on the GPU merge's last group,
+# after the groups before it were written: the CPU merges what is left
+# (gpumerge.h GPUMERGE_REST), same output
+GPUSORT_FAKE_CAP=200000 GPUSORT_FAULT_COUNT="$d/cnt" $G -k u64 -S 64M "$d/in" -o "$d/gf.out" 2> /dev/null
+last=$(sed -n 's/^gpu-launch //p' "$d/cnt")
+for f in "gpu-launch@$last+" "gpu-launch@$last:ENOMEM"; do
+	nm="fakegpu-gpu-fails-last-merge-group[$f]"
+	GPUSORT_FAKE_CAP=200000 GPUSORT_FAULT=$f $G -k u64 -S 64M --verify --stats "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
+	rc=$?
+	groups=$(sed -n 's/.* \([0-9]*\) groups merged on the GPU$/\1/p' "$d/gf.err")
+	if [ $rc != 0 ]; then bad "$nm" "exit status $rc: $(grep -v stats "$d/gf.err" | head -n 1)"
+	elif ! cmp -s "$d/gf.out" "$d/cpu"; then bad "$nm" "output differs from the CPU engine's"
+	elif [ "${groups:-0}" -lt 2 ]; then bad "$nm" "the fault hit group ${groups:-?}, not a later one"
+	else echo "PASS $nm ($groups groups on the GPU)"; fi
+done
+
 exit $fails
