@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -181,6 +182,23 @@ static int write_stream(int fd, const void *buf, size_t len)
 		done += (size_t)n;
 	}
 	return 0;
+}
+
+/*
+ * Give fd the extended attributes of the file at path, POSIX ACLs among
+ * them (system.posix_acl_*), so that a replaced output keeps them. Best
+ * effort, like the owner: an attribute this process may not set (trusted.*
+ * unless root) or that fd's file system does not take is skipped.
+ */
+static void copy_xattrs(const char *path, int fd)
+{
+	char names[8192], value[8192];
+	ssize_t len = listxattr(path, names, sizeof names);
+	for (ssize_t at = 0; len > 0 && at < len; at += (ssize_t)strlen(names + at) + 1) {
+		ssize_t v = getxattr(path, names + at, value, sizeof value);
+		if (v >= 0)
+			(void)fsetxattr(fd, names + at, value, (size_t)v, 0);
+	}
 }
 
 /*
@@ -363,6 +381,7 @@ int io_output_open(io_output *o, const char *path)
 		 * not, the new file is the user's, as any new file is */
 		if (fchown(fd, st.st_uid, st.st_gid) != 0)
 			(void)!fchown(fd, (uid_t)-1, st.st_gid);
+		copy_xattrs(path, fd);
 		o->linked = st.st_nlink > 1;
 	} else {
 		mode_t um = umask(0);

@@ -1312,6 +1312,19 @@ rc=$?
 got=$(stat -c '%a %u %g' own.out)
 if [ $rc = 0 ] && cmp -s own.out own.exp && [ "$got" = "$want" ]; then pass "o-keeps-owner-group-mode"
 else fail "o-keeps-owner-group-mode" "status $rc, mode/owner/group '$got' (want '$want')"; fi
+# extended attributes (and so POSIX ACLs, which are kept as system.posix_acl_*)
+# go with the replaced file, where the file system has them
+printf 'old\n' > xa.out
+if ! command -v python3 > /dev/null 2>&1; then skip "o-keeps-xattrs" "no python3 to set an extended attribute"
+elif ! python3 -c "import os; os.setxattr('xa.out', 'user.gpusort', b'kept')" 2> /dev/null; then
+	skip "o-keeps-xattrs" "this file system takes no user.* extended attributes"
+else
+	gsrun -k u32 own.bin -o xa.out 2> gs.err
+	rc=$?
+	got=$(python3 -c "import os; print(os.getxattr('xa.out', 'user.gpusort').decode())" 2>&1)
+	if [ $rc = 0 ] && cmp -s xa.out own.exp && [ "$got" = kept ]; then pass "o-keeps-xattrs"
+	else fail "o-keeps-xattrs" "status $rc, user.gpusort '$got' (want 'kept')"; fi
+fi
 printf 'old\n' > lnk.a
 ln lnk.a lnk.b
 gsrun -k u32 own.bin -o lnk.a 2> gs.err
