@@ -36,12 +36,13 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 	}
 	io_job rjob;
 	/* fixed buffers for reads of regular inputs, and for spill writes
-	 * unless this plan keeps every run in memory */
+	 * unless this plan keeps every run in memory: registered at the first
+	 * spill (pool_fix), since an input of unknown size that turns out to
+	 * be one chunk never spills */
 	for (int i = 0; i < c->nin && !p.fx[0].w; i++)
 		if (c->in[i].regular)
 			p.fx[0].w = &reader;
-	if (!pl->keep_all && pl->buffers > 2)
-		p.fx[1].w = &writer;
+	int fix_writer = !pl->keep_all && pl->buffers > 2;
 	uint8_t *A = pool_take(c, &p, &writer);
 	int ret = -1, first = 1;
 	*single = 0;
@@ -128,6 +129,8 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 			}
 			if (runlist_spill(c, r, r->n * R) < 0)
 				goto out;
+			if (fix_writer && !p.fx[1].w)
+				pool_fix(&p, 1, &writer);
 			int slot = (p.wh + p.nw) % 8;
 			p.wjob[slot] = (io_job){ .op = IO_JOB_WRITE, .f = r->file, .buf = sorted,
 						 .len = (size_t)n * R, .hook = runlist_spill_hook, .arg = r };
