@@ -50,6 +50,53 @@ int runs_stream_buffer(job_ctx *c, uint8_t *a, uint8_t *b, size_t n, void *scrat
 	return rc;
 }
 
+/* c->read_each while a pipe's chunk is read: feed the records that arrived. */
+static void feed_each(void *arg, size_t first, size_t count)
+{
+	runs_feed *f = arg;
+	if (!f->failed && cpustream_feed(f->S, first, count))
+		f->failed = 1;
+}
+
+int runs_feed_start(job_ctx *c, runs_feed *f, uint8_t *a, uint8_t *b, size_t cap, void *scratch, sink *out)
+{
+	*f = (runs_feed){ 0 };
+	if (tpool_start(&f->tp, c->o->threads))
+		return 1;
+	if (!(f->S = cpustream_open(c->s, a, b, cap, scratch, stream_bits(c),
+				    c->o->knobs.feed_piece > 0 ? (size_t)c->o->knobs.feed_piece : 0, f->tp, out))) {
+		tpool_stop(f->tp);
+		f->tp = NULL;
+		return 1;
+	}
+	c->read_each = feed_each;
+	c->read_each_arg = f;
+	return 0;
+}
+
+void runs_feed_drop(job_ctx *c, runs_feed *f)
+{
+	c->read_each = NULL;
+	if (f->S)
+		cpustream_unfeed(f->S);
+	tpool_stop(f->tp);
+	*f = (runs_feed){ 0 };
+}
+
+int runs_feed_finish(job_ctx *c, runs_feed *f, size_t n)
+{
+	c->read_each = NULL;
+	if (f->failed || cpustream_close(f->S, n)) {
+		/* no memory for the counts: the records as read, sorted as before */
+		runs_feed_drop(c, f);
+		return 1;
+	}
+	int rc = stream_run(c, f->S, 1);
+	tpool_stop(f->tp);
+	*f = (runs_feed){ 0 };
+	return rc;
+}
+
 /* What readall_range_each's callback needs. */
 struct stream_read {
 	cpustream *S;
