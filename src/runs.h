@@ -61,10 +61,18 @@ int runs_stream_buffer(job_ctx *c, uint8_t *a, uint8_t *b, size_t n, void *scrat
  * Either of the last two ends it, and clears c->read_each; the reader must
  * be idle (its job waited for).
  */
+#define RUNS_FEED_JOBS 16 /* pieces the counter may be behind the reader */
 typedef struct runs_feed {
 	cpustream *S;
 	tpool *tp;
-	int failed;             /* a feed failed (no memory): drop, do not finish */
+	int failed;             /* a feed failed (no memory): drop, do not finish (counter's thread) */
+	/* the pieces are counted on a thread of their own, in order, while the
+	 * reader reads the next ones: the reader's read(2) copies and the
+	 * counting overlap instead of taking turns on one core */
+	io_worker counter;
+	int counter_on;
+	io_job jobs[RUNS_FEED_JOBS];
+	uint64_t queued;        /* pieces queued so far (jobs[queued % RUNS_FEED_JOBS] next) */
 } runs_feed;
 int runs_feed_start(job_ctx *c, runs_feed *f, uint8_t *a, uint8_t *b, size_t cap, void *scratch, sink *out);
 int runs_feed_finish(job_ctx *c, runs_feed *f, size_t n);
