@@ -137,7 +137,11 @@ void io_set_direct(int on);
 /* 1 after io_set_direct(1), else 0. */
 int io_direct_allowed(void);
 
-/* Open an input ("-" = standard input). Returns 0 or -errno. */
+/* Bytes asked for a pipe's buffer when one is opened as an input (1 MiB). */
+#define IO_PIPE_BYTES ((size_t)1 << 20)
+
+/* Open an input ("-" = standard input); a pipe's buffer is raised to
+ * IO_PIPE_BYTES where allowed. Returns 0 or -errno. */
 int io_open_input(io_file *f, const char *path);
 
 /*

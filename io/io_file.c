@@ -63,6 +63,24 @@ int io_input_changed(const io_file *f)
 	return (uint64_t)st.st_size != f->size || mt != f->mtime_ns;
 }
 
+/*
+ * A pipe we read: its buffer raised from the default 64 KiB to IO_PIPE_BYTES
+ * (the unprivileged limit, /proc/sys/fs/pipe-max-size, is 1 MiB by default),
+ * so that a producer writing large blocks is not made to wait for each 64
+ * KiB we take. Best effort: a lower limit, or a pipe another reader shares,
+ * leaves it as it is.
+ */
+static void pipe_enlarge(int fd)
+{
+#ifdef F_SETPIPE_SZ
+	int cur = fcntl(fd, F_GETPIPE_SZ);
+	if (cur >= 0 && cur < (int)IO_PIPE_BYTES)
+		(void)fcntl(fd, F_SETPIPE_SZ, (int)IO_PIPE_BYTES);
+#else
+	(void)fd;
+#endif
+}
+
 int io_open_input(io_file *f, const char *path)
 {
 	struct stat st;
@@ -85,6 +103,8 @@ int io_open_input(io_file *f, const char *path)
 		return -EISDIR;
 	}
 	f->regular = S_ISREG(st.st_mode);
+	if (S_ISFIFO(st.st_mode))
+		pipe_enlarge(f->fd);
 	if (f->regular) {
 		f->size = (uint64_t)st.st_size;
 		f->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;

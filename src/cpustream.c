@@ -59,6 +59,14 @@ struct cpustream {
 	int w;                   /* the pending run's buffer (where[]), -1 while it is empty */
 	sink *out;
 	int err;
+	/* fed (cpustream_open): records counted as they arrived, at fbits bits,
+	 * into one histogram per piece of `piece` records (pcnt[k]); at
+	 * cpustream_close the pieces are grouped into the threads' parts, whose
+	 * first records part_lo[] holds (NULL: util_split's parts) */
+	int fed_mode, fbits, forced_bits;
+	size_t cap, piece, fed, npieces, pcap;
+	size_t **pcnt;
+	size_t *part_lo;
 };
 
 static inline size_t digit(const struct cpustream *S, const uint8_t *k)
@@ -87,10 +95,10 @@ int cpustream_bits(const keys_spec *s, size_t n)
 
 /* ---- the partition -------------------------------------------------------- */
 
-/* Records [lo, hi) of part t: normalize their items (key-only: in place; else into entries) and count their digits. */
-static void count_range(struct cpustream *S, int t, size_t lo, size_t hi)
+/* Records [lo, hi): normalize their items (key-only: in place; else into
+ * entries) and count their digits (at the current bits) in c. */
+static void count_range(struct cpustream *S, size_t *c, size_t lo, size_t hi)
 {
-	size_t *c = S->cnt + (size_t)t * S->nb;
 	if (S->num == 8) {
 		uint64_t *v = (uint64_t *)S->recs;
 		for (size_t i = lo; i < hi; i++) {
@@ -126,13 +134,24 @@ static void count_part(void *arg, int t, int nt)
 	struct cpustream *S = arg;
 	size_t lo, hi;
 	util_split(S->n, t, nt, &lo, &hi);
-	count_range(S, t, lo, hi);
+	count_range(S, S->cnt + (size_t)t * S->nb, lo, hi);
 }
 
 void cpustream_count(cpustream *S, int part, size_t first, size_t count)
 {
 	if (S->n >= 2)
-		count_range(S, part, first, first + count);
+		count_range(S, S->cnt + (size_t)part * S->nb, first, first + count);
+}
+
+/* Part t's records: [lo, hi) (the fed parts, or util_split's). */
+static void part_range(const struct cpustream *S, int t, int nt, size_t *lo, size_t *hi)
+{
+	if (S->part_lo) {
+		*lo = S->part_lo[t];
+		*hi = S->part_lo[t + 1];
+	} else {
+		util_split(S->n, t, nt, lo, hi);
+	}
 }
 
 /* Items [lo, hi) of src to their slots in dst; isz is a constant where inlined. */
@@ -211,7 +230,7 @@ static void scatter_part(void *arg, int t, int nt)
 {
 	struct cpustream *S = arg;
 	size_t lo, hi, *pos = S->cnt + (size_t)t * S->nb;
-	util_split(S->n, t, nt, &lo, &hi);
+	part_range(S, t, nt, &lo, &hi);
 #if defined(__SSE2__)
 	/* native keys through line buffers and non-temporal stores: the
 	 * scatter's writes do not read the destination lines into the cache */
@@ -453,35 +472,29 @@ static void stream_free(struct cpustream *S)
 	free(S->done);
 	free(S->where);
 	free(S->ncnt);
+	for (size_t k = 0; k < S->npieces; k++)
+		free(S->pcnt[k]);
+	free(S->pcnt);
+	free(S->part_lo);
 	free(S);
 }
 
-cpustream *cpustream_new(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *scratch, int bits, tpool *tp,
-			sink *out)
+/*
+ * S's fields that depend on n and the partition bits (bits: 0 for
+ * cpustream_bits, capped at max_bits): the digit's shifts, the buckets'
+ * counters and bookkeeping. Returns 0 or -ENOMEM.
+ */
+static int stream_layout(struct cpustream *S, size_t n, int bits)
 {
-	struct cpustream *S = calloc(1, sizeof *S);
-	if (!S)
-		return NULL;
 	if (bits <= 0)
-		bits = cpustream_bits(s, n);
-	if (bits > max_bits(s))
-		bits = max_bits(s);
-	*S = (struct cpustream){ .s = s, .n = n, .R = s->record_size, .key_only = cpusort_key_only(s), .recs = a,
-			      .out = out, .threads = tpool_size(tp), .bits = bits, .tp = tp, .w = -1 };
-	S->isz = S->key_only ? S->R : cpusort_entry_size(s);
-	S->src = S->key_only ? a : scratch;
-	S->dst = S->key_only ? b : (uint8_t *)scratch + n * S->isz;
-	S->outbuf = b;
-	S->one_byte = S->key_only && S->R < 2;
+		bits = cpustream_bits(S->s, n);
+	if (bits > max_bits(S->s))
+		bits = max_bits(S->s);
+	S->n = n;
+	S->bits = bits;
 	S->shift = 16 - bits;
-	if (S->key_only && keys_native_init(s, &S->kn) == 0 && ((uintptr_t)a | (uintptr_t)b) % S->kn.width == 0) {
-		S->num = (int)S->kn.width;
+	if (S->num)
 		S->nshift = 8 * S->num - bits;
-	}
-	/* With 8 or more threads one is left to the writer while buckets are
-	 * sorted: the write is the stage that bounds a streamed chunk, and a
-	 * writer that competes with every sorter for a core falls behind. */
-	S->sorters = S->threads >= 8 ? S->threads - 1 : S->threads;
 	S->nb = (size_t)1 << bits;
 	S->big = n / (2 * (size_t)S->threads);
 	if (S->big < BIG_MIN)
@@ -490,9 +503,30 @@ cpustream *cpustream_new(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, v
 	S->start = malloc((S->nb + 1) * sizeof *S->start);
 	S->done = calloc(S->nb, 1);
 	S->where = calloc(S->nb, 1);
-	if (S->num)
-		S->ncnt = malloc(cpusort_native_counters(S->threads));
-	if (!S->cnt || !S->start || !S->done || !S->where || (S->num && !S->ncnt)) {
+	return S->cnt && S->start && S->done && S->where ? 0 : -ENOMEM;
+}
+
+/* A stream over the buffers (cap records of room), before its layout. */
+static struct cpustream *stream_init(const keys_spec *s, uint8_t *a, uint8_t *b, size_t cap, void *scratch,
+				     tpool *tp, sink *out)
+{
+	struct cpustream *S = calloc(1, sizeof *S);
+	if (!S)
+		return NULL;
+	*S = (struct cpustream){ .s = s, .R = s->record_size, .key_only = cpusort_key_only(s), .recs = a,
+			      .out = out, .threads = tpool_size(tp), .tp = tp, .w = -1, .cap = cap };
+	S->isz = S->key_only ? S->R : cpusort_entry_size(s);
+	S->src = S->key_only ? a : scratch;
+	S->dst = S->key_only ? b : (uint8_t *)scratch + cap * S->isz;
+	S->outbuf = b;
+	S->one_byte = S->key_only && S->R < 2;
+	if (S->key_only && keys_native_init(s, &S->kn) == 0 && ((uintptr_t)a | (uintptr_t)b) % S->kn.width == 0)
+		S->num = (int)S->kn.width;
+	/* With 8 or more threads one is left to the writer while buckets are
+	 * sorted: the write is the stage that bounds a streamed chunk, and a
+	 * writer that competes with every sorter for a core falls behind. */
+	S->sorters = S->threads >= 8 ? S->threads - 1 : S->threads;
+	if (S->num && !(S->ncnt = malloc(cpusort_native_counters(S->threads)))) {
 		stream_free(S);
 		return NULL;
 	}
@@ -501,6 +535,140 @@ cpustream *cpustream_new(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, v
 	atomic_init(&S->next, 0);
 	atomic_init(&S->failed, 0);
 	return S;
+}
+
+cpustream *cpustream_new(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *scratch, int bits, tpool *tp,
+			sink *out)
+{
+	struct cpustream *S = stream_init(s, a, b, n, scratch, tp, out);
+	if (S && stream_layout(S, n, bits)) {
+		stream_free(S);
+		return NULL;
+	}
+	return S;
+}
+
+/* ---- fed while read (an input of unknown size) ------------------------------ */
+
+/* records per piece histogram: at least FEED_PIECE_BYTES of records, and at
+ * most FEED_PIECES pieces in cap records (bounding the histograms' memory:
+ * 2^16 counters of 8 bytes each) */
+#define FEED_PIECE_BYTES ((size_t)32 << 20)
+#define FEED_PIECES 64
+
+cpustream *cpustream_open(const keys_spec *s, uint8_t *a, uint8_t *b, size_t cap, void *scratch, int bits,
+			  size_t piece, tpool *tp, sink *out)
+{
+	struct cpustream *S = stream_init(s, a, b, cap, scratch, tp, out);
+	if (!S)
+		return NULL;
+	S->fed_mode = 1;
+	S->forced_bits = bits;
+	/* counted at the most bits the key allows; cpustream_close folds the
+	 * counts to the bits n asks for (the digit's leading bits) */
+	S->fbits = max_bits(s);
+	S->shift = 16 - S->fbits;
+	if (S->num)
+		S->nshift = 8 * S->num - S->fbits;
+	S->piece = FEED_PIECE_BYTES / S->R;
+	if (S->piece < cap / FEED_PIECES)
+		S->piece = cap / FEED_PIECES;
+	if (piece)
+		S->piece = piece;
+	if (S->piece == 0)
+		S->piece = 1;
+	return S;
+}
+
+int cpustream_feed(cpustream *S, size_t first, size_t count)
+{
+	if (first != S->fed || count > S->cap - first)
+		return -EINVAL;
+	size_t end = first + count, fb = (size_t)1 << S->fbits;
+	while (S->fed < end) {
+		size_t k = S->fed / S->piece;
+		if (k >= S->npieces) {
+			if (k >= S->pcap) {
+				size_t nc = S->pcap ? 2 * S->pcap : 16;
+				size_t **p = realloc(S->pcnt, nc * sizeof *p);
+				if (!p)
+					return -ENOMEM;
+				S->pcnt = p;
+				S->pcap = nc;
+			}
+			if (!(S->pcnt[k] = calloc(fb, sizeof **S->pcnt)))
+				return -ENOMEM;
+			S->npieces = k + 1;
+		}
+		size_t hi = (k + 1) * S->piece < end ? (k + 1) * S->piece : end;
+		count_range(S, S->pcnt[k], S->fed, hi);
+		S->fed = hi;
+	}
+	return 0;
+}
+
+/* Records [lo, hi) of a back to what was read (the normalization undone). */
+static void restore(struct cpustream *S, size_t lo, size_t hi)
+{
+	if (S->num == 8) {
+		uint64_t *v = (uint64_t *)S->recs;
+		for (size_t i = lo; i < hi; i++)
+			v[i] = keys_native_dec64(&S->kn, v[i]);
+	} else if (S->num == 4) {
+		uint32_t *v = (uint32_t *)S->recs;
+		for (size_t i = lo; i < hi; i++)
+			v[i] = keys_native_dec32(&S->kn, v[i]);
+	} else if (S->key_only) {
+		for (size_t i = lo; i < hi; i++)
+			keys_decode_inplace(S->s, S->recs + i * S->R);
+	}
+	/* entries: the records were not changed */
+}
+
+int cpustream_close(cpustream *S, size_t n)
+{
+	if (!S->fed_mode || n != S->fed)
+		return -EINVAL;
+	if (n < 2) {
+		restore(S, 0, n); /* cpustream_run writes 0 or 1 record as they are */
+		return stream_layout(S, n, S->forced_bits);
+	}
+	if (stream_layout(S, n, S->forced_bits))
+		return -ENOMEM;
+	/* pieces to parts: each part the pieces that start in its share of n
+	 * (util_split's), so the parts are contiguous and in input order */
+	int nt = S->threads;
+	if (!(S->part_lo = malloc(((size_t)nt + 1) * sizeof *S->part_lo)))
+		return -ENOMEM;
+	int fold = S->fbits - S->bits;
+	size_t fb = (size_t)1 << S->fbits;
+	int t = 0;
+	S->part_lo[0] = 0;
+	for (size_t k = 0; k < S->npieces; k++) {
+		size_t lo = k * S->piece;
+		while (t + 1 < nt) {
+			size_t plo, phi;
+			util_split(n, t + 1, nt, &plo, &phi);
+			if (lo < plo)
+				break;
+			S->part_lo[++t] = lo;
+		}
+		size_t *c = S->cnt + (size_t)t * S->nb, *f = S->pcnt[k];
+		for (size_t d = 0; d < fb; d++)
+			c[d >> fold] += f[d];
+		free(S->pcnt[k]);
+		S->pcnt[k] = NULL;
+	}
+	while (t + 1 <= nt)
+		S->part_lo[++t] = n;
+	S->npieces = 0;
+	return 0;
+}
+
+void cpustream_unfeed(cpustream *S)
+{
+	restore(S, 0, S->fed);
+	stream_free(S);
 }
 
 int cpustream_run(cpustream *S, int counted, cpustream_stats *st)

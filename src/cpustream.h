@@ -20,7 +20,10 @@
  * index) entries are, and each bucket's records are gathered into the second
  * record buffer when it is sorted (moving 16-byte entries instead of wide
  * records twice). The counting pass can run while the chunk is read
- * (cpustream_new, cpustream_count, cpustream_run below). With 8 or more
+ * (cpustream_new, cpustream_count, cpustream_run below), also when the
+ * input's size is known only at its end (cpustream_open, _feed, _close:
+ * counted at 16 bits per piece, folded to the partition's bits at the end).
+ * With 8 or more
  * threads one of them sits out the bucket sorts, so that the writer has a
  * core.
  *
@@ -101,5 +104,37 @@ void cpustream_count(cpustream *S, int part, size_t first, size_t count);
 int cpustream_run(cpustream *S, int counted, cpustream_stats *st);
 /* Free S without sorting (the records could not be read); a's contents are undefined. */
 void cpustream_free(cpustream *S);
+
+/*
+ * The same for an input whose size is known only at its end (a pipe), so
+ * that its records are counted as they arrive and little is left when the
+ * last one comes:
+ *  - cpustream_open: as cpustream_new, but with room for cap records
+ *    (b: cap records, scratch: cpusort_scratch_bytes(s, cap)) instead of n.
+ *    NULL when out of memory.
+ *  - cpustream_feed: records [first, first + count) of a have arrived:
+ *    normalize and count them. Calls come in input order (first is the
+ *    records fed so far; at most cap in all), from any one thread at a time.
+ *    The counts are kept per piece of at least 32 MiB of records (a
+ *    histogram of 2^16 counters each, at most 64 pieces): n is not known
+ *    yet, so neither are the partition's bits nor the threads' parts.
+ *    Returns 0, -EINVAL (out of order, beyond cap) or -ENOMEM.
+ *  - cpustream_close: the input ended with n (= the records fed) records:
+ *    the partition's bits from n, the pieces grouped into the threads'
+ *    parts (the parts contiguous and in input order, so the partition stays
+ *    stable). Returns 0, -EINVAL or -ENOMEM; then cpustream_run(S, 1, st).
+ *  - cpustream_unfeed: the input is more than one chunk after all: the fed
+ *    records turned back into what was read (the normalization undone), S
+ *    freed.
+ * piece: records per counting piece, 0 for the default above (tests pass a
+ * few, so that small inputs have several).
+ * On any failure the caller frees S with cpustream_unfeed (records restored)
+ * or cpustream_free.
+ */
+cpustream *cpustream_open(const keys_spec *s, uint8_t *a, uint8_t *b, size_t cap, void *scratch, int bits,
+			  size_t piece, tpool *tp, sink *out);
+int cpustream_feed(cpustream *S, size_t first, size_t count);
+int cpustream_close(cpustream *S, size_t n);
+void cpustream_unfeed(cpustream *S);
 
 #endif

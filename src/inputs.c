@@ -119,11 +119,24 @@ int64_t inputs_known_size(const job_ctx *c)
 	return (int64_t)sum;
 }
 
+/* Records [*done, got / R) of buf have arrived: --verify's sum and c->read_each see them. */
+static void arrived(job_ctx *c, uint8_t *buf, size_t got, size_t *done)
+{
+	size_t n = got / c->R;
+	if (n == *done)
+		return;
+	if (c->o->verify)
+		verify_add(&c->vin, buf + *done * c->R, n - *done, c->R);
+	if (c->read_each)
+		c->read_each(c->read_each_arg, *done, n - *done);
+	*done = n;
+}
+
 ssize_t inputs_read_chunk(io_job *j, io_ring *ring)
 {
 	job_ctx *c = j->arg;
 	uint8_t *buf = j->buf;
-	size_t got = 0;
+	size_t got = 0, done = 0;
 	while (got < j->len && c->cur < c->nin) {
 		io_file *f = &c->in[c->cur];
 		const io_file *seen = &c->in_seen[c->cur];
@@ -141,7 +154,11 @@ ssize_t inputs_read_chunk(io_job *j, io_ring *ring)
 				return rc;
 			}
 		}
-		ssize_t n = io_read_next(ring, f, buf + got, j->len - got, j->cap - got);
+		/* with read_each, pieces that are still in the cache when it sees them */
+		size_t len = j->len - got;
+		if (c->read_each && len > INPUTS_EACH_BYTES)
+			len = INPUTS_EACH_BYTES;
+		ssize_t n = io_read_next(ring, f, buf + got, len, j->cap - got);
 		if (n < 0) {
 			c->bad_file = c->cur;
 			return n;
@@ -164,11 +181,9 @@ ssize_t inputs_read_chunk(io_job *j, io_ring *ring)
 			io_close(f); /* done with it: one input open at a time */
 			c->cur++;
 		}
+		arrived(c, buf, got, &done);
 	}
-	size_t n = got / c->R;
-	if (c->o->verify)
-		verify_add(&c->vin, buf, n, c->R);
-	return (ssize_t)n;
+	return (ssize_t)done;
 }
 
 void inputs_read_error(job_ctx *c, int rc)

@@ -37,13 +37,16 @@ int inputs_reopen(job_ctx *c);
  * An I/O worker's job (io.h IO_JOB_CALL; j->arg is the job_ctx): fill j->buf
  * with up to j->len bytes of whole records from the inputs, in order, across
  * file boundaries, opening each input when reached and closing it at its end.
- * --verify's input sum is counted here. A regular input must end where the
+ * --verify's input sum is counted here, and c->read_each (when set) called
+ * with each piece of whole records as it arrives. A regular input must end where the
  * checks saw it end and be unchanged then (size, modification time); a pipe
  * ends where it ends. Returns records read (0 at the end), or -errno with
  * c->bad_file naming the input (-EPROTO: its size is not whole records;
  * -ESTALE: it changed since the checks).
  */
 ssize_t inputs_read_chunk(io_job *j, io_ring *ring);
+/* Most bytes read before c->read_each sees them: in the cache still. */
+#define INPUTS_EACH_BYTES ((size_t)4 << 20)
 
 /*
  * Every input that is a regular file and open now is still what the checks

@@ -40,6 +40,12 @@ typedef struct job_ctx {
 	uint64_t *in_bytes;     /* bytes read from each input */
 	int bad_file;           /* reader: input that failed */
 	int bad_open;           /* ... and it failed to open (not to read) */
+	/* reader: when set, called on the reader's thread with each piece of
+	 * whole records as it arrives (record indices from the start of the
+	 * chunk's buffer, pieces of at most INPUTS_EACH_BYTES, in order, after
+	 * --verify's sum saw them): the pipe's chunk counted while read */
+	void (*read_each)(void *arg, size_t first, size_t count);
+	void *read_each_arg;
 	/* output */
 	io_output out;
 	int out_open;

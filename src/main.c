@@ -279,6 +279,8 @@ static void read_test_knobs(job_knobs *k)
 	const char *bits = getenv("GPUSORT_STREAM_BITS");
 	k->no_stream = env_is("GPUSORT_STREAM", "0");
 	k->stream_bits = bits ? atoi(bits) : 0;
+	const char *piece = getenv("GPUSORT_FEED_PIECE");
+	k->feed_piece = piece ? atol(piece) : 0;
 	k->no_resident = env_is("GPUSORT_RESIDENT", "0");
 	k->no_overlap = env_is("GPUSORT_OVERLAP", "0");
 	k->no_small_cpu = env_is("GPUSORT_SMALL_CPU", "0");

@@ -12,23 +12,35 @@ static ssize_t fixreg_call(io_job *j, io_ring *ring)
 	return io_ring_register(ring, f->bufs, f->lens, f->n);
 }
 
+/* (Re-)register the pool's buffers with worker i's ring (when it has one). */
+static void fix_one(pool *p, int i)
+{
+	struct pool_fixreg *f = &p->fx[i];
+	if (!f->w)
+		return;
+	if (f->pending)
+		io_worker_wait(f->w, &f->job);
+	f->n = p->nbuf;
+	for (int b = 0; b < p->nbuf; b++) {
+		f->bufs[b] = p->buf[b];
+		f->lens[b] = p->bytes;
+	}
+	f->job = (io_job){ .op = IO_JOB_CALL, .call = fixreg_call, .arg = f };
+	io_worker_submit(f->w, &f->job);
+	f->pending = 1;
+}
+
 static void pool_register(pool *p)
 {
-	for (int i = 0; i < 2; i++) {
-		struct pool_fixreg *f = &p->fx[i];
-		if (!f->w)
-			continue;
-		if (f->pending)
-			io_worker_wait(f->w, &f->job);
-		f->n = p->nbuf;
-		for (int b = 0; b < p->nbuf; b++) {
-			f->bufs[b] = p->buf[b];
-			f->lens[b] = p->bytes;
-		}
-		f->job = (io_job){ .op = IO_JOB_CALL, .call = fixreg_call, .arg = f };
-		io_worker_submit(f->w, &f->job);
-		f->pending = 1;
-	}
+	fix_one(p, 0);
+	fix_one(p, 1);
+}
+
+void pool_fix(pool *p, int i, io_worker *w)
+{
+	p->fx[i].w = w;
+	if (p->nbuf)
+		fix_one(p, i);
 }
 
 uint8_t *pool_take(job_ctx *c, pool *p, io_worker *writer)

@@ -42,4 +42,40 @@ int runs_chunked(job_ctx *c, sink *out, int *single);
  */
 int runs_stream_buffer(job_ctx *c, uint8_t *a, uint8_t *b, size_t n, void *scratch, sink *out);
 
+/*
+ * The chunked path's first chunk on the CPU counted while it is read (an
+ * input of unknown size: a pipe), so that when it turns out to be the only
+ * chunk little is left at its end (cpustream_open):
+ *  - runs_feed_start: a's records will be read into a (cap records; b and
+ *    scratch as for runs_stream_buffer, for cap records); sets
+ *    c->read_each so that the reader feeds them as they arrive. Returns 0,
+ *    or 1 when it cannot (no memory, no threads: the chunk is then sorted
+ *    as before; nothing to report).
+ *  - runs_feed_finish: the read ended with n records, all of the input:
+ *    sorted and written to out as runs_stream_buffer does. Returns 0, -1
+ *    (c->r filled, or out's error), or 1: the counts could not be had (no
+ *    memory), the records are as read and the feed dropped: sort them
+ *    another way.
+ *  - runs_feed_drop: more input follows (or the read failed): a's records
+ *    turned back into what was read, the rest freed.
+ * Either of the last two ends it, and clears c->read_each; the reader must
+ * be idle (its job waited for).
+ */
+#define RUNS_FEED_JOBS 16 /* pieces the counter may be behind the reader */
+typedef struct runs_feed {
+	cpustream *S;
+	tpool *tp;
+	int failed;             /* a feed failed (no memory): drop, do not finish (counter's thread) */
+	/* the pieces are counted on a thread of their own, in order, while the
+	 * reader reads the next ones: the reader's read(2) copies and the
+	 * counting overlap instead of taking turns on one core */
+	io_worker counter;
+	int counter_on;
+	io_job jobs[RUNS_FEED_JOBS];
+	uint64_t queued;        /* pieces queued so far (jobs[queued % RUNS_FEED_JOBS] next) */
+} runs_feed;
+int runs_feed_start(job_ctx *c, runs_feed *f, uint8_t *a, uint8_t *b, size_t cap, void *scratch, sink *out);
+int runs_feed_finish(job_ctx *c, runs_feed *f, size_t n);
+void runs_feed_drop(job_ctx *c, runs_feed *f);
+
 #endif

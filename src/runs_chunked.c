@@ -36,17 +36,28 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 	}
 	io_job rjob;
 	/* fixed buffers for reads of regular inputs, and for spill writes
-	 * unless this plan keeps every run in memory */
+	 * unless this plan keeps every run in memory: registered at the first
+	 * spill (pool_fix), since an input of unknown size that turns out to
+	 * be one chunk never spills */
 	for (int i = 0; i < c->nin && !p.fx[0].w; i++)
 		if (c->in[i].regular)
 			p.fx[0].w = &reader;
-	if (!pl->keep_all && pl->buffers > 2)
-		p.fx[1].w = &writer;
-	uint8_t *A = pool_take(c, &p, &writer);
+	int fix_writer = !pl->keep_all && pl->buffers > 2;
+	uint8_t *A = pool_take(c, &p, &writer), *T = NULL;
 	int ret = -1, first = 1;
+	runs_feed feed = { 0 };
 	*single = 0;
 	if (!A)
 		goto out;
+	/* The first chunk on the CPU, when it may be the only one (a pipe's
+	 * size is known at its end): counted for the streamed sort's partition
+	 * while it is read, so that at the end only the scatter and the bucket
+	 * sorts are left, and those are written as they are sorted. */
+	if (!c->eng.gpu && !c->o->knobs.no_stream && (total < 0 || pl->single)) {
+		if (!(T = pool_take(c, &p, &writer)))
+			goto out;
+		(void)runs_feed_start(c, &feed, A, T, pl->chunk, scratch, out); /* 1: not fed, sorted as read */
+	}
 	progress_phase(c->prog, PROGRESS_SORT, 0, 0, total);
 	rjob = (io_job){ .op = IO_JOB_CALL, .call = inputs_read_chunk, .arg = c, .buf = A,
 			 .len = pl->chunk * R, .cap = p.bytes };
@@ -59,8 +70,12 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 		}
 		int eof = c->cur >= c->nin;
 		c->st.records += (uint64_t)n;
+		if (feed.S && !eof)
+			runs_feed_drop(c, &feed); /* more follows: its records as read, sorted as runs */
 		if (n == 0) {
 			pool_give(&p, A);
+			if (T)
+				pool_give(&p, T);
 			if (first)
 				*single = 1; /* empty input: empty output */
 			break;
@@ -73,12 +88,14 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 					 .len = pl->chunk * R, .cap = p.bytes };
 			io_worker_submit(&reader, &rjob);
 		}
-		uint8_t *T = pool_take(c, &p, &writer);
-		if (!T)
+		if (!T && !(T = pool_take(c, &p, &writer)))
 			goto out;
 		if (first && eof && !c->eng.gpu && !c->o->knobs.no_stream) {
-			/* one chunk on the CPU (read as a stream): written while sorted */
-			rc = runs_stream_buffer(c, A, T, (size_t)n, scratch, out);
+			/* one chunk on the CPU (read as a stream): written while
+			 * sorted; counted while read when it was fed */
+			rc = feed.S ? runs_feed_finish(c, &feed, (size_t)n) : 1;
+			if (rc == 1)
+				rc = runs_stream_buffer(c, A, T, (size_t)n, scratch, out);
 			pool_give(&p, A);
 			pool_give(&p, T);
 			*single = 1;
@@ -96,6 +113,7 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 			goto out;
 		}
 		pool_give(&p, sorted == A ? T : A);
+		T = NULL;
 		if (first && eof) {
 			/* one chunk: no run, no merge, no temp file (the write is
 			 * timed by the sink's writer: job_sort adds its busy time) */
@@ -128,6 +146,8 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 			}
 			if (runlist_spill(c, r, r->n * R) < 0)
 				goto out;
+			if (fix_writer && !p.fx[1].w)
+				pool_fix(&p, 1, &writer);
 			int slot = (p.wh + p.nw) % 8;
 			p.wjob[slot] = (io_job){ .op = IO_JOB_WRITE, .f = r->file, .buf = sorted,
 						 .len = (size_t)n * R, .hook = runlist_spill_hook, .arg = r };
@@ -145,6 +165,8 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 out:
 	/* drain: a failure above may leave a read and spill writes in flight */
 	io_worker_stop(&reader);
+	if (feed.S)
+		runs_feed_drop(c, &feed);
 	if (ret == 0 && p.nw) {
 		uint64_t left = 0;
 		for (int i = 0; i < p.nw; i++)

@@ -50,6 +50,84 @@ int runs_stream_buffer(job_ctx *c, uint8_t *a, uint8_t *b, size_t n, void *scrat
 	return rc;
 }
 
+/* The counter's job: feed one piece (j->off: its first record, j->len: its records). */
+static ssize_t feed_count(io_job *j, io_ring *ring)
+{
+	runs_feed *f = j->arg;
+	(void)ring;
+	if (!f->failed && cpustream_feed(f->S, (size_t)j->off, j->len))
+		f->failed = 1;
+	return 0;
+}
+
+/* c->read_each while a pipe's chunk is read: queue the records that
+ * arrived for the counter (or count them here when it has no thread). */
+static void feed_each(void *arg, size_t first, size_t count)
+{
+	runs_feed *f = arg;
+	if (!f->counter_on) {
+		io_job j = { .arg = f, .off = first, .len = count };
+		feed_count(&j, NULL);
+		return;
+	}
+	io_job *j = &f->jobs[f->queued % RUNS_FEED_JOBS];
+	if (f->queued >= RUNS_FEED_JOBS)
+		io_worker_wait(&f->counter, j); /* the slot's last piece is counted */
+	*j = (io_job){ .op = IO_JOB_CALL, .call = feed_count, .arg = f, .off = first, .len = count };
+	io_worker_submit(&f->counter, j);
+	f->queued++;
+}
+
+int runs_feed_start(job_ctx *c, runs_feed *f, uint8_t *a, uint8_t *b, size_t cap, void *scratch, sink *out)
+{
+	memset(f, 0, sizeof *f);
+	if (tpool_start(&f->tp, c->o->threads))
+		return 1;
+	if (!(f->S = cpustream_open(c->s, a, b, cap, scratch, stream_bits(c),
+				    c->o->knobs.feed_piece > 0 ? (size_t)c->o->knobs.feed_piece : 0, f->tp, out))) {
+		tpool_stop(f->tp);
+		f->tp = NULL;
+		return 1;
+	}
+	f->counter_on = io_worker_start(&f->counter) == 0; /* else counted on the reader's thread */
+	c->read_each = feed_each;
+	c->read_each_arg = f;
+	return 0;
+}
+
+/* Every queued piece counted, the counter's thread gone. */
+static void feed_counted(runs_feed *f)
+{
+	if (f->counter_on)
+		io_worker_stop(&f->counter);
+	f->counter_on = 0;
+}
+
+void runs_feed_drop(job_ctx *c, runs_feed *f)
+{
+	c->read_each = NULL;
+	feed_counted(f);
+	if (f->S)
+		cpustream_unfeed(f->S);
+	tpool_stop(f->tp);
+	memset(f, 0, sizeof *f);
+}
+
+int runs_feed_finish(job_ctx *c, runs_feed *f, size_t n)
+{
+	c->read_each = NULL;
+	feed_counted(f);
+	if (f->failed || cpustream_close(f->S, n)) {
+		/* no memory for the counts: the records as read, sorted as before */
+		runs_feed_drop(c, f);
+		return 1;
+	}
+	int rc = stream_run(c, f->S, 1);
+	tpool_stop(f->tp);
+	memset(f, 0, sizeof *f);
+	return rc;
+}
+
 /* What readall_range_each's callback needs. */
 struct stream_read {
 	cpustream *S;

@@ -215,4 +215,28 @@ for f in "gpu-launch@$last+" "gpu-launch@$last:ENOMEM"; do
 	else echo "PASS $nm ($groups groups on the GPU)"; fi
 done
 
+# a pipe on the GPU: the chunked path (no size for the device-resident
+# path), chunk buffers registered for spill writes only once one is spilled;
+# one chunk, several kept, several spilled, and the GPU failing mid-pipe
+# (the CPU sorts the chunk in hand and the rest)
+# piped NAME "VAR=VALUE..." ARGS...
+piped() {
+	nm=fakegpu-pipe-$1 vars=$2
+	shift 2
+	cat "$d/in" | env $vars $G -k u64 --verify --stats "$@" > "$d/gp.out" 2> "$d/gp.err"
+	rc=$?
+	if [ $rc != 0 ]; then bad "$nm" "exit status $rc: $(grep -v stats "$d/gp.err" | head -n 1)"
+	elif ! grep -q "engine gpu:bitonic" "$d/gp.err"; then bad "$nm" "not the GPU: $(grep -o 'engine [^,]*' "$d/gp.err")"
+	elif ! grep -q "verify: .* order ok, multiset ok" "$d/gp.err"; then bad "$nm" "no verify line"
+	elif ! cmp -s "$d/gp.out" "$d/cpu"; then bad "$nm" "output differs from the CPU engine's"
+	elif [ -n "$(ls "$d/tmp")" ]; then bad "$nm" "temp files left: $(ls "$d/tmp")"
+	else echo "PASS $nm"; fi
+}
+piped one-chunk "" -S 256M
+piped kept "" -S 256M --gpu-memory 4M
+piped spilled "" -S 8M -T "$d/tmp"
+piped gpu-fails "GPUSORT_FAULT=gpu-fail" -S 8M -T "$d/tmp"
+if grep -q "the CPU engine took over after the GPU failed" "$d/gp.err"; then echo "PASS fakegpu-pipe-gpu-fails-stats"
+else bad fakegpu-pipe-gpu-fails-stats "no takeover in --stats"; fi
+
 exit $fails

@@ -183,4 +183,131 @@ else
 	fi
 fi
 no_stray_temps "stream-no-temp-in-TMPDIR" && pass "stream-no-temp-in-TMPDIR"
+
+# ---------------------------------------------------------------------------
+# 6. An input of unknown size (a pipe) on the chunked path: its first chunk
+# is counted for the partition while it is read (cpustream_open/_feed) and,
+# when it is the only one, streamed; when more follows, its records are
+# turned back into what was read and sorted as runs. Every case against
+# refsort through a pipe (pipecase), the streamed path checked where taken.
+
+# pipecase NAME "ARGS" "GPUSORT-ONLY ARGS" INPUT [streamed|runs|either]
+pipecase() {
+	_n=$1 _a=$2 _x=$3 _i=$4 _want=${5:-streamed}
+	"$REF" $_a < "$_i" > exp.bin 2> ref.err || { fail "$_n" "refsort failed: $(first ref.err)"; return 1; }
+	cat "$_i" | ${RUN:-gsrun} --cpu --stats $_x $_a > got.bin 2> gs.err
+	_rc=$? _why=
+	_took=runs
+	grep -q '^gpusort: stats: .* engine cpu (streamed)' gs.err && _took=streamed
+	[ $_took = streamed ] && ! grep -q 'streamed: count 0.000 s' gs.err && _took="streamed, not counted while read"
+	if [ $_rc != 0 ]; then
+		_why="exit status $_rc: $(tr '\n' '|' < gs.err | head -c 300)"
+	elif [ $_want != either ] && [ "$_took" != $_want ]; then
+		_why="want $_want, took $_took: $(grep -E 'engine|streamed: count' gs.err | tr '\n' '|')"
+	elif ! cmp -s got.bin exp.bin; then
+		_why="output differs from refsort: $(cmp got.bin exp.bin 2>&1 | head -n1)"
+	fi
+	[ -z "$_why" ] && pass "$_n" && return 0
+	fail "$_n" "$_why"
+	return 1
+}
+
+# key shapes: native 8- and 4-byte keys (descending, floats with specials),
+# byte-wise key-only records, one-byte keys, entries; counted in pieces of
+# 1000 records grouped into the threads' parts (3 threads: parts of several
+# pieces, of none, and pieces larger than a part)
+export GPUSORT_FEED_PIECE
+RUN=gstrun
+i=0
+for spec in "-k u64" "-k i32:r" "-k f64" "-k u8" "--record-size 7" \
+	"--record-size 100 -k bytes10" "--record-size 16 -k u64@8 -k i32@0:r"; do
+	i=$((i + 1))
+	for d in uniform zipf equal; do
+		sp=; case "$spec $d" in *f*uniform) sp=--specials ;; esac
+		gen -n 20000 $spec --dist $d $sp --seed $((i + 40)) -o in.bin || continue
+		for pc in 1000 50000; do
+			GPUSORT_FEED_PIECE=$pc
+			pipecase "pipe-fed-[$(echo $spec | tr ' ' ,)]-$d-piece$pc" "$spec" "--parallel=3" in.bin
+		done
+	done
+done
+# forced partition bits (folded from the 16 counted)
+for b in 1 8 16; do
+	GPUSORT_FEED_PIECE=777
+	GPUSORT_STREAM_BITS=$b
+	export GPUSORT_STREAM_BITS
+	gen -n 5001 --record-size 16 -k u32@4 --dist bucket --seed $b -o in.bin &&
+		pipecase "pipe-fed-bits$b" "--record-size 16 -k u32@4" "" in.bin
+	unset GPUSORT_STREAM_BITS
+done
+unset GPUSORT_FEED_PIECE RUN
+
+# sizes around the reader's pieces (INPUTS_EACH_BYTES, 4 MiB: 12-byte
+# records straddle them) and 0, 1, 2 records
+for n in 0 1 2 3 349525 349526 349527 699051; do
+	want=streamed
+	[ $n = 0 ] && want=either # nothing to sort: no engine runs
+	gen -n $n --record-size 12 -k u64@4 --seed $n -o in.bin &&
+		pipecase "pipe-fed-n$n" "--record-size 12 -k u64@4" "" in.bin $want
+done
+
+# sizes around the chunk: -S 4M gives chunks of C records; C - 1 and C are
+# one chunk (C: the read ends at the chunk's end, the end of the pipe is
+# found by the next read), C + 1 and 3C + 5 are runs, merged, with the
+# first chunk's records turned back (native keys, entries, byte-wise)
+for spec in "-k u64" "-k f32:r" "--record-size 8 -k bytes8" "--record-size 5" "--record-size 16 -k i64@8"; do
+	: | gsrun --cpu --stats -S 4M $spec > /dev/null 2> gs.err
+	C=$(sed -n 's/^gpusort: stats: chunk \([0-9]*\) records.*/\1/p' gs.err)
+	[ -n "$C" ] || { fail "pipe-chunk-[$(echo $spec | tr ' ' ,)]" "no chunk in --stats: $(first gs.err)"; continue; }
+	for n in $((C - 1)) $C $((C + 1)) $((3 * C + 5)); do
+		want=runs
+		[ $n -lt $C ] && want=streamed
+		[ $n = $C ] && want=either
+		gen -n $n $spec --dist fewunique --seed $n -o in.bin &&
+			pipecase "pipe-chunk-[$(echo $spec | tr ' ' ,)]-n$n" "$spec" "-S 4M" in.bin $want
+	done
+done
+
+# a record split across reads of a slow pipe, -u, --verify, an empty pipe
+gen -n 3000 --record-size 12 -k u64@4 --dist fewunique --seed 31 -o in.bin
+"$REF" --record-size 12 -k u64@4 < in.bin > exp.bin
+{ head -c 17 in.bin; sleep 0.3; tail -c +18 in.bin | head -c 20000; sleep 0.3; tail -c +20018 in.bin; } |
+	gsrun --cpu --stats --record-size 12 -k u64@4 > got.bin 2> gs.err
+rc=$?
+if [ $rc = 0 ] && grep -q 'engine cpu (streamed)' gs.err && cmp -s got.bin exp.bin; then
+	pass "pipe-fed-record-split-across-reads"
+else
+	fail "pipe-fed-record-split-across-reads" "exit status $rc: $(tr '\n' '|' < gs.err | head -c 300)"
+fi
+pipecase "pipe-fed-unique" "--record-size 12 -k u64@4 -u" "" in.bin
+"$REF" --record-size 12 -k u64@4 < in.bin > exp.bin
+cat in.bin | gsrun --cpu --verify --record-size 12 -k u64@4 > got.bin 2> gs.err
+if [ $? = 0 ] && grep -q "^gpusort: verify: 3000 records, order ok, multiset ok" gs.err && cmp -s got.bin exp.bin; then
+	pass "pipe-fed-verify"
+else
+	fail "pipe-fed-verify" "$(tr '\n' '|' < gs.err)"
+fi
+: | gsrun --cpu -k u64 > got.bin 2> gs.err
+[ $? = 0 ] && [ ! -s got.bin ] && [ ! -s gs.err ] && pass "pipe-fed-empty" ||
+	fail "pipe-fed-empty" "$(tr '\n' '|' < gs.err | head -c 300)"
+
+# a pipe that ends mid-record: exit 2 naming standard input, one line,
+# nothing written (with -o: the old output kept, nothing left beside it)
+head -c 35995 in.bin > cut.bin
+want="gpusort: -: size 35995 is not a multiple of the record size 12 (7 bytes left over)"
+rm -rf errodir && mkdir errodir && printf 'precious\n' > errodir/out
+cat cut.bin | gsrun --cpu --record-size 12 -k u64@4 > err.out 2> err.err
+rc=$?
+cat cut.bin | gsrun --cpu --record-size 12 -k u64@4 -o errodir/out 2> err2.err
+rc2=$?
+if [ $rc != 2 ] || [ $rc2 != 2 ]; then
+	fail "pipe-fed-ends-mid-record" "exit status $rc and $rc2 (-o), want 2: $(first err.err)"
+elif [ -s err.out ] || [ "$(nlines err.err)" != 1 ] || [ "$(first err.err)" != "$want" ]; then
+	fail "pipe-fed-ends-mid-record" "stdout $(fsize err.out) bytes, stderr: $(tr '\n' '|' < err.err)"
+elif [ "$(cat errodir/out)" != precious ] || [ "$(ls -A errodir)" != out ]; then
+	fail "pipe-fed-ends-mid-record" "with -o: the old output changed or files were left beside it"
+else
+	pass "pipe-fed-ends-mid-record"
+fi
+no_stray_temps "stream-pipe-no-temp-in-TMPDIR" && pass "stream-pipe-no-temp-in-TMPDIR"
 exit $((NFAIL > 0))
