@@ -124,18 +124,26 @@ typedef struct io_file {
 int io_input_changed(const io_file *f);
 
 /*
- * O_DIRECT on or off (the default) for the files opened from then on
- * (gpusort --direct-io): on, inputs, spill files and the output get an
+ * O_DIRECT for the files opened from then on (gpusort --direct-io[=WHAT]):
+ * IO_DIRECT_OFF (0, the default), IO_DIRECT_ALL (1: inputs, spill files and
+ * the output) or IO_DIRECT_SPILL (spill files only). Such a file gets an
  * O_DIRECT descriptor beside the buffered one, used for every transfer whose
  * buffer, offset and length are IO_ALIGN-aligned. Bypassing the page cache
  * is slower when the data is cached or fits in memory (the cache serves
  * reads and absorbs writes), and pays when the data is much larger than RAM
- * (no cache to fill and evict). Process-wide and not synchronized: call it
- * before opening files.
+ * (no cache to fill and evict) or the CPU is the bottleneck (no copy into
+ * and out of the cache: spilled runs are written once and read once, so
+ * the cache gains them nothing unless it spares a slow disk the write).
+ * Process-wide and not synchronized: call it before opening files.
  */
-void io_set_direct(int on);
-/* 1 after io_set_direct(1), else 0. */
+#define IO_DIRECT_OFF 0
+#define IO_DIRECT_ALL 1
+#define IO_DIRECT_SPILL 2
+void io_set_direct(int mode);
+/* 1 when inputs and outputs opened now get O_DIRECT (IO_DIRECT_ALL), else 0. */
 int io_direct_allowed(void);
+/* 1 when spill files opened now get O_DIRECT (IO_DIRECT_ALL or _SPILL), else 0. */
+int io_direct_spill(void);
 
 /* Bytes asked for a pipe's buffer when one is opened as an input (1 MiB). */
 #define IO_PIPE_BYTES ((size_t)1 << 20)

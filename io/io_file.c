@@ -35,16 +35,21 @@ size_t io_align_records(size_t record_size)
 
 /* O_DIRECT is opt-in (io.h io_set_direct): the page cache is faster unless
  * the data is much larger than RAM. */
-static int direct;
+static int direct; /* IO_DIRECT_* */
 
-void io_set_direct(int on)
+void io_set_direct(int mode)
 {
-	direct = on != 0;
+	direct = mode;
 }
 
 int io_direct_allowed(void)
 {
-	return direct;
+	return direct == IO_DIRECT_ALL;
+}
+
+int io_direct_spill(void)
+{
+	return direct != IO_DIRECT_OFF;
 }
 
 static void file_init(io_file *f, const char *name)
@@ -297,7 +302,7 @@ int io_open_spill(io_file *f, const char *dir)
 	f->fd = fd;
 	f->owned = 1;
 	f->regular = 1;
-	if (io_direct_allowed())
+	if (io_direct_spill())
 		f->dfd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
 	unlink(path);
 	if (slot >= 0)

@@ -323,6 +323,168 @@ uint8_t *cpusort_native_par(const keys_native *k, uint8_t *a, uint8_t *b, size_t
 	return q.src;
 }
 
+/* ---- native integers, large chunks: one MSD pass, then buckets in cache ---- */
+
+#define MSD_MIN ((size_t)1 << 17)    /* records: below, the LSD passes run from cache anyway */
+#define MSD_BUCKET ((size_t)1 << 15) /* records a bucket aims at: it and its buffer in a core's L2 */
+#define MSD_MAXBITS 11
+
+/*
+ * A chunk too large for the cache (the chunked path's 8 MiB chunks: each of
+ * six LSD passes scattered over 16 MiB to 2048 places measured 5.7 ns a key,
+ * against ~1.2 in cache, NOTES.md section 4) is cut by one MSD pass on the
+ * highest bits that differ into buckets of about MSD_BUCKET records, which
+ * the threads then sort one each by cpusort_native_par in their cache, as
+ * cpustream.c does for the streamed chunk. Phases (struct msd.phase):
+ * 0 encode in place and OR together every key's difference from the first;
+ * 1 count the digit; 2 scatter into b (stable: thread slices in order);
+ * 3 sort buckets t, t + nt, ...; 4 copy the buckets whose result is not in
+ * the buffer most of them chose.
+ */
+struct msd {
+	const keys_native *k;
+	uint8_t *a, *b;
+	size_t n;
+	int phase, shift, bits, nt;
+	uint64_t first, *diff;       /* [nt] */
+	uint32_t (*cnt)[1u << MSD_MAXBITS]; /* [nt]: counts, then scatter positions */
+	size_t start[(1u << MSD_MAXBITS) + 1];
+	uint8_t inb[1u << MSD_MAXBITS]; /* bucket d's records ended in b */
+	uint8_t *ncnt;               /* cpusort_native_counters(1) per thread */
+	int tob;                     /* phase 4: the result is b */
+};
+
+#define MSD_BODY(T, ENC)                                                                         \
+	do {                                                                                     \
+		T *a = (T *)q->a, *b = (T *)q->b;                                                \
+		const T mask = (T)((1u << q->bits) - 1);                                         \
+		const int sh = q->shift;                                                         \
+		if (q->phase == 0) {                                                             \
+			uint64_t d = 0;                                                          \
+			const T f = (T)q->first;                                                 \
+			for (size_t i = lo; i < hi; i++) {                                       \
+				T v = ENC(q->k, a[i]);                                           \
+				a[i] = v;                                                        \
+				d |= (uint64_t)(v ^ f);                                          \
+			}                                                                        \
+			q->diff[t] = d;                                                          \
+		} else if (q->phase == 1) {                                                      \
+			uint32_t *c = q->cnt[t];                                                 \
+			memset(c, 0, sizeof q->cnt[0]);                                          \
+			for (size_t i = lo; i < hi; i++)                                         \
+				c[(a[i] >> sh) & mask]++;                                        \
+		} else {                                                                         \
+			uint32_t *pos = q->cnt[t];                                               \
+			for (size_t i = lo; i < hi; i++)                                         \
+				b[pos[(a[i] >> sh) & mask]++] = a[i];                            \
+		}                                                                                \
+	} while (0)
+
+static void msd_part(void *arg, int t, int nt)
+{
+	struct msd *q = arg;
+	size_t W = q->k->width, nb = (size_t)1 << q->bits;
+	if (q->phase == 3) {
+		for (size_t d = (size_t)t; d < nb; d += (size_t)nt) {
+			size_t lo = q->start[d], m = q->start[d + 1] - lo;
+			if (!m)
+				continue;
+			uint8_t *x = q->b + lo * W;
+			uint8_t *r = cpusort_native_par(q->k, x, q->a + lo * W, m, q->shift, 1, 1,
+							q->ncnt + (size_t)t * cpusort_native_counters(1));
+			q->inb[d] = r == x;
+		}
+		return;
+	}
+	if (q->phase == 4) {
+		for (size_t d = (size_t)t; d < nb; d += (size_t)nt)
+			if (q->inb[d] != q->tob) {
+				size_t lo = q->start[d] * W, len = (q->start[d + 1] - q->start[d]) * W;
+				memcpy((q->tob ? q->b : q->a) + lo, (q->tob ? q->a : q->b) + lo, len);
+			}
+		return;
+	}
+	size_t lo, hi;
+	util_split(q->n, t, nt, &lo, &hi);
+	if (W == 8)
+		MSD_BODY(uint64_t, keys_native_enc64);
+	else
+		MSD_BODY(uint32_t, keys_native_enc32);
+}
+
+/*
+ * cpusort_native_par's contract for a whole chunk (bits 0, encoded 0),
+ * through the MSD pass above when n >= MSD_MIN and the keys differ in more
+ * bits than one digit takes; else (or NULL from an allocation) the plain
+ * LSD passes. Returns a or b, or NULL (a untouched) when memory ran out.
+ */
+static uint8_t *native_msd(const keys_native *k, uint8_t *a, uint8_t *b, size_t n, int nt)
+{
+	if (n < MSD_MIN || n > UINT32_MAX)
+		return cpusort_native_par(k, a, b, n, 0, 0, nt, NULL);
+	struct msd *q = calloc(1, sizeof *q);
+	uint64_t *diff = calloc((size_t)nt, sizeof *diff);
+	void *cnt = malloc((size_t)nt * sizeof q->cnt[0]);
+	uint8_t *ncnt = malloc((size_t)nt * cpusort_native_counters(1));
+	uint8_t *res = NULL;
+	if (!q || !diff || !cnt || !ncnt)
+		goto out;
+	*q = (struct msd){ .k = k, .a = a, .b = b, .n = n, .nt = nt, .diff = diff, .cnt = cnt, .ncnt = ncnt };
+	if (k->width == 8) {
+		uint64_t v;
+		memcpy(&v, a, 8);
+		q->first = keys_native_enc64(k, v);
+	} else {
+		uint32_t v;
+		memcpy(&v, a, 4);
+		q->first = keys_native_enc32(k, v);
+	}
+	util_par_run(nt, msd_part, q); /* phase 0: encode */
+	uint64_t d = 0;
+	for (int t = 0; t < nt; t++)
+		d |= diff[t];
+	int hb = d ? 64 - __builtin_clzll(d) : 0; /* bits hb and above: equal in every key */
+	int bits = 1;
+	while (bits < MSD_MAXBITS && (n >> bits) > MSD_BUCKET)
+		bits++;
+	if (hb <= bits + NATIVE_DIGIT) {
+		/* few bits differ: the LSD passes are few (decoded in the last) */
+		res = cpusort_native_par(k, a, b, n, hb ? hb : 1, 1, nt, ncnt); /* no allocation: cannot fail */
+		goto out;
+	}
+	q->bits = bits;
+	q->shift = hb - bits;
+	q->phase = 1;
+	util_par_run(nt, msd_part, q);
+	size_t sum = 0;
+	for (size_t dg = 0; dg < ((size_t)1 << bits); dg++) {
+		q->start[dg] = sum;
+		for (int t = 0; t < nt; t++) {
+			uint32_t c = q->cnt[t][dg];
+			q->cnt[t][dg] = (uint32_t)sum;
+			sum += c;
+		}
+	}
+	q->start[(size_t)1 << bits] = sum;
+	q->phase = 2;
+	util_par_run(nt, msd_part, q);
+	q->phase = 3;
+	util_par_run(nt, msd_part, q);
+	size_t inb = 0;
+	for (size_t dg = 0; dg < ((size_t)1 << bits); dg++)
+		inb += q->inb[dg] ? q->start[dg + 1] - q->start[dg] : 0;
+	q->tob = inb * 2 >= n;
+	q->phase = 4;
+	util_par_run(nt, msd_part, q);
+	res = q->tob ? b : a;
+out:
+	free(q);
+	free(diff);
+	free(cnt);
+	free(ncnt);
+	return res;
+}
+
 /* ---- general layout: entries, tie fix-up, gather ---------------------------- */
 
 struct job {
@@ -508,7 +670,7 @@ uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void
 		return a;
 	keys_native k;
 	if (keys_native_init(s, &k) == 0 && ((uintptr_t)a | (uintptr_t)b) % k.width == 0) {
-		uint8_t *res = cpusort_native_par(&k, a, b, n, 0, 0, threads_for(n, threads), NULL);
+		uint8_t *res = native_msd(&k, a, b, n, threads_for(n, threads));
 		if (res)
 			return res;
 	}

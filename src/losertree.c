@@ -94,6 +94,92 @@ static inline int before(const struct lt *t, int a, int b)
 	return a < b;
 }
 
+/*
+ * The merge of key-only records of one 4- or 8-byte number (keys_native,
+ * keys.h): the tree holds each leaf's head as one integer, the normalized
+ * key above the leaf's index, so that a node's match is one unsigned
+ * comparison (ties go to the lower index: run order, the merge's
+ * stability) and the winner and loser are chosen by conditional moves, not
+ * by branches that a merge of random keys mispredicts half of the time.
+ * An exhausted leaf is all ones with an index >= m: it loses to every live
+ * leaf, and the loop stops after `total` records, before one could win.
+ * The output record is the input record (a native load and store), not the
+ * key decoded. Same contract as lt_merge.
+ */
+static inline uint64_t ld64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+#define LT_AHEAD 512 /* bytes: 8 cache lines */
+
+#define LT_NATIVE(NAME, T, W, ENC, ld)                                                                        \
+	static size_t NAME(const keys_native *kn, lt_range *r, int k, uint8_t *out, size_t total)           \
+	{                                                                                                   \
+		int m = 1;                                                                                  \
+		while (m < k)                                                                               \
+			m <<= 1;                                                                            \
+		W tstack[64], *tree = m <= 64 ? tstack : malloc((size_t)m * sizeof *tree);                  \
+		W wstack[128], *w = m <= 64 ? wstack : malloc(2 * (size_t)m * sizeof *w);                   \
+		const uint8_t *pstack[64], **p = m <= 64 ? pstack : malloc((size_t)m * sizeof *p);               \
+		size_t nstack[64], *left = m <= 64 ? nstack : malloc((size_t)m * sizeof *left);            \
+		if (!tree || !w || !p || !left)                                                             \
+			abort(); /* k * 40 bytes; the merge plan already holds k windows */                 \
+		const int sh = (int)sizeof(T) * 8;                                                          \
+		const keys_native K = *kn; /* a local copy: the stores to out cannot alias it */           \
+		for (int i = 0; i < m; i++) {                                                               \
+			p[i] = i < k ? r[i].p : NULL;                                                      \
+			left[i] = i < k ? r[i].n : 0;                                                       \
+			w[m + i] = left[i] ? (W)ENC(&K, ld(p[i])) << sh | (W)i : ~(W)0 << sh | (W)(m + i);   \
+		}                                                                                           \
+		for (int i = m - 1; i >= 1; i--) {                                                          \
+			W a = w[2 * i], b = w[2 * i + 1];                                                   \
+			w[i] = a < b ? a : b;                                                               \
+			tree[i] = a < b ? b : a;                                                            \
+		}                                                                                           \
+		W c = w[1];                                                                                 \
+		uint8_t *o = out, *end = out + total * sizeof(T);                                            \
+		while (o < end) {                                                                           \
+			int i = (int)(uint32_t)c;                                                           \
+			memcpy(o, p[i], sizeof(T)); /* the record itself, not the key decoded */           \
+			o += sizeof(T);                                                                      \
+			p[i] += sizeof(T);                                                                   \
+			/* a window's next lines, ahead of the loads: 64 runs' streams are too many for the  \
+			 * hardware prefetcher, and a miss there stalls the tree (perf: 46% of the merge) */ \
+			__builtin_prefetch(p[i] + LT_AHEAD);                                                 \
+			c = --left[i] ? (W)ENC(&K, ld(p[i])) << sh | (W)i : ~(W)0 << sh | (W)(m + i);        \
+			for (int node = (m + i) >> 1; node >= 1; node >>= 1) {                              \
+				W t = tree[node];                                                           \
+				int lt = t < c;                                                             \
+				tree[node] = lt ? c : t;                                                    \
+				c = lt ? t : c;                                                             \
+			}                                                                                   \
+		}                                                                                           \
+		for (int i = 0; i < k; i++) {                                                               \
+			r[i].p = p[i];                                                                      \
+			r[i].n = left[i];                                                                   \
+		}                                                                                           \
+		if (m > 64) {                                                                               \
+			free(tree);                                                                         \
+			free(w);                                                                            \
+			free(p);                                                                            \
+			free(left);                                                                         \
+		}                                                                                           \
+		return total;                                                                               \
+	}
+
+LT_NATIVE(lt_merge_n64, uint64_t, unsigned __int128, keys_native_enc64, ld64)
+LT_NATIVE(lt_merge_n32, uint32_t, uint64_t, keys_native_enc32, ld32)
+
 size_t lt_merge(const keys_spec *s, lt_range *r, int k, uint8_t *out)
 {
 	size_t R = s->record_size, total = 0;
@@ -107,6 +193,9 @@ size_t lt_merge(const keys_spec *s, lt_range *r, int k, uint8_t *out)
 		r[0].n = 0;
 		return total;
 	}
+	keys_native kn;
+	if (keys_native_init(s, &kn) == 0 && kn.width == R)
+		return kn.width == 8 ? lt_merge_n64(&kn, r, k, out, total) : lt_merge_n32(&kn, r, k, out, total);
 	int m = 1;
 	while (m < k)
 		m <<= 1;

@@ -96,9 +96,11 @@ static void help(void)
 "                              more runs take more passes, each rewriting the\n"
 "                              data; fewer runs at once read each in larger\n"
 "                              pieces (fewer seeks on a disk)\n"
-"      --direct-io             read and write files with O_DIRECT, bypassing the\n"
+"      --direct-io[=WHAT]      read and write files with O_DIRECT, bypassing the\n"
 "                              page cache: pays when the data is much larger\n"
-"                              than RAM, is slower when it fits\n"
+"                              than RAM, is slower when it fits; WHAT: all (the\n"
+"                              default) or spill (only spilled runs: no copy\n"
+"                              through the cache, faster where the CPU is busy)\n"
 "      --parallel=N            CPU threads for sorting and merging (default: all)\n"
 "      --cpu                   do not use a GPU\n"
 "      --device=N              use CUDA device N, even for small inputs; failing\n"
@@ -207,7 +209,7 @@ static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "buffer-size", required_argument, NULL, 'S' },
 	{ "temporary-directory", required_argument, NULL, 'T' },
-	{ "direct-io", no_argument, NULL, OPT_DIRECT_IO },
+	{ "direct-io", optional_argument, NULL, OPT_DIRECT_IO },
 	{ "sync", no_argument, NULL, OPT_SYNC },
 	{ "clean-temp", no_argument, NULL, OPT_CLEAN_TEMP },
 	{ "batch-size", required_argument, NULL, OPT_BATCH_SIZE },
@@ -325,6 +327,7 @@ int main(int argc, char **argv)
 	static const char *const where[] = { "auto", "cpu", "gpu" };
 	static const char *const checks[] = { "diagnose-first", "quiet", "silent" };
 	static const char *const statfmt[] = { "text", "json" };
+	static const char *const directs[] = { "all", "spill" };
 	job_opts o;
 	memset(&o, 0, sizeof o);
 	o.device = -1;
@@ -364,7 +367,9 @@ int main(int argc, char **argv)
 				usage_error("too many -T directories (at most 64)");
 			tmpdirs[ntmp++] = optarg;
 			break;
-		case OPT_DIRECT_IO: io_set_direct(1); break;
+		case OPT_DIRECT_IO:
+			io_set_direct(!optarg || pick("--direct-io", optarg, directs, 2) == 0 ? IO_DIRECT_ALL : IO_DIRECT_SPILL);
+			break;
 		case OPT_SYNC: o.sync = 1; break;
 		case OPT_CLEAN_TEMP: clean = 1; break;
 		case OPT_BATCH_SIZE: o.batch_size = parse_batch_size(optarg); break;

@@ -3,6 +3,7 @@
 #include "merge.h"
 #include "losertree.h"
 #include "splitters.h"
+#include "tpool.h"
 #include "util.h"
 #include "../io/io_fault.h"
 
@@ -11,6 +12,14 @@
 #include <string.h>
 
 #define MIN_WINDOW_BYTES (64u << 10)
+/* Records per thread below which a round is merged on one thread. A round
+ * holds about one window's worth of records in all (it ends at the least
+ * last record of k windows): 12 Ki records for 64 runs in -S 32M, so the
+ * former bound of 64 Ki records left every round of such a merge on one
+ * thread. The pool's hand-off (a condition variable) and the splitters
+ * (T samples a run, k binary searches a cut) cost a few microseconds, the
+ * merge of 4 Ki records some tens. */
+#define PAR_MIN_PER_THREAD 4096u
 
 size_t merge_window_records(const keys_spec *s, int k, size_t budget)
 {
@@ -277,6 +286,9 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 		m.W = maxw ? maxw : 1;
 	m.src = calloc((size_t)(k ? k : 1), sizeof *m.src);
 	int T = threads < 1 ? 1 : threads;
+	tpool *pool = NULL;
+	if (T > 1 && tpool_start(&pool, T))
+		T = 1; /* no threads to be had: merge on this one */
 	uint64_t *cuts = calloc((size_t)(T + 1) * (k ? k : 1), sizeof *cuts);
 	size_t *outoff = calloc((size_t)T + 1, sizeof *outoff);
 	splitters_run *ranges = calloc((size_t)(k ? k : 1), sizeof *ranges);
@@ -361,12 +373,15 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 			rc = out->err ? out->err : -ENOMEM;
 			goto stop;
 		}
-		int Tr = total < 65536 ? 1 : T;
+		int Tr = total < (size_t)T * PAR_MIN_PER_THREAD ? 1 : T;
 		rd.T = Tr;
 		rd.out = dst;
 		if ((rc = plan_slices(&rd)))
 			goto stop;
-		util_par_run(Tr, merge_slice, &rd);
+		if (Tr > 1)
+			tpool_run(pool, merge_slice, &rd); /* tpool_size(pool) == T == Tr */
+		else
+			merge_slice(&rd, 0, 1);
 		sink_commit(out, dst, total);
 		for (int i = 0; i < k; i++)
 			m.src[i].pos = m.src[i].cut;
@@ -387,6 +402,7 @@ out:
 	free(cuts);
 	free(outoff);
 	free(ranges);
+	tpool_stop(pool);
 	if (st)
 		st->merge_s += util_now() - t0;
 	if (rc && bad_run) {

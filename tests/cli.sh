@@ -292,6 +292,19 @@ sortcase "in-memory-default-S" big.bin "--record-size 16 -k u64@8" "-T t1"
 sortcase "in-memory-S1G" gs100.bin "--record-size 100 -k bytes10@0" "-S 1G -T t1"
 sortcase "spill-direct-io" big.bin "--record-size 16 -k u64@8" "-S 64K -T t1 --direct-io"
 sortcase "in-memory-direct-io" big.bin "--record-size 16 -k u64@8" "-T t1 --direct-io"
+sortcase "spill-direct-io-spill" big.bin "--record-size 16 -k u64@8" "-S 64K -T t1 -T t2 --direct-io=spill"
+# key-only 4/8-byte numbers: chunks past the MSD pass's threshold (2^17
+# records: -S 8M makes 256Ki-record chunks of u64), the native merge of
+# their runs, -u across run boundaries, descending keys, O_DIRECT spills
+gen -n 600000 -k u64 --seed 101 -o u64.bin
+gen -n 600000 -k u32 --dist fewunique --seed 102 -o u32f.bin
+sortcase "spill-u64-S8M-msd" u64.bin "-k u64" "-S 8M -T t1"
+sortcase "spill-i64r-S8M-msd" u64.bin "-k i64:r" "-S 8M -T t1"
+sortcase "spill-u32-fewunique-u" u32f.bin "-k u32 -u" "-S 4M -T t1"
+sortcase "spill-u32-fewunique-u-S64K" u32f.bin "-k u32:r -u" "-S 64K -T t1"
+sortcase "spill-direct-io-spill-u64" u64.bin "-k u64" "-S 64K -T t1 --direct-io=spill"
+isempty t1 && isempty t2 && pass "spill-direct-io-temp-removed" || fail "spill-direct-io-temp-removed" "left: $(ls -A t1 t2)"
+sortcase "spill-direct-io-all" big.bin "--record-size 16 -k u64@8" "-S 64K -T t1 --direct-io=all"
 # io_uring registered buffers off (the test build's GPUSORT_FIXED=0), refused
 # (GPUSORT_FAULT=fixed-enomem, as RLIMIT_MEMLOCK would), and on: the same
 # bytes in -o files (the sink's buffers are registered only for a regular

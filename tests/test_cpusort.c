@@ -3,7 +3,8 @@
  * order) for key-only records: the 4- and 8-byte keys that go through native
  * integers (every type, both directions, specials among random values) and
  * byte-wise ones, on 1 to 7 threads, sizes around the thread split, random,
- * few distinct and all-equal keys. Equal keys of key-only records are equal
+ * few distinct and all-equal keys, keys differing only in low bits
+ * (the MSD pass of large chunks on a skewed digit, or skipped). Equal keys of key-only records are equal
  * records, so the bytes must match exactly.
  */
 #include "cpusort.h"
@@ -42,9 +43,10 @@ int main(void)
 	static const uint64_t special[] = { 0, 1, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00001u,
 					    0x8000000000000000ull, 0x7ff0000000000000ull, 0xfff8000000000000ull,
 					    ~0ull };
-	static const size_t ns[] = { 0, 1, 2, 3, 7, 4097, 100003 };
+	/* 300007: past the MSD pass's threshold (cpusort.c MSD_MIN) */
+	static const size_t ns[] = { 0, 1, 2, 3, 7, 4097, 100003, 300007 };
 	unsigned long long seed = 5;
-	size_t cap = 100003 * 8;
+	size_t cap = 300007 * 8;
 	setvbuf(stdout, NULL, _IOLBF, 0); /* a FAIL line before a crash is not lost */
 	uint8_t *in = malloc(cap), *a = util_alloc_aligned(cap, 64), *b = util_alloc_aligned(cap, 64),
 		*want = malloc(cap);
@@ -54,7 +56,7 @@ int main(void)
 		char name[64];
 		snprintf(name, sizeof name, "cpusort/key-only/%s", types[t]);
 		TEST_BEGIN(name) {
-			for (int dist = 0; dist < 3; dist++) {
+			for (int dist = 0; dist < 5; dist++) {
 				for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
 					size_t n = ns[i];
 					for (size_t r = 0; r < n; r++) {
@@ -65,6 +67,10 @@ int main(void)
 							x = special[x % 4];
 						else if (dist == 2)
 							x = special[3];
+						else if (dist == 3) /* high bits shared: a skewed MSD digit */
+							x = 0x5a5a5a5a5a500000ull | (x & 0xfffff);
+						else if (dist == 4) /* one digit's bits differ: no MSD pass */
+							x = 0x1234567812345000ull | (x & 0xfff);
 						memcpy(in + r * R, &x, R);
 					}
 					memcpy(want, in, n * R);

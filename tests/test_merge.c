@@ -83,6 +83,24 @@ static keys_spec u32_in_8(void)
 	return s;
 }
 
+static const keys_spec *g_spec; /* for spec_cmp */
+
+static int spec_cmp(const void *a, const void *b)
+{
+	return keys_compare(g_spec, a, b);
+}
+
+static keys_spec key_only(const char *type)
+{
+	keys_spec s;
+	char m[128];
+	memset(&s, 0, sizeof s);
+	keys_parse(type, 0, &s.f[0], m, sizeof m);
+	s.n = 1;
+	keys_finish(&s, 0, 0, m, sizeof m);
+	return s;
+}
+
 int main(void)
 {
 	keys_spec s = u32_in_8();
@@ -120,6 +138,61 @@ int main(void)
 				free(runs[i]);
 			free(out);
 			free(ref);
+		}
+	} TEST_END();
+
+	TEST_BEGIN("losertree/native-keys") {
+		/* key-only records of one 4- or 8-byte number take the native tree
+		 * (keys_native): every type and direction, ties across runs, runs
+		 * of 0 and 1 record beside long ones, fan-ins past the tree's stack
+		 * arrays (65, 70), against qsort of everything (equal keys are equal
+		 * bytes, so the stable merge is that order) */
+		static const char *types[] = { "u64", "i64:r", "f64", "u64be", "u32", "i32", "f32:r", "u32be:r" };
+		static const int ks[] = { 2, 3, 5, 16, 64, 65, 70 };
+		for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
+			keys_spec w = key_only(types[ti]);
+			size_t R = w.record_size;
+			g_spec = &w;
+			for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++) {
+				int k = ks[ki];
+				int ties = (int)(ki % 2); /* keys from 5 values, or any bits */
+				uint8_t *runs[70];
+				lt_range r[70];
+				size_t total = 0, n[70];
+				for (int i = 0; i < k; i++) {
+					int shape = (int)(unit_rand(&seed) % 4);
+					n[i] = shape == 0 ? 0 : shape == 1 ? 1 : shape == 2 ? 1 + unit_rand(&seed) % 5
+											  : 500 + unit_rand(&seed) % 1500;
+					runs[i] = malloc(n[i] * R + 8);
+					for (size_t j = 0; j < n[i] * R; j++)
+						runs[i][j] = (uint8_t)unit_rand(&seed);
+					if (ties)
+						for (size_t j = 0; j < n[i]; j++) {
+							memset(runs[i] + j * R, 0, R);
+							runs[i][j * R + (j % 2 ? 0 : R - 1)] = (uint8_t)(unit_rand(&seed) % 5);
+						}
+					qsort(runs[i], n[i], R, spec_cmp);
+					r[i] = (lt_range){ runs[i], n[i] };
+					total += n[i];
+				}
+				uint8_t *out = malloc(total * R + 8), *ref = malloc(total * R + 8);
+				size_t o = 0;
+				for (int i = 0; i < k; i++) {
+					memcpy(ref + o * R, runs[i], n[i] * R);
+					o += n[i];
+				}
+				qsort(ref, total, R, spec_cmp);
+				size_t got = lt_merge(&w, r, k, out);
+				CHECK(got == total, "%s k=%d count %zu != %zu", types[ti], k, got, total);
+				CHECK(!memcmp(out, ref, total * R), "%s k=%d: merged order differs from qsort", types[ti], k);
+				for (int i = 0; i < k; i++) {
+					CHECK(r[i].n == 0 && r[i].p == runs[i] + n[i] * R, "%s k=%d: range %d not consumed",
+					      types[ti], k, i);
+					free(runs[i]);
+				}
+				free(out);
+				free(ref);
+			}
 		}
 	} TEST_END();
 
