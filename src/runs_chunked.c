@@ -15,7 +15,12 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 	const plan *pl = &c->plan;
 	int64_t total = inputs_known_size(c);
 	*single = 0;
-	pool p = { .max = pl->buffers };
+	/* keep_fits hands most buffers to kept runs, each used for one chunk:
+	 * pinning each (cudaHostRegister: seconds for GiB-sized buffers, while
+	 * the next read waits for its buffer) would cost more than the pinned
+	 * copies save; those reused (the sort's second buffer, and all once
+	 * runs spill) are pinned at their second use */
+	pool p = { .max = pl->buffers, .pin_reused = pl->keep_fits };
 	size_t R = c->R;
 	p.bytes = pl->chunk * R + IO_ALIGN;
 	c->st.chunk = pl->chunk;

@@ -255,7 +255,13 @@ pipe_runs kept-fake-cap kept
 # leave room for 4 of the 6 runs; the 5th is spilled, the last kept
 piped over-S "" -S 64M --gpu-memory 4M -T "$d/tmp"
 pipe_runs over-S spilled
-cat "$d/in" | $G -k u64 -S 256M --gpu-memory 4M --stats=json > /dev/null 2> "$d/gp.json"
+# (and their buffers, each used for one chunk, are not page-locked each:
+# only those taken again, counted by the test build's fault counter)
+rm -f "$d/cnt"
+cat "$d/in" | GPUSORT_FAULT_COUNT="$d/cnt" $G -k u64 -S 256M --gpu-memory 4M --stats=json > /dev/null 2> "$d/gp.json"
+pins=$(sed -n 's/^pin //p' "$d/cnt")
+if [ "${pins:-9}" -le 2 ]; then echo "PASS fakegpu-pipe-kept-pins ($pins pinned for 6 runs)"
+else bad fakegpu-pipe-kept-pins "${pins:-no count}: want at most 2 buffers pinned for 6 kept runs"; fi
 if grep -q '"spilled_runs":0,' "$d/gp.json" && grep -q '"keep_fits":1,' "$d/gp.json" &&
 	! grep -q '"gpu_merge_groups":0,' "$d/gp.json"; then echo "PASS fakegpu-pipe-kept-json"
 else bad fakegpu-pipe-kept-json "$(tr ',' '\n' < "$d/gp.json" | grep -E 'spilled_runs|keep_fits|gpu_merge_groups' | tr '\n' ' ')"; fi
