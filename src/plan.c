@@ -57,7 +57,8 @@ void plan_merge_make(const keys_spec *s, uint64_t mem, uint64_t kept_bytes, uint
  * kept in memory when the input fits -S beside three chunk buffers (read,
  * sort, sort's second buffer) and at most PLAN_MAX_KEEP_RUNS runs result;
  * else chunks of S / (4 record buffers + scratch): one being read, two being
- * sorted, one being spilled.
+ * sorted, one being spilled (on the GPU, an input of unknown size: at most
+ * max(S/16, 256 MiB), and runs kept while they fit).
  */
 static void plan_chunks(const plan_input *in, plan *p)
 {
@@ -89,6 +90,21 @@ static void plan_chunks(const plan_input *in, plan *p)
 		}
 	}
 	uint64_t C = S / (4 * R + E);
+	if (in->input_bytes < 0 && in->gpu) {
+		/* A pipe on the GPU: chunk i is sorted on the device while
+		 * chunk i+1 is read, so the first sort waits only for the first
+		 * chunk, not for most of the input. S/16: the pool's four
+		 * buffers then take a quarter of S, leaving most of the rest
+		 * for runs kept for the GPU merge (below); at least 256 MiB, so
+		 * that a chunk's fixed device costs (launches, copies' latency,
+		 * synchronisation) stay small against its sort, and never more
+		 * than the spilling chunk (S / (4R + E)). */
+		uint64_t M = S / 16 / R, lo = PLAN_PIPE_CHUNK_MIN / R;
+		if (M < lo)
+			M = lo;
+		if (M < C)
+			C = M;
+	}
 	if (C > cap)
 		C = cap;
 	C = align_chunk(C, R);
@@ -96,6 +112,31 @@ static void plan_chunks(const plan_input *in, plan *p)
 	p->buffers = 4;
 	p->share_buffers = 4 * p->chunk * R;
 	p->share_scratch = p->chunk * E;
+	if (in->input_bytes >= 0)
+		return;
+	/* Unknown size: runs are kept in memory while they fit what the
+	 * buffers, the scratch and (GPU) the merge's staging leave of S, and
+	 * spilled from the first that does not on; an input that fits thus
+	 * ends with every run in memory, which the GPU merge takes (its
+	 * staging as the resident path's, resident.h; none below
+	 * RESIDENT_MIN_PIECE: the merge is then the CPU's). */
+	if (in->gpu) {
+		size_t piece = S / (2 * RESIDENT_SLOTS);
+		if (piece > RESIDENT_PIECE)
+			piece = RESIDENT_PIECE;
+		if (piece >= RESIDENT_MIN_PIECE) {
+			p->piece = piece;
+			p->share_staging = RESIDENT_SLOTS * (uint64_t)piece;
+		}
+	}
+	uint64_t used = p->share_buffers + p->share_scratch + p->share_staging;
+	if (used < S && S - used >= p->chunk * R) { /* room for one run at least */
+		p->keep_fits = 1;
+		p->share_kept = S - used;
+	} else {
+		p->piece = 0; /* nothing can be kept: no GPU merge */
+		p->share_staging = 0;
+	}
 }
 
 /*
@@ -149,7 +190,8 @@ void plan_make(const plan_input *in, plan *p)
 	}
 	if (in->input_bytes >= 0 && p->chunk)
 		p->runs = (p->records + p->chunk - 1) / p->chunk;
-	/* kept at the merge: every run, or (spilling) the last one */
+	/* kept at the merge: every run, or (spilling) the last one, or
+	 * (keep_fits) at most share_kept */
 	uint64_t kept = p->share_kept;
 	if (!kept && p->path == PLAN_CHUNKED)
 		kept = p->chunk * R;

@@ -22,6 +22,7 @@
 #define PLAN_STREAM_MAX_INPUTS 64              /* the streamed chunk reads at most this many files side by side */
 #define PLAN_RESIDENT_MAX_INPUTS 64            /* likewise the device-resident chunks */
 #define PLAN_DEVICE_SLACK ((uint64_t)64 << 20) /* device bytes beyond 4x a known input that are never asked for */
+#define PLAN_PIPE_CHUNK_MIN ((uint64_t)256 << 20) /* GPU, unknown size: chunk bytes aimed at, at least (plan.c) */
 
 /* How runs are formed (the first choice: every path falls back to
  * PLAN_CHUNKED when the inputs turn out not to be what was checked). */
@@ -69,17 +70,20 @@ typedef struct plan {
 	uint64_t chunk;            /* records per chunk */
 	int buffers;               /* record buffers of chunk records the reader's pool may hold at once */
 	int keep_all;              /* every run kept in memory: nothing spilled */
+	int keep_fits;             /* size unknown: runs kept in memory while their buffers fit
+				    * share_kept, spilled from the first that does not on */
 	int single;                /* the whole input is one chunk: no run, no merge */
 	/* PLAN_RESIDENT */
 	size_t piece;              /* bytes per staging buffer (RESIDENT_SLOTS of them, resident.h);
-				    * 0 when -S is too small for the path */
+				    * 0 when -S is too small for the path; on PLAN_CHUNKED (keep_fits,
+				    * GPU) the GPU merge's staging, 0: the merge is the CPU's */
 	int resident_keep;         /* its runs kept in memory */
 	/* each host buffer's share of -S, bytes (they sum to at most -S, but for
 	 * the floors: one record per chunk, PLAN_MIN_MERGE_MEM for the merge) */
 	uint64_t share_buffers;    /* record buffers being read, sorted or spilled */
 	uint64_t share_scratch;    /* the sort's scratch */
-	uint64_t share_staging;    /* the device-resident path's pinned staging */
-	uint64_t share_kept;       /* runs kept in memory until the merge */
+	uint64_t share_staging;    /* the device-resident path's (or the GPU merge's) pinned staging */
+	uint64_t share_kept;       /* runs kept in memory until the merge (keep_fits: at most) */
 	uint64_t share_sink;       /* the output's two buffers while runs are formed */
 	uint64_t device_budget;    /* device bytes to ask for; 0: the driver's default */
 	/* the merge, as far as it can be known before the runs exist */

@@ -43,15 +43,24 @@ void pool_fix(pool *p, int i, io_worker *w)
 		fix_one(p, i);
 }
 
+/* b, taken again: pinned now when pin_reused left it unpinned at first. */
+static uint8_t *reused(job_ctx *c, pool *p, uint8_t *b)
+{
+	for (int i = 0; p->pin_reused && i < p->nbuf; i++)
+		if (p->buf[i] == b && !p->pinned[i])
+			p->pinned[i] = engine_pin(&c->eng, b, p->bytes);
+	return b;
+}
+
 uint8_t *pool_take(job_ctx *c, pool *p, io_worker *writer)
 {
 	if (p->nfree)
-		return p->free[--p->nfree];
+		return reused(c, p, p->free[--p->nfree]);
 	if (p->nbuf < p->max) {
 		uint8_t *b = util_alloc_aligned(p->bytes, IO_ALIGN);
 		if (b) {
 			/* pinned once, reused for every chunk (DESIGN.md section 6) */
-			p->pinned[p->nbuf] = engine_pin(&c->eng, b, p->bytes);
+			p->pinned[p->nbuf] = !p->pin_reused && engine_pin(&c->eng, b, p->bytes);
 			p->buf[p->nbuf++] = b;
 			pool_register(p);
 			return b;
@@ -69,7 +78,7 @@ uint8_t *pool_take(job_ctx *c, pool *p, io_worker *writer)
 		}
 		if (runlist_spill_close(c, oldest->arg)) /* its compressor, when it has one */
 			return NULL;
-		return b;
+		return reused(c, p, b);
 	}
 	job_fail(c, "out of memory (buffers of %zu bytes; try a smaller -S)", p->bytes);
 	return NULL;

@@ -1,7 +1,7 @@
 /*
  * pool.h - the chunked path's record buffers: at most max of `bytes` bytes
- * each, allocated on first need, page-locked for the GPU's DMA once and
- * reused for every chunk (DESIGN.md section 6); the buffers of spill writes in
+ * each, allocated on first need, page-locked for the GPU's DMA once (at the
+ * first use, or with pin_reused the second) and reused for every chunk (DESIGN.md section 6); the buffers of spill writes in
  * flight are recycled, oldest first, when none is free.
  */
 #ifndef GPUSORT_POOL_H
@@ -35,6 +35,9 @@ typedef struct pool {
 	uint8_t *free[8];
 	int nfree;
 	size_t bytes;           /* per buffer */
+	int pin_reused;         /* page-lock a buffer only when it is taken again: when
+				 * most are handed to kept runs (pool_detach), each used
+				 * once, pinning them would cost more than it saves */
 	io_job wjob[8];         /* pending spill writes: a ring, oldest at wh */
 	uint8_t *wbuf[8];       /* (jobs never move: the worker links them) */
 	int wh, nw;

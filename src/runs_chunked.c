@@ -15,7 +15,12 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 	const plan *pl = &c->plan;
 	int64_t total = inputs_known_size(c);
 	*single = 0;
-	pool p = { .max = pl->buffers };
+	/* keep_fits hands most buffers to kept runs, each used for one chunk:
+	 * pinning each (cudaHostRegister: seconds for GiB-sized buffers, while
+	 * the next read waits for its buffer) would cost more than the pinned
+	 * copies save; those reused (the sort's second buffer, and all once
+	 * runs spill) are pinned at their second use */
+	pool p = { .max = pl->buffers, .pin_reused = pl->keep_fits };
 	size_t R = c->R;
 	p.bytes = pl->chunk * R + IO_ALIGN;
 	c->st.chunk = pl->chunk;
@@ -44,7 +49,8 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 			p.fx[0].w = &reader;
 	int fix_writer = !pl->keep_all && pl->buffers > 2;
 	uint8_t *A = pool_take(c, &p, &writer), *T = NULL;
-	int ret = -1, first = 1;
+	int ret = -1, first = 1, spilling = 0;
+	uint64_t kept = 0; /* bytes of the buffers of runs kept (keep_fits) */
 	runs_feed feed = { 0 };
 	*single = 0;
 	if (!A)
@@ -133,8 +139,18 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 		}
 		r->n = (uint64_t)n;
 		c->st.runs++;
-		if (eof || pl->keep_all) {
+		/* keep_fits: kept while the runs fit the plan's share, so that an
+		 * input that fits -S ends all in memory (the GPU merge takes only
+		 * such runs); once one does not fit, the rest are spilled, since
+		 * the merge reads spilled runs on the CPU anyway */
+		int keep = pl->keep_all;
+		if (pl->keep_fits && !spilling && !eof) {
+			keep = kept + p.bytes <= pl->share_kept;
+			spilling = !keep;
+		}
+		if (eof || keep) {
 			/* the last run (or, when everything fits, every run) stays in memory */
+			kept += p.bytes;
 			r->pinned = pool_detach(&p, sorted);
 			r->mem = sorted;
 			if (pl->keep_all)

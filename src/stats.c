@@ -58,12 +58,12 @@ static void print_plan_json(const job_ctx *c)
 	const plan *p = &c->plan;
 	fprintf(stderr,
 		",\"plan\":{\"path\":\"%s\",\"records\":%" PRIu64 ",\"chunk_records\":%" PRIu64 ",\"buffers\":%d"
-		",\"keep_all\":%d,\"single\":%d,\"staging_piece\":%zu,\"resident_keep\":%d"
+		",\"keep_all\":%d,\"keep_fits\":%d,\"single\":%d,\"staging_piece\":%zu,\"resident_keep\":%d"
 		",\"share_buffers\":%" PRIu64 ",\"share_scratch\":%" PRIu64 ",\"share_staging\":%" PRIu64
 		",\"share_kept\":%" PRIu64 ",\"share_sink\":%" PRIu64 ",\"device_budget\":%" PRIu64
 		",\"runs\":%" PRIu64 ",\"merge_mem\":%zu,\"merge_windows\":%zu,\"merge_sink\":%zu"
 		",\"merge_fanin\":%d,\"merge_passes\":%d}",
-		plan_path_name(p->path), p->records, p->chunk, p->buffers, p->keep_all, p->single, p->piece,
+		plan_path_name(p->path), p->records, p->chunk, p->buffers, p->keep_all, p->keep_fits, p->single, p->piece,
 		p->resident_keep, p->share_buffers, p->share_scratch, p->share_staging, p->share_kept, p->share_sink,
 		p->device_budget, p->runs, p->merge.mem, p->merge.windows, p->merge.sink, p->merge.fanin, p->merge.passes);
 }

@@ -234,6 +234,37 @@ piped() {
 }
 piped one-chunk "" -S 256M
 piped kept "" -S 256M --gpu-memory 4M
+# runs kept while they fit -S (plan.c, keep_fits): a pipe that fits ends
+# with every run in memory, merged on the GPU; one that does not spills
+# from the first run that does not fit on, and merges on the CPU
+# pipe_runs NAME WANT("kept"|"spilled"): of the last piped case's --stats
+pipe_runs() {
+	runs=$(sed -n 's/.*chunk [0-9]* records, \([0-9]*\) runs (.*/\1/p' "$d/gp.err")
+	spilled=$(sed -n 's/.* runs (\([0-9]*\) spilled).*/\1/p' "$d/gp.err")
+	groups=$(sed -n 's/.* \([0-9]*\) groups merged on the GPU$/\1/p' "$d/gp.err")
+	st="${runs:-?} runs, ${spilled:-?} spilled, ${groups:-?} groups on the GPU"
+	case $2 in
+	kept) [ "${runs:-0}" -ge 2 ] && [ "$spilled" = 0 ] && [ "${groups:-0}" -gt 0 ] ;;
+	spilled) [ "${runs:-0}" -ge 2 ] && [ "${spilled:-0}" -gt 0 ] && [ "$groups" = 0 ] ;;
+	esac && echo "PASS fakegpu-pipe-$1-runs ($st)" || bad "fakegpu-pipe-$1-runs" "want $2: $st"
+}
+pipe_runs kept kept
+piped kept-fake-cap "GPUSORT_FAKE_CAP=400000" -S 128M
+pipe_runs kept-fake-cap kept
+# -S 64M with 4 MiB chunks: 4 buffers and the merge's staging (4 x 8 MiB)
+# leave room for 4 of the 6 runs; the 5th is spilled, the last kept
+piped over-S "" -S 64M --gpu-memory 4M -T "$d/tmp"
+pipe_runs over-S spilled
+# (and their buffers, each used for one chunk, are not page-locked each:
+# only those taken again, counted by the test build's fault counter)
+rm -f "$d/cnt"
+cat "$d/in" | GPUSORT_FAULT_COUNT="$d/cnt" $G -k u64 -S 256M --gpu-memory 4M --stats=json > /dev/null 2> "$d/gp.json"
+pins=$(sed -n 's/^pin //p' "$d/cnt")
+if [ "${pins:-9}" -le 2 ]; then echo "PASS fakegpu-pipe-kept-pins ($pins pinned for 6 runs)"
+else bad fakegpu-pipe-kept-pins "${pins:-no count}: want at most 2 buffers pinned for 6 kept runs"; fi
+if grep -q '"spilled_runs":0,' "$d/gp.json" && grep -q '"keep_fits":1,' "$d/gp.json" &&
+	! grep -q '"gpu_merge_groups":0,' "$d/gp.json"; then echo "PASS fakegpu-pipe-kept-json"
+else bad fakegpu-pipe-kept-json "$(tr ',' '\n' < "$d/gp.json" | grep -E 'spilled_runs|keep_fits|gpu_merge_groups' | tr '\n' ' ')"; fi
 piped spilled "" -S 8M -T "$d/tmp"
 piped gpu-fails "GPUSORT_FAULT=gpu-fail" -S 8M -T "$d/tmp"
 if grep -q "the CPU engine took over after the GPU failed" "$d/gp.err"; then echo "PASS fakegpu-pipe-gpu-fails-stats"

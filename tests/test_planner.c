@@ -213,6 +213,43 @@ static void exact(void)
 		plan_make(&in, &p);
 		CHECK(p.path == PLAN_CHUNKED && !p.single && p.runs == 0 && p.chunk == 2 * MiB,
 		      "path %s single %d runs %" PRIu64, plan_path_name(p.path), p.single, p.runs);
+		/* the CPU's four buffers take all of -S: nothing kept but the last run */
+		CHECK(!p.keep_fits && p.share_kept == 0 && p.piece == 0, "CPU pipe: keep_fits %d kept %" PRIu64,
+		      p.keep_fits, p.share_kept);
+	} TEST_END();
+	TEST_BEGIN("planner/exact-pipe-gpu") {
+		/* a pipe of u64 on a device of 2^30 records, -S 32 GiB: chunks of S/16 (2 GiB, below
+		 * S / 32 bytes), runs kept while they fit S less the four buffers and the GPU merge's
+		 * staging (4 x 64 MiB) */
+		plan_input in = input(&u64, -1, 32 * GiB, 1, (uint64_t)1 << 30);
+		plan p;
+		plan_make(&in, &p);
+		CHECK(p.path == PLAN_CHUNKED && !p.single && p.chunk == 256 * MiB && p.buffers == 4,
+		      "path %s single %d chunk %" PRIu64, plan_path_name(p.path), p.single, p.chunk);
+		CHECK(p.keep_fits && !p.keep_all && p.piece == RESIDENT_PIECE && p.share_staging == 4 * RESIDENT_PIECE &&
+			      p.share_kept == 32 * GiB - 8 * GiB - 4 * RESIDENT_PIECE,
+		      "keep_fits %d piece %zu kept %" PRIu64, p.keep_fits, p.piece, p.share_kept);
+		/* -S 4 GiB: S/16 is below 256 MiB, which is below S / 32: chunks of 256 MiB */
+		in.mem = 4 * GiB;
+		plan_make(&in, &p);
+		CHECK(p.chunk == 32 * MiB && p.keep_fits && p.share_kept == 4 * GiB - GiB - 4 * RESIDENT_PIECE,
+		      "-S 4G: chunk %" PRIu64 " kept %" PRIu64, p.chunk, p.share_kept);
+		/* -S 1 GiB: 256 MiB is S / 32 bytes, the spilling chunk: no room to keep a run */
+		in.mem = GiB;
+		plan_make(&in, &p);
+		CHECK(p.chunk == 32 * MiB && !p.keep_fits && p.share_kept == 0 && p.piece == 0 && p.share_staging == 0,
+		      "-S 1G: chunk %" PRIu64 " keep_fits %d", p.chunk, p.keep_fits);
+		/* the device's capacity bounds the chunk, leaving more to keep */
+		in.max_records = 100000;
+		plan_make(&in, &p);
+		uint64_t C = 100000 / 512 * 512;
+		CHECK(p.chunk == C && p.keep_fits && p.share_kept == GiB - 4 * C * 8 - 4 * RESIDENT_PIECE,
+		      "cap 100000: chunk %" PRIu64 " kept %" PRIu64, p.chunk, p.share_kept);
+		/* a known size is not this rule's */
+		in = input(&u64, 16 * (int64_t)GiB, 32 * GiB, 1, (uint64_t)1 << 30);
+		in.resident_ok = 0;
+		plan_make(&in, &p);
+		CHECK(!p.keep_fits, "known size: keep_fits %d", p.keep_fits);
 	} TEST_END();
 	TEST_BEGIN("planner/merge-passes") {
 		plan_merge m;
