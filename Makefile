@@ -16,6 +16,10 @@ CUDA      ?= auto
 # CUDA 13 dropped compute capability 7.0 (Volta): an older toolkit builds it
 # with CUDA_ARCH='-gencode arch=compute_70,code=sm_70'.
 GPU_CC    := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d . | sort -u)
+# of those, the ones this nvcc can build for (CUDA 13 has no sm_70); an nvcc
+# without --list-gpu-code is trusted with them all
+NVCC_SM   := $(if $(GPU_CC),$(patsubst sm_%,%,$(filter sm_%,$(shell $(NVCC) --list-gpu-code 2>/dev/null))))
+GPU_CC    := $(if $(NVCC_SM),$(filter $(NVCC_SM),$(GPU_CC)),$(GPU_CC))
 sass       = $(foreach a,$(1),-gencode arch=compute_$(a),code=sm_$(a))
 CUDA_PTX  := -gencode arch=compute_75,code=compute_75
 CUDA_ARCH_ALL := $(call sass,75 80 86 89 90 100 120) $(CUDA_PTX)
