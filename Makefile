@@ -66,7 +66,7 @@ LIB_OBJ  := $(SRC_OBJ) $(KERN_OBJ)
 TESTS    := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/test_*.c))
 # built with CUDA: the GPU test runs in `make check` too, and says SKIP without a
 # GPU; test_plan checks the bitonic planner on the host (no GPU needed)
-GPU_TESTS := $(if $(filter yes,$(CUDA)),tests/gpu/test_gpu_sort tests/gpu/test_plan)
+GPU_TESTS := $(if $(filter yes,$(CUDA)),tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/test_plan)
 
 .PHONY: all config deps check check-gpu bench bench-cpu install uninstall deb man clean
 
@@ -169,6 +169,11 @@ tests/gpu/test_gpu_sort: tests/gpu/test_gpu_sort.cu tests/gpu/report.h $(KERN_HD
 	$(say) NVCC $@
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $< $(KERN_OBJ)
 
+# every sorter of the registry through the gs_sorter interface
+tests/gpu/test_sorters: tests/gpu/test_sorters.cu tests/gpu/report.h $(KERN_HDR) $(KERN_OBJ)
+	$(say) NVCC $@
+	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $< $(KERN_OBJ)
+
 # the bitonic planner and its configurations are host-only headers
 tests/gpu/test_plan: tests/gpu/test_plan.cu tests/gpu/report.h kernels/bitonic_plan.h kernels/bitonic_tuning.cuh
 	$(say) NVCC $@
@@ -176,18 +181,24 @@ tests/gpu/test_plan: tests/gpu/test_plan.cu tests/gpu/report.h kernels/bitonic_p
 
 # in-device bitonic vs CUB radix sort, merge path vs bitonic (bench/gpu_bench.sh
 # runs it); it includes bitonic.cu and merge_path.cu, so it builds from one file
-bench/gpu_bench: bench/gpu_bench.cu $(KERN_HDR) $(wildcard kernels/*.cu)
+bench/gpu_bench: bench/gpu_bench.cu bench/bench_cuda.cuh $(KERN_HDR) $(wildcard kernels/*.cu)
 	$(say) NVCC $@
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $<
+
+# every sorter of the registry beside CUB radix sort and thrust::sort
+# (bench/sorter_bench.sh runs it on the GPU machine)
+bench/sorter_bench: bench/sorter_bench.cu bench/bench_cuda.cuh $(KERN_HDR) $(KERN_OBJ)
+	$(say) NVCC $@
+	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $< $(KERN_OBJ)
 
 check: all tests/refsort tests/checksorted $(TESTS) $(GPU_TESTS) tests/bin/gpusort-fakegpu tests/bin/gpusort-test
 	@sh tests/run.sh $(TESTS) $(GPU_TESTS) tests/fakegpu.sh tests/install.sh tests/options.sh tests/faults.sh
 
 # On a GPU machine: the kernels' tests, compute-sanitizer, GPU == CPU output,
 # then every CLI test through the GPU engine (the default when a GPU is there).
-check-gpu: all tests/refsort tests/checksorted tests/gpu/test_gpu_sort tests/bin/gpusort-test
+check-gpu: all tests/refsort tests/checksorted tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/bin/gpusort-test
 	@if [ "$(CUDA)" != yes ]; then echo "gpusort: check-gpu needs a CUDA build (nvcc)"; exit 2; fi
-	@sh tests/run.sh tests/gpu/test_gpu_sort tests/gpu/sanitize.sh tests/gpu/identity.sh
+	@sh tests/run.sh tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/sanitize.sh tests/gpu/identity.sh
 
 # bench/run.sh: gpusort next to cat, GNU sort, NumPy, CuPy (options at its top).
 # bench/checkrec checks every tool's output, independently of gpusort's code.

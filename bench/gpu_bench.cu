@@ -28,14 +28,7 @@
 #include "bitonic.cu"
 #include "merge_path.cu"
 
-#define CK(x)                                                                                    \
-	do {                                                                                     \
-		cudaError_t e_ = (x);                                                            \
-		if (e_ != cudaSuccess) {                                                         \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-			exit(2);                                                                 \
-		}                                                                                \
-	} while (0)
+#include "bench_cuda.cuh"
 
 template <class T>
 __global__ void k_gen(T *d, uint64_t n, uint64_t seed)

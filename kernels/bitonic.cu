@@ -142,8 +142,11 @@ size_t bitonic_extra_bytes(size_t, int)
 	return 0;
 }
 
-cudaError_t bitonic_sort_words(void *d, size_t n, int width, void *, size_t, cudaStream_t stream, uint64_t *passes)
+cudaError_t bitonic_sort_words(void *d, size_t n, int width, int key_bits, void *, size_t, cudaStream_t stream,
+			       uint64_t *passes)
 {
+	if (key_bits < 1 || key_bits > 8 * width)
+		return cudaErrorInvalidValue;
 	switch (width) {
 	case 4: return bitonic_sort<uint32_t>((uint32_t *)d, n, stream, passes);
 	case 8: return bitonic_sort<uint64_t>((uint64_t *)d, n, stream, passes);

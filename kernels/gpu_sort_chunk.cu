@@ -135,18 +135,19 @@ double ms_between(gpu_ctx *c, int a, int b, int *err)
 }
 
 /*
- * Sort n words of `width` bytes at d with the ctx's sorter, on c->stream.
+ * Sort n words of `width` bytes at d with the ctx's sorter, on c->stream;
+ * key_bits as sorter.cuh's sort() takes it.
  * Its scratch is the end of the arena before the slack, which the
  * capacities keep free (sort_scratch_bytes); nothing else is live there
  * while a chunk is sorted.
  */
-int sort_words(gpu_ctx *c, void *d, size_t n, int width, uint64_t *passes)
+int sort_words(gpu_ctx *c, void *d, size_t n, int width, int key_bits, uint64_t *passes)
 {
 	const size_t x = c->sorter->extra_bytes(n, width);
 	unsigned char *scratch = NULL;
 	if (x)
 		scratch = c->arena + al(c->arena_bytes - c->slack_bytes - (al(x) + ALIGN));
-	GS_CK(c, c->sorter->sort(d, n, width, scratch, x ? al(x) : 0, c->stream, passes));
+	GS_CK(c, c->sorter->sort(d, n, width, key_bits, scratch, x ? al(x) : 0, c->stream, passes));
 	return 0;
 }
 
@@ -182,7 +183,9 @@ int refine_ties(gpu_ctx *c, const keys_spec &L, size_t n, gs_u128 *pr, const uns
 		++*passes;
 		GS_CK(c, gs_keys_refine(pr, seg, d_in, n, L, kb0, st));
 		++*passes;
-		if ((r = sort_words(c, pr, n, sizeof *pr, passes)) < 0)
+		/* (run start, next 8 key bytes, index): within a run the
+		 * indices ascend, so 96 bits decide (sorter.cuh, key_bits) */
+		if ((r = sort_words(c, pr, n, sizeof *pr, 96, passes)) < 0)
 			return r;
 	}
 	return 0;
@@ -197,13 +200,15 @@ int sort_general(gpu_ctx *c, const keys_spec &L, size_t n, unsigned char *d_in, 
 		uint64_t *pr = (uint64_t *)d_pairs;
 		GS_CK(c, gs_keys_extract_u64(pr, d_in, n, L, st));
 		++*passes;
-		if ((r = sort_words(c, pr, n, sizeof *pr, passes)) < 0)
+		/* (key, index = position): the key's 32 bits decide */
+		if ((r = sort_words(c, pr, n, sizeof *pr, 32, passes)) < 0)
 			return r;
 	} else {
 		gs_u128 *pr = (gs_u128 *)d_pairs;
 		GS_CK(c, gs_keys_extract_u128(pr, d_in, n, L, st));
 		++*passes;
-		if ((r = sort_words(c, pr, n, sizeof *pr, passes)) < 0)
+		/* (12 key bytes, index = position): 96 bits decide */
+		if ((r = sort_words(c, pr, n, sizeof *pr, 96, passes)) < 0)
 			return r;
 		r = refine_ties(c, L, n, pr, d_in, d_out, d_flag, passes);
 		if (r < 0)
@@ -287,7 +292,7 @@ int gs_sort_on_device(gpu_ctx *c, const keys_spec &L, size_t n, const gs_area &a
 		unsigned char *d = a.d_in;
 		GS_CK(c, gs_keys_normalize(d, n, L, st, false));
 		++*passes;
-		int r = sort_words(c, d, n, word_bytes(L), passes);
+		int r = sort_words(c, d, n, word_bytes(L), 8 * word_bytes(L), passes);
 		if (r < 0)
 			return r;
 		GS_CK(c, gs_keys_normalize(d, n, L, st, true));

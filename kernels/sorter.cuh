@@ -37,13 +37,25 @@ struct gs_sorter {
 	 * bytes (4: uint32_t, 8: uint64_t, 16: gs_u128), asynchronously on
 	 * `stream`: no host synchronization and no allocation; the only other
 	 * device memory it may touch is scratch[0..scratch_bytes), at least
-	 * extra_bytes(n, width), 256-byte aligned. *passes (may be NULL) is
-	 * increased by the kernel passes over device memory it launched.
-	 * Returns cudaSuccess, cudaErrorInvalidValue (a width it does not
-	 * take, too little scratch, n too large), or the first launch error.
+	 * extra_bytes(n, width), 256-byte aligned. n: 0 to 2^36 (the chunk
+	 * limit of gpu_sort_chunk.cu), so offsets are 64-bit. Key-only words
+	 * may repeat; (key, index) words are distinct.
+	 *
+	 * key_bits (1 .. 8 * width): words equal in their top key_bits bits
+	 * already stand in d in ascending order of their remaining bits, so a
+	 * stable sort on the top key_bits bits alone gives the full order
+	 * (what gpu_sort_chunk.cu's (key, index) elements promise: the index
+	 * is the position, or ascending within a run of equal keys when ties
+	 * are refined). 8 * width promises nothing. A sorter may use it (a
+	 * stable LSD radix sort skips the low digits) or ignore it.
+	 *
+	 * *passes (may be NULL) is increased by the kernel passes over device
+	 * memory it launched. Returns cudaSuccess, cudaErrorInvalidValue (a
+	 * width or key_bits it does not take, too little scratch, n too
+	 * large), or the first launch error.
 	 */
-	cudaError_t (*sort)(void *d, size_t n, int width, void *scratch, size_t scratch_bytes, cudaStream_t stream,
-			    uint64_t *passes);
+	cudaError_t (*sort)(void *d, size_t n, int width, int key_bits, void *scratch, size_t scratch_bytes,
+			    cudaStream_t stream, uint64_t *passes);
 };
 
 /* The registry (sorters.cu): sorter i of gpu_sorter_count(), the first
