@@ -4,6 +4,7 @@
 #endif
 #include "engine.h"
 #include "cpusort.h"
+#include "plan.h"
 #include "../kernels/gpusort_kernels.h"
 #include "../io/io_fault.h"
 
@@ -49,7 +50,26 @@ static int gpu_sort(engine *e, uint8_t *a, uint8_t *b, size_t n, void *scratch, 
 	return 0;
 }
 
-static int start_gpu(engine *e, const job_opts *o, uint64_t budget, char *why, size_t wlen)
+/*
+ * The in-device sorter: the one --algorithm named, or auto's choice
+ * (plan_sorter) from each sorter's chunk capacity on the opened device.
+ */
+static int choose_sorter(engine *e, gpu_ctx *g, const job_opts *o, uint64_t records)
+{
+	if (o->algorithm == JOB_WHERE_GPU)
+		return o->sorter;
+	plan_sorter_info info[16];
+	int n = gpu_sorter_count();
+	if (n > (int)(sizeof info / sizeof info[0]))
+		n = (int)(sizeof info / sizeof info[0]);
+	for (int i = 0; i < n; i++) {
+		info[i].name = gpu_sorter_name(i);
+		info[i].capacity = gpu_set_sorter(g, i) == 0 ? gpu_chunk_capacity(g, e->s) : 0;
+	}
+	return plan_sorter(e->s, records, info, n);
+}
+
+static int start_gpu(engine *e, const job_opts *o, uint64_t budget, uint64_t records, char *why, size_t wlen)
 {
 	int count = gpu_device_count();
 	if (!GPUSORT_CUDA) {
@@ -72,14 +92,15 @@ static int start_gpu(engine *e, const job_opts *o, uint64_t budget, char *why, s
 		snprintf(why, wlen, "CUDA device %d: %s", dev, detail[0] ? detail : gpu_strerror(rc));
 		return -1;
 	}
-	rc = gpu_set_sorter(g, o->sorter);
+	const int sorter = choose_sorter(e, g, o, records);
+	rc = gpu_set_sorter(g, sorter);
 	if (rc) {
 		snprintf(why, wlen, "CUDA device %d: %s (%s)", dev, gpu_strerror(rc), gpu_last_error(g));
 		gpu_close(g);
 		return -1;
 	}
 	e->gpu = g;
-	snprintf(e->gpu_name, sizeof e->gpu_name, "gpu:%s", gpu_sorter_name(o->sorter));
+	snprintf(e->gpu_name, sizeof e->gpu_name, "gpu:%s", gpu_sorter_name(sorter));
 	e->name = e->gpu_name;
 	size_t cap = gpu_chunk_capacity(g, e->s);
 	e->max_records = cap < CPUSORT_MAX_RECORDS ? cap : CPUSORT_MAX_RECORDS;
@@ -89,7 +110,7 @@ static int start_gpu(engine *e, const job_opts *o, uint64_t budget, char *why, s
 	return 0;
 }
 
-int engine_open(engine *e, const job_opts *o, uint64_t device_budget, char *notice, size_t nlen)
+int engine_open(engine *e, const job_opts *o, uint64_t device_budget, uint64_t records, char *notice, size_t nlen)
 {
 	memset(e, 0, sizeof *e);
 	e->s = &o->keys;
@@ -101,7 +122,7 @@ int engine_open(engine *e, const job_opts *o, uint64_t device_budget, char *noti
 	if (!o->use_gpu)
 		return 0;
 	char why[256];
-	if (start_gpu(e, o, device_budget, why, sizeof why) == 0)
+	if (start_gpu(e, o, device_budget, records, why, sizeof why) == 0)
 		return 0;
 	if (o->device >= 0 || o->algorithm == JOB_WHERE_GPU) {
 		snprintf(e->errmsg, sizeof e->errmsg, "cannot use the GPU: %s", why);

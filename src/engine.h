@@ -54,11 +54,13 @@ typedef struct engine {
  * Choose and start the engine for the options: the GPU when asked or
  * available (unless --cpu), else the CPU. A GPU that is missing or fails at
  * start-up falls back to the CPU (notice says why, for --stats: a tool run
- * from cron stays quiet), unless --device or a GPU --algorithm was given. device_budget: the device bytes to reserve (plan_device_budget;
- * 0: the default, most of the free device memory). Returns 0, or -1 with
- * errmsg set.
+ * from cron stays quiet), unless --device or a GPU --algorithm was given.
+ * device_budget: the device bytes to reserve (plan_device_budget; 0: the
+ * default, most of the free device memory). records: the input's records,
+ * 0 when unknown; with --algorithm=auto it picks the in-device sorter
+ * (plan_sorter). Returns 0, or -1 with errmsg set.
  */
-int engine_open(engine *e, const job_opts *o, uint64_t device_budget, char *notice, size_t nlen);
+int engine_open(engine *e, const job_opts *o, uint64_t device_budget, uint64_t records, char *notice, size_t nlen);
 void engine_close(engine *e);
 
 /*

@@ -115,7 +115,8 @@ static int plan_job(job_ctx *c, plan_input *pin)
 		engine_prewarm_wait();
 	}
 	uint64_t budget = plan_device_budget(o->gpu_mem, o->merge_only ? 0 : pin->input_bytes);
-	int erc = engine_open(&c->eng, eo, budget, c->gpu_note, sizeof c->gpu_note);
+	const uint64_t records = pin->input_bytes >= 0 && !o->merge_only ? (uint64_t)pin->input_bytes / c->s->record_size : 0;
+	int erc = engine_open(&c->eng, eo, budget, records, c->gpu_note, sizeof c->gpu_note);
 	if (c->eng.gpu)
 		c->eng.stage = stage;
 	else

@@ -1225,6 +1225,18 @@ for nm in $names; do
 	if [ $rc = 2 ] && grep -qx "gpusort: --cpu contradicts --algorithm" err.err; then pass "algorithm-$nm-vs-cpu"
 	else fail "algorithm-$nm-vs-cpu" "status $rc: $(first err.err)"; fi
 done
+# a GPU engine named where no GPU can be used: exit 2 saying why, nothing
+# written; with a GPU: the CPU engine's bytes
+gen -n 100000 -k u32 --dist fewunique --seed 7 -o alg.bin
+gsrun -k u32 --cpu alg.bin > alg.cpu 2> /dev/null
+for nm in $names; do
+	gsrun -k u32 --algorithm="$nm" alg.bin > alg.out 2> err.err
+	rc=$?
+	if [ $rc = 0 ] && cmp -s alg.out alg.cpu; then pass "algorithm-$nm (a GPU: the CPU engine's output)"
+	elif [ $rc = 2 ] && [ ! -s alg.out ] && grep -q "^gpusort: cannot use the GPU: " err.err; then
+		pass "algorithm-$nm-without-a-gpu"
+	else fail "algorithm-$nm" "status $rc: $(first err.err)"; fi
+done
 
 
 # An input that changes while it is read (issue 17): every path gives exit 2,

@@ -323,8 +323,32 @@ static void exact(void)
 	} TEST_END();
 }
 
+/* --algorithm=auto's sorter (plan_sorter): the preferred sorter when the
+ * whole input fits one of its chunks, else the largest chunks; the first
+ * present for an unknown size; sorters missing from the build skipped. */
+static void sorter_choice(void)
+{
+	keys_spec u32 = spec("u32", 0), rec100 = spec("bytes10", 100), rec16 = spec("u32@4", 16);
+	const plan_sorter_info both[] = { { "bitonic", 1000 }, { "quick", 600 }, { "radix", 500 } };
+	const plan_sorter_info only[] = { { "bitonic", 1000 }, { "quick", 600 } };
+	TEST_BEGIN("planner/sorter-auto") {
+		CHECK(plan_sorter(&u32, 400, both, 3) == 2, "fits radix: %d", plan_sorter(&u32, 400, both, 3));
+		CHECK(plan_sorter(&u32, 500, both, 3) == 2, "exactly radix's capacity");
+		CHECK(plan_sorter(&u32, 501, both, 3) == 0, "fits bitonic only");
+		CHECK(plan_sorter(&u32, 5000, both, 3) == 0, "larger than every chunk: the largest chunks");
+		CHECK(plan_sorter(&u32, 0, both, 3) == 2, "unknown size: the first preferred");
+		CHECK(plan_sorter(&rec100, 400, both, 3) == 2 && plan_sorter(&rec16, 400, both, 3) == 2,
+		      "(key, index) words");
+		CHECK(plan_sorter(&u32, 400, only, 2) == 0, "no radix in the build: bitonic");
+		CHECK(plan_sorter(&u32, 400, both, 1) == 0, "one sorter");
+		const plan_sorter_info none[] = { { "bitonic", 1000 }, { "radix", 0 } };
+		CHECK(plan_sorter(&u32, 400, none, 2) == 0, "a sorter that takes no chunk is skipped");
+	} TEST_END();
+}
+
 int main(void)
 {
+	sorter_choice();
 	exact();
 	table();
 	TEST_BEGIN("planner/every-path-reached") {

@@ -3,7 +3,10 @@
 # the CPU engine's (both are stable), over key types, record sizes 4..256,
 # sizes around powers of two, the DESIGN.md distributions, and device budgets
 # that make 1, 2 and many chunks (with the cross-chunk overlap and without,
-# GPUSORT_OVERLAP=0). Prints PASS/FAIL/SKIP lines.
+# GPUSORT_OVERLAP=0). All of it with the bitonic sorter; then every other
+# sorter of the build through the same pipeline over the distributions, key
+# widths, general records, tie refinement and several chunks (what differs
+# between engines is the word sort alone). Prints PASS/FAIL/SKIP lines.
 cd "$(dirname "$0")/../.." || exit 2
 # the GPU runs use the test build (the same code as ./gpusort, plus the
 # GPUSORT_* path switches of tests/README.md); the CPU references ./gpusort
@@ -19,12 +22,13 @@ if ! $G -k u32 --algorithm=bitonic "$d/empty" > /dev/null 2> "$d/probe"; then
 	exit 0
 fi
 fails=0
+ENG=bitonic # the in-device sorter of the GPU runs (--algorithm)
 one() { # NAME GENARGS SORTARGS DEVARGS [VAR=VALUE for the GPU run]
 	$GEN $2 -o "$d/in" 2> /dev/null || { echo "FAIL $1: gen $2"; fails=1; return; }
 	if ! $GI $3 --cpu "$d/in" > "$d/cpu" 2> "$d/cpu.err"; then
 		echo "FAIL $1: cpu engine: $(head -n 1 "$d/cpu.err")"; fails=1; return
 	fi
-	if ! env ${5:-GPUSORT_RESIDENT=1} $G $3 --algorithm=bitonic $4 "$d/in" > "$d/gpu" 2> "$d/gpu.err"; then
+	if ! env ${5:-GPUSORT_RESIDENT=1} $G $3 --algorithm=$ENG $4 "$d/in" > "$d/gpu" 2> "$d/gpu.err"; then
 		echo "FAIL $1: gpu engine: $(head -n 1 "$d/gpu.err")"; fails=1; return
 	fi
 	if cmp -s "$d/cpu" "$d/gpu"; then echo "PASS $1"; else echo "FAIL $1: GPU output differs from CPU"; fails=1; fi
@@ -82,7 +86,7 @@ overlap() {
 	vars=${5:-GPUSORT_RESIDENT=1}
 	for ov in on 0; do
 		if [ $ov = on ]; then ovenv="-u GPUSORT_OVERLAP"; else ovenv=GPUSORT_OVERLAP=0; fi
-		if ! env $ovenv $vars $G $3 --algorithm=bitonic $4 --verify --stats "$d/in" > "$d/gpu-$ov" 2> "$d/gpu-$ov.err"; then
+		if ! env $ovenv $vars $G $3 --algorithm=$ENG $4 --verify --stats "$d/in" > "$d/gpu-$ov" 2> "$d/gpu-$ov.err"; then
 			echo "FAIL $1: GPUSORT_OVERLAP=$ov: $(grep -v 'stats:' "$d/gpu-$ov.err" | head -n 1)"; fails=1; return
 		fi
 		if ! grep -q "device-resident" "$d/gpu-$ov.err" || ! grep -q "verify: .* multiset ok" "$d/gpu-$ov.err"; then
@@ -159,5 +163,23 @@ for args in "" "-u"; do
 	elif ! grep -q "verify: .* order ok" "$d/gpu.err"; then
 		echo "FAIL $nm: no verify line: $(head -n 1 "$d/gpu.err")"; fails=1
 	elif cmp -s "$d/cpu" "$d/gpu"; then echo "PASS $nm"; else echo "FAIL $nm: GPU output differs from CPU"; fails=1; fi
+done
+# every other in-device sorter of the build, through the same pipeline
+for ENG in $($G --help | sed -n 's/^GPU engines in this build (--algorithm)://p'); do
+	[ "$ENG" = bitonic ] && continue
+	for dist in uniform gaussian zipf sorted reverse equal bucket staggered fewunique; do
+		one "gpu-id-$ENG-u32-$dist" "-n 1048577 -k u32 --dist $dist" "-k u32" ""
+		one "gpu-id-$ENG-u64-$dist" "-n 300001 -k u64 --dist $dist" "-k u64" ""
+		one "gpu-id-$ENG-rec16-$dist" "-n 200003 --record-size 16 -k u64@8 -k i32@0 --dist $dist" "--record-size 16 -k u64@8 -k i32@0:r" ""
+		one "gpu-id-$ENG-rec12-u32-$dist" "-n 200003 --record-size 12 -k u32@4 --dist $dist" "--record-size 12 -k u32@4" ""
+	done
+	one "gpu-id-$ENG-gensort" "-n 100001 --record-size 100 -k bytes10 --dist fewunique" "--record-size 100 -k bytes10" ""
+	one "gpu-id-$ENG-bytes33-ties" "-n 50001 --record-size 64 -k bytes33 --dist fewunique" "--record-size 64 -k bytes33" ""
+	one "gpu-id-$ENG-floats-specials" "-n 100000 -k f64 --specials" "-k f64" ""
+	one "gpu-id-$ENG-2chunks" "-n 8M -k u64 --dist uniform" "-k u64" "--gpu-memory 40M"
+	one "gpu-id-$ENG-many-chunks-rec100" "-n 1M --record-size 100 -k bytes10" "--record-size 100 -k bytes10" "--gpu-memory 16M"
+	one "gpu-id-$ENG-resident-3pieces-u64" "-n 20M -k u64 --dist zipf" "-k u64" ""
+	one "gpu-id-$ENG-chunked-rec100" "-n 300001 --record-size 100 -k bytes10" "--record-size 100 -k bytes10" "" GPUSORT_RESIDENT=0
+	overlap "gpu-overlap-$ENG-u32" "-n 16M -k u32 --dist fewunique" "-k u32" "--gpu-memory 24M -S 64M"
 done
 exit $fails

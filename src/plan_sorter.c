@@ -1,0 +1,78 @@
+/*
+ * plan_sorter.c - --algorithm=auto's choice of in-device sorter (plan.h:
+ * plan_sorter). Pure: a table and the capacities the engine measured on
+ * the opened device.
+ */
+#include "plan.h"
+
+#include <string.h>
+
+/* The words the device sorts for s (kernels/gpu_sort_chunk.cu: key_only,
+ * pair_bytes): 4 or 8 for key-only records, 8 or 16 for (key, index)
+ * elements (+1 to tell them from key-only words of one width). */
+static int word_class(const keys_spec *s)
+{
+	const uint32_t rs = s->record_size;
+	if (s->n == 1 && s->f[0].offset == 0 && s->f[0].width == rs && (rs == 4 || rs == 8))
+		return (int)rs;
+	return s->key_width <= 4 ? 8 + 1 : 16 + 1;
+}
+
+/*
+ * Order of preference per word class, fastest first, from sorter_bench on
+ * the H100 (bench/results/INDEX.md, "in-device engines"). A sorter missing
+ * from the build is skipped.
+ */
+static const struct {
+	int word;
+	const char *order[4];
+} prefs[] = {
+	{ 4, { "radix", "bitonic", NULL } },
+	{ 8, { "radix", "bitonic", NULL } },
+	{ 8 + 1, { "radix", "bitonic", NULL } },
+	{ 16 + 1, { "radix", "bitonic", NULL } },
+};
+
+static int find(const plan_sorter_info *info, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (info[i].name && !strcmp(info[i].name, name))
+			return i;
+	return -1;
+}
+
+int plan_sorter(const keys_spec *s, uint64_t records, const plan_sorter_info *info, int n)
+{
+	if (n <= 1)
+		return 0;
+	const int w = word_class(s);
+	for (size_t p = 0; p < sizeof prefs / sizeof prefs[0]; p++) {
+		if (prefs[p].word != w)
+			continue;
+		int first = -1;
+		for (int k = 0; k < 4 && prefs[p].order[k]; k++) {
+			int i = find(info, n, prefs[p].order[k]);
+			if (i < 0 || info[i].capacity == 0)
+				continue;
+			if (first < 0)
+				first = i;
+			if (records && info[i].capacity >= records)
+				return i; /* the whole input in one chunk: the fastest that takes it */
+		}
+		if (first < 0)
+			return 0;
+		if (!records)
+			return first;
+		/* larger than any chunk: the largest chunks make the fewest runs
+		 * (Capannini et al., section 6.2 and section 7, Fig. 8B: the in-place
+		 * sort halves the runs) */
+		int best = first;
+		for (int k = 0; k < 4 && prefs[p].order[k]; k++) {
+			int i = find(info, n, prefs[p].order[k]);
+			if (i >= 0 && info[i].capacity > info[best].capacity)
+				best = i;
+		}
+		return best;
+	}
+	return 0;
+}
