@@ -1,11 +1,14 @@
 #!/bin/sh
 # tests/gpu/device_session.sh STEP... - one call on a GPU machine that cannot
 # build gpusort itself (no liburing there): the binaries are built elsewhere
-# and brought in .device/ (gpusort, gpusort-test, test_gpu_sort, gen,
-# checkrec, refsort, checksorted, and gpusort-old: the build of the commit to
-# compare with). Steps:
-#   check   `make check-gpu` without its build: the kernels' tests,
-#           compute-sanitizer, GPU output == CPU output (tests/gpu/identity.sh)
+# and brought in .device/ (gpusort, gpusort-test, test_gpu_sort,
+# test_sorters, sorter_bench, gen, checkrec, refsort, checksorted, and
+# gpusort-old: the build of the commit to compare with). Steps:
+#   check   `make check-gpu` without its build: the kernels' tests, every
+#           sorter's tests, compute-sanitizer, GPU output == CPU output
+#           (tests/gpu/identity.sh)
+#   engines bench/engines.sh (the in-device sorters, the papers' claims);
+#           ENGINES_ONLY picks its steps, ENGINES_GIB its size
 #   same    gpusort-old and gpusort give the same bytes on the GPU paths
 #           (one chunk, chunks kept, spilled, the GPU merge, a pipe)
 #   bench   bench/run.sh's u64 and 100-byte records at ${BENCH_SIZES:-4} GiB,
@@ -17,7 +20,7 @@ O=${OUT:-/tmp/gpusort-session}
 mkdir -p "$O" tests/bin
 C=.device
 for f in gpusort:gpusort gpusort-test:tests/bin/gpusort-test test_gpu_sort:tests/gpu/test_gpu_sort \
-	gen:bench/gen checkrec:bench/checkrec refsort:tests/refsort checksorted:tests/checksorted; do
+	test_sorters:tests/gpu/test_sorters sorter_bench:bench/sorter_bench gen:bench/gen checkrec:bench/checkrec refsort:tests/refsort checksorted:tests/checksorted; do
 	[ -x "$C/${f%%:*}" ] && cp "$C/${f%%:*}" "${f#*:}"
 done
 export PATH=/usr/local/cuda/bin:$PATH
@@ -39,9 +42,15 @@ for step in "$@"; do
 	t0=$(date +%s)
 	case $step in
 	check)
-		sh tests/run.sh tests/gpu/test_gpu_sort tests/gpu/sanitize.sh tests/gpu/identity.sh > "$O/check-gpu.log" 2>&1
+		sh tests/run.sh tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/sanitize.sh tests/gpu/identity.sh \
+			> "$O/check-gpu.log" 2>&1
 		echo "check rc=$?"
 		grep -v '^PASS' "$O/check-gpu.log" | tail -n 20
+		;;
+	engines)
+		sh bench/engines.sh --only "${ENGINES_ONLY:-n,dist,e2e,layout}" --gib "${ENGINES_GIB:-16}" > "$O/engines.md" 2> "$O/engines.err"
+		echo "engines rc=$?"
+		cat "$O/engines.md"
 		;;
 	same)
 		d=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-same.XXXXXX")
