@@ -56,8 +56,10 @@ void job_teardown(job_ctx *c)
 	for (int i = 0; i < c->o->ntmp && c->spill; i++)
 		if (c->spill[i].fd >= 0)
 			io_close(&c->spill[i]);
+	double t0 = util_now();
 	for (int i = 0; i < c->nruns; i++)
 		runlist_free_run(c, c->runs[i]);
+	c->st.teardown_runs_s = util_now() - t0;
 	free(c->runs);
 	free(c->in);
 	free(c->in_bytes);
@@ -65,7 +67,9 @@ void job_teardown(job_ctx *c)
 	free(c->spill);
 	free(c->spill_end);
 	free(c->vord.last);
+	t0 = util_now();
 	engine_close(&c->eng);
+	c->st.teardown_engine_s = util_now() - t0;
 }
 
 /* What the planner knows before the engine is chosen (plan_input). */
@@ -289,4 +293,6 @@ done:
 		io_output_abort(&c.out);
 	engine_prewarm_wait(); /* never exit while CUDA starts on another thread */
 	job_teardown(&c);
+	if (o->stats && r->status != 2)
+		stats_print_teardown(&c);
 }

@@ -57,7 +57,10 @@ uint8_t *pool_take(job_ctx *c, pool *p, io_worker *writer)
 	if (p->nfree)
 		return reused(c, p, p->free[--p->nfree]);
 	if (p->nbuf < p->max) {
-		uint8_t *b = util_alloc_aligned(p->bytes, IO_ALIGN);
+		/* huge pages: the chunk buffers are pinned for the GPU's DMA and
+		 * held to the end, and pinning, unpinning and freeing them walks
+		 * every page (4 KiB pages: seconds for tens of GiB) */
+		uint8_t *b = p->bytes >= ((size_t)2 << 20) ? util_alloc_huge(p->bytes) : util_alloc_aligned(p->bytes, IO_ALIGN);
 		if (b) {
 			/* pinned once, reused for every chunk (DESIGN.md section 6) */
 			p->pinned[p->nbuf] = !p->pin_reused && engine_pin(&c->eng, b, p->bytes);

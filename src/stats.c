@@ -141,3 +141,11 @@ void stats_print(const job_ctx *c, double wall)
 	fprintf(stderr, "gpusort: stats: start-up %.3f s (engine, staging), wall %.3f s, %.3f GB/s "
 		"(stage sum > wall = overlap)\n", s->start_s, wall, wall > 0 ? gb / wall : 0.0);
 }
+
+void stats_print_teardown(const job_ctx *c)
+{
+	if (c->o->stats == JOB_STATS_JSON)
+		return;
+	fprintf(stderr, "gpusort: stats: teardown: runs released %.3f s, engine closed %.3f s\n", c->st.teardown_runs_s,
+		c->st.teardown_engine_s);
+}

@@ -11,4 +11,10 @@
  * since the job started. */
 void stats_print(const job_ctx *c, double wall);
 
+/* The text form's last line, printed after job_teardown (the JSON form has
+ * none): seconds spent releasing the runs' memory (unpinning it) and the
+ * engine (device memory, streams) once the output was committed, which
+ * the wall time above does not include. */
+void stats_print_teardown(const job_ctx *c);
+
 #endif
