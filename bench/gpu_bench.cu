@@ -239,6 +239,46 @@ static void bench_merge(int lg, int k, int runs, const char *tname)
 	CK(cudaEventDestroy(e1));
 }
 
+/*
+ * The two bitonic configurations (bitonic_tuning.cuh: Def, and Lean for
+ * GPUs with less shared memory a SM) on this device, forced: what Lean
+ * costs where Def fits, and which one bitonic_variant picks here.
+ */
+template <class T>
+static void bench_variants(int lg, int runs, const char *tname)
+{
+	const uint64_t n = 1ull << lg;
+	T *d;
+	CK(cudaMalloc(&d, n * sizeof(T)));
+	cudaEvent_t e0, e1;
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	float m[2];
+	for (int v = 0; v < 2; ++v) {
+		std::vector<float> t;
+		for (int r = 0; r <= runs; ++r) {
+			k_gen<uint64_t><<<4096, 256>>>((uint64_t *)d, n * sizeof(T) / 8, 77 + r);
+			CK(cudaGetLastError());
+			CK(cudaEventRecord(e0));
+			CK(bitonic_sort<T>(d, n, 0, NULL, false, v));
+			CK(cudaEventRecord(e1));
+			CK(cudaEventSynchronize(e1));
+			float ms;
+			CK(cudaEventElapsedTime(&ms, e0, e1));
+			if (r)
+				t.push_back(ms);
+		}
+		m[v] = median(t);
+	}
+	printf("| 2^%d | %s | %.2f (2^%d tile) | %.2f (2^%d tile) | %.2fx | %s |\n", lg, tname, m[0],
+	       bitonic_tile_bits<T>(BITONIC_DEF), m[1], bitonic_tile_bits<T>(BITONIC_LEAN), m[1] / m[0],
+	       bitonic_variant<T>() == BITONIC_DEF ? "def" : "lean");
+	fflush(stdout);
+	CK(cudaFree(d));
+	CK(cudaEventDestroy(e0));
+	CK(cudaEventDestroy(e1));
+}
+
 int main(int argc, char **argv)
 {
 	int lo = argc > 1 ? atoi(argv[1]) : 24, hi = argc > 2 ? atoi(argv[2]) : 30;
@@ -272,6 +312,14 @@ int main(int argc, char **argv)
 		printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 		bench_merge<uint32_t>(mlg, 8, runs, "u32");
 		bench_merge<uint64_t>(mlg, 8, runs, "u64");
+	}
+	printf("\nBitonic configurations, forced (bitonic_tuning.cuh): Def, and Lean for GPUs with less shared memory "
+	       "a SM; the last column is what bitonic_variant picks on this device.\n\n"
+	       "| n | type | def ms | lean ms | lean/def time | picked here |\n|---|---|---|---|---|---|\n");
+	for (int lg = 24; lg <= 28; lg += 2) {
+		bench_variants<uint32_t>(lg, runs, "u32");
+		bench_variants<uint64_t>(lg, runs, "u64");
+		bench_variants<gs_u128>(lg - 1, runs, "u128");
 	}
 	return 0;
 }

@@ -101,38 +101,78 @@ cudaError_t sort_ix(T *d, size_t n, cudaStream_t stream, uint64_t *passes)
 } // namespace
 } // namespace gs_bitonic
 
-template <class T>
-cudaError_t bitonic_sort(T *d, size_t n, cudaStream_t stream, uint64_t *passes, bool wide_index)
+/* Shared memory per SM of the current device, cached per device (0 when
+ * it cannot be read: Def is taken). */
+static unsigned long smem_per_sm(void)
 {
-	typedef typename gs_bitonic::Tr<T>::Def C;
-	if (n < 2)
-		return cudaSuccess;
-	if (n <= (1ull << 31) && !wide_index)
-		return gs_bitonic::sort_ix<T, C, uint32_t>(d, n, stream, passes);
-	return gs_bitonic::sort_ix<T, C, uint64_t>(d, n, stream, passes);
+	static int cached[64]; /* bytes + 1; 0: not read yet (a race writes the same value) */
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
+		(void)cudaGetLastError();
+		return 0;
+	}
+	if (!cached[dev]) {
+		int v = 0;
+		if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess) {
+			(void)cudaGetLastError();
+			v = 0;
+		}
+		cached[dev] = v + 1;
+	}
+	return (unsigned long)(cached[dev] - 1);
 }
 
 template <class T>
-uint64_t bitonic_pass_count(size_t n)
+int bitonic_variant(void)
 {
+	typedef typename gs_bitonic::Tr<T>::Def D;
+	const unsigned long have = smem_per_sm();
+	return have && have < gs_bitonic::smem_per_sm_wanted<T, D>() ? BITONIC_LEAN : BITONIC_DEF;
+}
+
+template <class T>
+cudaError_t bitonic_sort(T *d, size_t n, cudaStream_t stream, uint64_t *passes, bool wide_index, int variant)
+{
+	typedef typename gs_bitonic::Tr<T>::Def D;
+	typedef typename gs_bitonic::Tr<T>::Lean E;
+	if (n < 2)
+		return cudaSuccess;
+	const bool lean = (variant < 0 ? bitonic_variant<T>() : variant) == BITONIC_LEAN;
+	if (n <= (1ull << 31) && !wide_index)
+		return lean ? gs_bitonic::sort_ix<T, E, uint32_t>(d, n, stream, passes)
+			    : gs_bitonic::sort_ix<T, D, uint32_t>(d, n, stream, passes);
+	return lean ? gs_bitonic::sort_ix<T, E, uint64_t>(d, n, stream, passes)
+		    : gs_bitonic::sort_ix<T, D, uint64_t>(d, n, stream, passes);
+}
+
+template <class T>
+uint64_t bitonic_pass_count(size_t n, int variant)
+{
+	if ((variant < 0 ? bitonic_variant<T>() : variant) == BITONIC_LEAN)
+		return gs_bitonic::plan_passes(gs_bitonic::plan_cfg_of<T, typename gs_bitonic::Tr<T>::Lean>(), n);
 	return gs_bitonic::plan_passes(gs_bitonic::plan_cfg_of<T>(), n);
 }
 
 template <class T>
-int bitonic_tile_bits(void)
+int bitonic_tile_bits(int variant)
 {
+	if ((variant < 0 ? bitonic_variant<T>() : variant) == BITONIC_LEAN)
+		return gs_bitonic::Tr<T>::Lean::TB;
 	return gs_bitonic::Tr<T>::Def::TB;
 }
 
-template cudaError_t bitonic_sort<uint32_t>(uint32_t *, size_t, cudaStream_t, uint64_t *, bool);
-template cudaError_t bitonic_sort<uint64_t>(uint64_t *, size_t, cudaStream_t, uint64_t *, bool);
-template cudaError_t bitonic_sort<gs_u128>(gs_u128 *, size_t, cudaStream_t, uint64_t *, bool);
-template uint64_t bitonic_pass_count<uint32_t>(size_t);
-template uint64_t bitonic_pass_count<uint64_t>(size_t);
-template uint64_t bitonic_pass_count<gs_u128>(size_t);
-template int bitonic_tile_bits<uint32_t>(void);
-template int bitonic_tile_bits<uint64_t>(void);
-template int bitonic_tile_bits<gs_u128>(void);
+template cudaError_t bitonic_sort<uint32_t>(uint32_t *, size_t, cudaStream_t, uint64_t *, bool, int);
+template cudaError_t bitonic_sort<uint64_t>(uint64_t *, size_t, cudaStream_t, uint64_t *, bool, int);
+template cudaError_t bitonic_sort<gs_u128>(gs_u128 *, size_t, cudaStream_t, uint64_t *, bool, int);
+template int bitonic_variant<uint32_t>(void);
+template int bitonic_variant<uint64_t>(void);
+template int bitonic_variant<gs_u128>(void);
+template uint64_t bitonic_pass_count<uint32_t>(size_t, int);
+template uint64_t bitonic_pass_count<uint64_t>(size_t, int);
+template uint64_t bitonic_pass_count<gs_u128>(size_t, int);
+template int bitonic_tile_bits<uint32_t>(int);
+template int bitonic_tile_bits<uint64_t>(int);
+template int bitonic_tile_bits<gs_u128>(int);
 
 /* The sorter (sorter.cuh): in place, so no scratch. */
 namespace {

@@ -22,6 +22,19 @@
 
 #include "sorter.cuh"
 
+/* The two configurations (bitonic_tuning.cuh): Def, measured fastest on
+ * Hopper, and Lean, half its tile, for GPUs with less shared memory a SM. */
+enum { BITONIC_DEF = 0, BITONIC_LEAN = 1 };
+
+/*
+ * The configuration bitonic_sort<T> takes on the current device (its
+ * shared memory per SM, read once per device): BITONIC_DEF when the SM
+ * holds Def's blocks at the occupancy it was tuned for, else
+ * BITONIC_LEAN. BITONIC_DEF when the device cannot be asked.
+ */
+template <class T>
+int bitonic_variant(void);
+
 /*
  * Sort d[0..n) ascending in place on `stream` (asynchronous; no host sync,
  * no allocation). *passes (may be NULL) is increased by the number of kernel
@@ -29,18 +42,22 @@
  * cudaErrorInvalidValue when a pass would need 2^31 blocks or more (n over
  * 2^(30 + tile bits)), or the first launch error. wide_index: run the kernels
  * with 64-bit element indices even below 2^31 elements, where 32-bit ones
- * are used otherwise (tests, to exercise them on small inputs).
+ * are used otherwise (tests, to exercise them on small inputs). variant:
+ * BITONIC_DEF or BITONIC_LEAN, or -1 for bitonic_variant<T>()'s choice
+ * (tests and benchmarks force one).
  */
 template <class T>
-cudaError_t bitonic_sort(T *d, size_t n, cudaStream_t stream, uint64_t *passes, bool wide_index = false);
+cudaError_t bitonic_sort(T *d, size_t n, cudaStream_t stream, uint64_t *passes, bool wide_index = false,
+			 int variant = -1);
 
-/* Passes bitonic_sort<T> makes for n elements (plan only, no launch). */
+/* Passes bitonic_sort<T> makes for n elements with variant (plan only). */
 template <class T>
-uint64_t bitonic_pass_count(size_t n);
+uint64_t bitonic_pass_count(size_t n, int variant = -1);
 
-/* log2 of the shared-memory tile (elements) bitonic_sort<T> uses: the
- * paper's k (K-model: k elements per processor/block) is 2^this. */
+/* log2 of the shared-memory tile (elements) bitonic_sort<T> uses with
+ * variant: the paper's k (K-model: k elements per processor/block) is
+ * 2^this. */
 template <class T>
-int bitonic_tile_bits(void);
+int bitonic_tile_bits(int variant = -1);
 
 #endif

@@ -50,15 +50,33 @@ template <class T> struct Tr;
 template <> struct Tr<uint32_t> {
 	enum { WB = 5 };
 	typedef BCfg<13, 5, 3, 3, 1> Def;
+	typedef BCfg<12, 4, 4, 3, 1> Lean;
 };
 template <> struct Tr<uint64_t> {
 	enum { WB = 4 };
 	typedef BCfg<12, 4, 4, -1, 1> Def;
+	typedef BCfg<11, 3, 4, -1, 1> Lean;
 };
 template <> struct Tr<gs_u128> {
 	enum { WB = 3 };
 	typedef BCfg<12, 3, 2, -1, 0> Def;
+	typedef BCfg<11, 3, 2, -1, 0> Lean;
 };
+
+/*
+ * Lean: the configuration for GPUs whose shared memory per SM cannot hold
+ * Def's MINB tiles at once (Def wants 96 KiB a SM for u32, 128 KiB for u64
+ * and u128: an sm_80 or sm_90 has 164 or 228 KiB, an sm_86/89 100 KiB, an
+ * sm_75 64 KiB). Half Def's tile, so that as many blocks as Def asks for
+ * stay resident (occupancy hides the passes' memory latency) in 64 KiB:
+ * one more pass over memory on large inputs, but no SM left half idle.
+ * bitonic.cu picks one of the two at run time (bitonic_variant).
+ */
+template <class T, class C>
+constexpr unsigned long smem_per_sm_wanted()
+{
+	return ((unsigned long)sizeof(T) << C::TB) * C::MINB;
+}
 
 /* The planner's view of configuration C for element type T. */
 template <class T, class C = typename Tr<T>::Def>

@@ -25,6 +25,9 @@
  * 2^14 - 3, 2^18 - 3 and 2^22 - 3; checked against std::sort. The same
  * up to 2^16 / 2^15 / 2^14 again with the 64-bit index kernels
  * (bitonic_sort's wide_index; they run only above 2^31 elements otherwise).
+ * And all of it again with the Lean configuration forced (the one GPUs
+ * with less shared memory a SM take: bitonic_variant), plus the check
+ * that this device gets the configuration its shared memory calls for.
  * --small: few, small cases (for compute-sanitizer memcheck / racecheck).
  *
  * Overlap cases: a second chunk is begun while the first is still being
@@ -1098,11 +1101,11 @@ bool word_less(const gs_u128 &a, const gs_u128 &b) { return a.hi != b.hi ? a.hi 
  * ties and the padding sentinel's value meet) against std::sort; wide:
  * with the 64-bit index kernels. */
 template <class T>
-void network_case(const char *tname, size_t n, bool few, size_t off, bool wide)
+void network_case(const char *tname, size_t n, bool few, size_t off, bool wide, int variant)
 {
 	char nm[128];
-	snprintf(nm, sizeof nm, "network/%s/n=%zu/%s%s%s", tname, n, few ? "fewunique" : "uniform",
-		 off ? "/unaligned" : "", wide ? "/wide-index" : "");
+	snprintf(nm, sizeof nm, "network/%s/n=%zu/%s%s%s%s", tname, n, few ? "fewunique" : "uniform",
+		 off ? "/unaligned" : "", wide ? "/wide-index" : "", variant == BITONIC_LEAN ? "/lean" : "");
 	std::vector<T> h(n), out(n);
 	for (size_t i = 0; i < n; ++i) {
 		uint64_t a = rnd(), b = rnd();
@@ -1125,7 +1128,7 @@ void network_case(const char *tname, size_t n, bool few, size_t off, bool wide)
 	 * the passes' accesses are not aligned as the tiles are */
 	cudaError_t e = cudaMemcpy(d + off, h.data(), n * sizeof(T), cudaMemcpyHostToDevice);
 	if (e == cudaSuccess)
-		e = bitonic_sort<T>(d + off, n, 0, &passes, wide);
+		e = bitonic_sort<T>(d + off, n, 0, &passes, wide, variant);
 	if (e == cudaSuccess)
 		e = cudaMemcpy(out.data(), d + off, n * sizeof(T), cudaMemcpyDeviceToHost);
 	cudaFree(d);
@@ -1134,7 +1137,7 @@ void network_case(const char *tname, size_t n, bool few, size_t off, bool wide)
 		return;
 	}
 	std::sort(h.begin(), h.end(), [](const T &a, const T &b) { return word_less(a, b); });
-	if (passes != bitonic_pass_count<T>(n))
+	if (passes != bitonic_pass_count<T>(n, variant))
 		why = "pass count differs from bitonic_pass_count";
 	for (size_t i = 0; i < n && why.empty(); ++i)
 		if (std::memcmp(&h[i], &out[i], sizeof(T)))
@@ -1143,21 +1146,21 @@ void network_case(const char *tname, size_t n, bool few, size_t off, bool wide)
 }
 
 template <class T>
-void network_cases(const char *tname, int maxl, bool wide = false)
+void network_cases(const char *tname, int maxl, bool wide = false, int variant = BITONIC_DEF)
 {
 	for (int L = 1; L <= maxl; ++L) {
 		const size_t p = (size_t)1 << L, r = L > 2 ? rnd() % (p / 4) : 0;
-		network_case<T>(tname, p, L % 2, 0, wide);
+		network_case<T>(tname, p, L % 2, 0, wide, variant);
 		if (p - 1 - r > 1)
-			network_case<T>(tname, p - 1 - r, !(L % 2), 0, wide);
+			network_case<T>(tname, p - 1 - r, !(L % 2), 0, wide, variant);
 		if (L > 1)
-			network_case<T>(tname, p / 2 + 1 + r, L % 3 == 0, 0, wide);
+			network_case<T>(tname, p / 2 + 1 + r, L % 3 == 0, 0, wide, variant);
 	}
 	/* words that do not start on a 16-byte boundary, sizes that run every
 	 * kind of pass */
 	if (sizeof(T) < 16)
 		for (int L = 14; L <= maxl; L += 4)
-			network_case<T>(tname, ((size_t)1 << L) - 3, L % 8 == 2, 1, wide);
+			network_case<T>(tname, ((size_t)1 << L) - 3, L % 8 == 2, 1, wide, variant);
 }
 
 std::vector<Kind> merge_kinds(const std::vector<Kind> &K)
@@ -1204,6 +1207,28 @@ int main(int argc, char **argv)
 	network_cases<uint32_t>("u32", 16, true);
 	network_cases<uint64_t>("u64", 15, true);
 	network_cases<gs_u128>("u128", 14, true);
+	/* the configuration for GPUs with less shared memory a SM, forced */
+	network_cases<uint32_t>("u32", small ? 15 : 22, false, BITONIC_LEAN);
+	network_cases<uint64_t>("u64", small ? 14 : 21, false, BITONIC_LEAN);
+	network_cases<gs_u128>("u128", small ? 13 : 21, false, BITONIC_LEAN);
+	network_cases<uint64_t>("u64", 14, true, BITONIC_LEAN);
+	{
+		const int v[3] = {bitonic_variant<uint32_t>(), bitonic_variant<uint64_t>(), bitonic_variant<gs_u128>()};
+		int smem = 0, dev = 0;
+		cudaGetDevice(&dev);
+		cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+		/* every Def wants at most 128 KiB a SM: a GPU with that much takes Def */
+		const bool want_def = smem >= 128 * 1024;
+		std::string why;
+		for (int i = 0; i < 3; ++i)
+			if (want_def && v[i] != BITONIC_DEF)
+				why = "a device with " + std::to_string(smem / 1024) + " KiB a SM took the lean configuration";
+		if (smem < 64 * 1024 && (v[0] != BITONIC_LEAN || v[1] != BITONIC_LEAN))
+			why = "a device with " + std::to_string(smem / 1024) + " KiB a SM took the default configuration";
+		result("network/variant-for-this-device (" + std::to_string(smem / 1024) + " KiB a SM: " +
+			       (v[2] == BITONIC_DEF ? "def" : "lean") + ")",
+		       why);
+	}
 
 	std::vector<Kind> K = kinds();
 	for (const Kind &k : merge_kinds(K))

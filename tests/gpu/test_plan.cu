@@ -116,6 +116,9 @@ int main()
 	cases("u32", plan_cfg_of<uint32_t>());
 	cases("u64", plan_cfg_of<uint64_t>());
 	cases("u128", plan_cfg_of<gs_u128>());
+	cases("u32-lean", plan_cfg_of<uint32_t, Tr<uint32_t>::Lean>());
+	cases("u64-lean", plan_cfg_of<uint64_t, Tr<uint64_t>::Lean>());
+	cases("u128-lean", plan_cfg_of<gs_u128, Tr<gs_u128>::Lean>());
 	/* {tile bits, register bits, line bits, fewest passes} */
 	cases("u32-eqc", plan_cfg{13, 5, 5, 1});
 	cases("u32-tile14", plan_cfg{14, 6, 5, 0});
