@@ -159,8 +159,7 @@ void phases(int L)
 			const double s = timed([&] {
 				for (int dd = 1; dd <= j - C::TB; ++dd) {
 					const uint64_t count = pairs << (dd - 1);
-					k_abi_split<T, C><<<(unsigned)((count + 255) / 256), 256>>>(src, n, j, dd, S,
-												 count);
+					k_abi_split<T, C><<<(unsigned)((count + 7) / 8), 256>>>(src, n, j, dd, S, count);
 				}
 				CK(cudaGetLastError());
 			});

@@ -78,7 +78,7 @@ cudaError_t local_sort(T *d, size_t n, cudaStream_t st)
  * Merge level j (runs of 2^(j-1) into runs of 2^j) from src to dst:
  * stages 1 .. j - TB of the adaptive merge in device memory (one launch a
  * stage, section "Outline of the Implementation": stage d has 2^(d-1)
- * instances per pair), then the leaf blocks.
+ * instances per pair, a warp each, 8 a block), then the leaf blocks.
  */
 template <class T>
 cudaError_t merge_level(const T *src, T *dst, size_t n, int j, uint64_t *S, cudaStream_t st, uint64_t *passes)
@@ -87,7 +87,7 @@ cudaError_t merge_level(const T *src, T *dst, size_t n, int j, uint64_t *S, cuda
 	const uint64_t pairs = ((n - 1) >> j) + 1;
 	for (int d = 1; d <= j - C::TB; ++d) {
 		const uint64_t count = pairs << (d - 1);
-		k_abi_split<T, C><<<(unsigned)((count + 255) / 256), 256, 0, st>>>(src, n, j, d, S, count);
+		k_abi_split<T, C><<<(unsigned)((count + 7) / 8), 256, 0, st>>>(src, n, j, d, S, count);
 		cudaError_t err = cudaGetLastError();
 		if (err != cudaSuccess)
 			return err;

@@ -115,14 +115,15 @@ GS_ABI_HD Pair pair_of(uint64_t n, int j, uint64_t p)
  * brackets: lo >= r - (B words below the right bracket), hi <= r - (B
  * words below the left bracket)). This is Algorithm 3's descent (phases
  * 1 .. log m - 1, one comparison per level of the bitonic tree): at most
- * ceil(log2(hi - lo + 1)) comparisons, counted into *cmp.
+ * ceil(log2(hi - lo + 1)) comparisons, counted into *cmp. I: the index
+ * type (32 bits inside a tile).
  */
-template <class T, class GA, class GB>
-GS_ABI_HD uint64_t split_search(GA a, GB b, uint64_t r, uint64_t lo, uint64_t hi, uint32_t *cmp)
+template <class T, class I, class GA, class GB>
+GS_ABI_HD I split_search(GA a, GB b, I r, I lo, I hi, uint32_t *cmp)
 {
 	uint32_t c = 0;
 	while (lo < hi) {
-		const uint64_t mid = lo + ((hi - lo) >> 1);
+		const I mid = lo + ((hi - lo) >> 1);
 		++c;
 		if (Ord<T>::le(a(mid), b(r - 1 - mid)))
 			lo = mid + 1;
@@ -133,27 +134,71 @@ GS_ABI_HD uint64_t split_search(GA a, GB b, uint64_t r, uint64_t lo, uint64_t hi
 	return lo;
 }
 
+/*
+ * split_search by a whole warp (every lane calls it with the same
+ * arguments and gets the answer): Algorithm 3's comparisons (a_i,
+ * a_{i+m/2}) at 32 positions of the range at once, whose outcomes are a
+ * run of "A word first" then a run of "B word first" (Theorem 2), so the
+ * ballot's population count narrows the range 33-fold a round: about
+ * log33 instead of log2 dependent memory reads, which is what a stage of
+ * few instances waits for (the paper's stages overlap for the same
+ * reason, section "Complexity"). 32 comparisons a round are counted, by
+ * lane 0 only. The host replays the 32 lanes in a loop.
+ */
+template <class T, class I, class GA, class GB>
+GS_ABI_HD I split_wide(GA a, GB b, I r, I lo, I hi, uint32_t lane, uint32_t *cmp)
+{
+	uint32_t c = 0;
+	while (lo < hi) {
+		const I w = hi - lo;
+		/* w >= 32: probes lo + (k+1) w / 33, distinct, in [lo, hi);
+		 * else every candidate lo + k, k < w */
+		const uint32_t np = w >= 32 ? 32u : (uint32_t)w;
+		auto probe = [lo, w](uint32_t k) -> I { return w >= 32 ? lo + (I)(k + 1) * w / 33 : lo + k; };
+		uint32_t cnt = 0;
+#ifdef __CUDA_ARCH__
+		bool p = false;
+		if (lane < np) {
+			const I x = probe(lane);
+			p = Ord<T>::le(a(x), b(r - 1 - x));
+		}
+		cnt = (uint32_t)__popc(__ballot_sync(0xffffffffu, p));
+#else
+		for (uint32_t k = 0; k < np; ++k)
+			cnt += Ord<T>::le(a(probe(k)), b(r - 1 - probe(k))) ? 1 : 0;
+#endif
+		c += np;
+		const I nlo = cnt ? probe(cnt - 1) + 1 : lo, nhi = cnt < np ? probe(cnt) : hi;
+		lo = nlo;
+		hi = nhi;
+	}
+	if (lane == 0)
+		*cmp += c;
+	return lo;
+}
+
 /* The search range of the split at rank r between the brackets (xl, yl)
  * and (xh, yh) (splits at lower and higher ranks, yh already clipped to
  * the real words): x in [max(xl, r - yh), min(xh, r - yl)]. */
-GS_ABI_HD void split_range(uint64_t r, uint64_t xl, uint64_t yl, uint64_t xh, uint64_t yh, uint64_t *lo,
-			   uint64_t *hi)
+template <class I>
+GS_ABI_HD void split_range(I r, I xl, I yl, I xh, I yh, I *lo, I *hi)
 {
 	*lo = r > yh && r - yh > xl ? r - yh : xl;
 	*hi = r - yl < xh ? r - yl : xh;
 }
 
 /*
- * Stage d (1 .. j - TB) of merge level j in device memory: instance t of
- * pairs * 2^(d-1) computes the split of subtree boundary (2u + 1) 2^(j-TB-d)
- * (u = t mod 2^(d-1), in leaves of 2^TB words) of pair p = t / 2^(d-1),
- * from its parent's two boundaries, and writes it to S[p 2^(j-TB) + that
- * boundary]. S holds, per pair, the split at every leaf boundary except
- * the pair's start (0) and end (la): the stream of the paper's node
- * pointers. Returns the comparisons made.
+ * Stage d (1 .. j - TB) of merge level j in device memory, by one warp
+ * (lane: this thread's): instance t of pairs * 2^(d-1) computes the split
+ * of subtree boundary (2u + 1) 2^(j-TB-d) (u = t mod 2^(d-1), in leaves
+ * of 2^TB words) of pair p = t / 2^(d-1), from its parent's two
+ * boundaries, and lane 0 writes it to S[p 2^(j-TB) + that boundary]. S
+ * holds, per pair, the split at every leaf boundary except the pair's
+ * start (0) and end (la): the stream of the paper's node pointers.
+ * Returns the comparisons made (lane 0; 0 on the others).
  */
 template <class T, int TB>
-GS_ABI_HD uint32_t split_node(const T *src, uint64_t n, int j, int d, uint64_t *S, uint64_t t)
+GS_ABI_HD uint32_t split_node(const T *src, uint64_t n, int j, int d, uint64_t *S, uint64_t t, uint32_t lane)
 {
 	const int lpb = j - TB;
 	const uint64_t LP = 1ull << lpb, p = t >> (d - 1), u = t & ((1ull << (d - 1)) - 1);
@@ -162,7 +207,8 @@ GS_ABI_HD uint32_t split_node(const T *src, uint64_t n, int j, int d, uint64_t *
 	const uint64_t tot = q.la + q.lb, r = i << TB;
 	uint64_t *Sp = S + p * LP;
 	if (r >= tot) {
-		Sp[i] = q.la; /* only virtual words from here on */
+		if (lane == 0)
+			Sp[i] = q.la; /* only virtual words from here on */
 		return 0;
 	}
 	const uint64_t l = i - stride, h = i + stride;
@@ -173,19 +219,27 @@ GS_ABI_HD uint32_t split_node(const T *src, uint64_t n, int j, int d, uint64_t *
 		yh = ((h << TB) < tot ? (h << TB) : tot) - xh;
 	}
 	uint64_t lo, hi;
-	split_range(r, xl, yl, xh, yh, &lo, &hi);
+	split_range<uint64_t>(r, xl, yl, xh, yh, &lo, &hi);
 	const T *A = src + q.p0, *B = src + q.p0 + q.h;
 	uint32_t cmp = 0;
-	Sp[i] = split_search<T>([A](uint64_t k) { return A[k]; }, [B](uint64_t k) { return B[k]; }, r, lo, hi,
-				&cmp);
+	const uint64_t x = split_wide<T, uint64_t>([A](uint64_t k) { return A[k]; },
+						   [B](uint64_t k) { return B[k]; }, r, lo, hi, lane, &cmp);
+	if (lane == 0)
+		Sp[i] = x;
 	return cmp;
 }
 
-/* Shared-memory slot of tile word e: one pad word after every 16 (a
- * thread's 16 consecutive words then start in distinct banks). */
-GS_ABI_HD uint32_t pad(uint32_t e)
+/*
+ * Shared-memory slot of tile word e: the low bits xor-ed with the bits
+ * from RB up, within one 128-byte row (128 / sizeof(T) words). Both ways
+ * the block touches the tile in order, a warp's consecutive words (the
+ * copies in and out) and a thread's 2^RB consecutive words (the leaf
+ * merge's stores, lane t at 2^RB t + k), then fall into distinct banks.
+ */
+template <class T, int RB>
+GS_ABI_HD uint32_t slot(uint32_t e)
 {
-	return e + (e >> 4);
+	return e ^ ((e >> RB) & (128 / sizeof(T) - 1));
 }
 
 /*
@@ -222,29 +276,34 @@ GS_ABI_HD Leaf leaf_of(uint64_t n, int j, const uint64_t *S, uint64_t g)
 
 /*
  * Stage d (1 .. TB - RB) of the adaptive merge inside a leaf block, on
- * the tile in shared memory: thread tid < 2^(d-1) computes the split of
- * the boundary (2 tid + 1) 2^(TB-RB-d) (in units of 2^RB ranks) into
- * sx[] (sx[0] = 0, sx[2^(TB-RB)] = na set before stage 1). Returns the
- * comparisons made.
+ * the tile in shared memory: instance u < 2^(d-1) computes the split of
+ * the boundary (2u + 1) 2^(TB-RB-d) (in units of 2^RB ranks) into sx[]
+ * (sx[0] = 0, sx[2^(TB-RB)] = na set before stage 1). WIDE: by a whole
+ * warp (split_wide; lane 0 writes), else by one thread (lane 0). Returns
+ * the comparisons made (0 but on lane 0).
  */
-template <class T, class C>
-GS_ABI_HD uint32_t leaf_split(const T *tile, uint32_t *sx, const Leaf &f, int d, uint32_t tid)
+template <class T, class C, bool WIDE>
+GS_ABI_HD uint32_t leaf_split(const T *tile, uint32_t *sx, const Leaf &f, int d, uint32_t u, uint32_t lane)
 {
-	const uint32_t stride = (uint32_t)C::NT >> d, i = (2 * tid + 1) * stride, r = i << C::RB;
+	const uint32_t stride = (uint32_t)C::NT >> d, i = (2 * u + 1) * stride, r = i << C::RB;
 	if (r >= f.m) {
-		sx[i] = f.na;
+		if (lane == 0)
+			sx[i] = f.na;
 		return 0;
 	}
 	const uint32_t xl = sx[i - stride], yl = ((i - stride) << C::RB) - xl;
 	const uint32_t xh = sx[i + stride], rh = (i + stride) << C::RB;
 	const uint32_t yh = (rh < f.m ? rh : f.m) - xh;
-	uint64_t lo, hi;
-	split_range(r, xl, yl, xh, yh, &lo, &hi);
+	uint32_t lo, hi;
+	split_range<uint32_t>(r, xl, yl, xh, yh, &lo, &hi);
 	const uint32_t na = f.na;
+	auto a = [tile](uint32_t k) { return tile[slot<T, C::RB>(k)]; };
+	auto b = [tile, na](uint32_t k) { return tile[slot<T, C::RB>(na + k)]; };
 	uint32_t cmp = 0;
-	sx[i] = (uint32_t)split_search<T>([tile](uint64_t k) { return tile[pad((uint32_t)k)]; },
-					  [tile, na](uint64_t k) { return tile[pad(na + (uint32_t)k)]; }, r, lo,
-					  hi, &cmp);
+	const uint32_t x = WIDE ? split_wide<T, uint32_t>(a, b, r, lo, hi, lane, &cmp) :
+				  split_search<T, uint32_t>(a, b, r, lo, hi, &cmp);
+	if (lane == 0)
+		sx[i] = x;
 	return cmp;
 }
 
@@ -255,6 +314,7 @@ GS_ABI_HD uint32_t leaf_split(const T *tile, uint32_t *sx, const Leaf &f, int d,
  * of B; laid out as the bitonic sequence (A piece ascending, +inf
  * padding, B piece descending) in registers, the bitonic merger BM_16
  * (half-cleaners on distances 8, 4, 2, 1: 32 comparators) sorts them.
+ * One shared-memory read a word (the piece it comes from picked first).
  * v gets the sorted words (the first na + nb real). Returns the
  * comparisons made.
  */
@@ -267,8 +327,11 @@ GS_ABI_HD uint32_t leaf_gather(const T *tile, const uint32_t *sx, const Leaf &f,
 	const uint32_t ca = xb - xa, ya = (r0 < f.m ? r0 : f.m) - xa, cb = r1 - xb - ya;
 	const uint32_t bb = f.na + ya + R - 1;
 #pragma unroll
-	for (int k = 0; k < R; ++k)
-		v[k] = (uint32_t)k < ca ? tile[pad(xa + k)] : (uint32_t)k >= R - cb ? tile[pad(bb - k)] : Ord<T>::inf();
+	for (int k = 0; k < R; ++k) {
+		const bool ina = (uint32_t)k < ca, inb = (uint32_t)k >= R - cb;
+		const uint32_t e = ina ? xa + k : bb - k;
+		v[k] = ina || inb ? tile[slot<T, C::RB>(e)] : Ord<T>::inf();
+	}
 #pragma unroll
 	for (int s = R / 2; s >= 1; s >>= 1)
 #pragma unroll

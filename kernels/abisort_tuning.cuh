@@ -21,28 +21,25 @@ namespace gs_abisort {
  * 2^(TB - RB) threads. TB must not exceed the tile sort's tile bits + 1
  * (every merge level then has at least one leaf per pair).
  */
-template <int TB_, int RB_>
+template <int TB_, int RB_, int MINB_>
 struct ACfg {
-	enum { TB = TB_, RB = RB_, NTB = TB_ - RB_, NT = 1 << (TB_ - RB_), T = 1 << TB_, R = 1 << RB_ };
-	/* shared-memory words of the tile: one pad word after every 16, so
-	 * that a thread's 16 consecutive words (the leaf merge) fall into
-	 * distinct banks across a warp (abisort_kernels.cuh, pad) */
-	enum { SMEM_WORDS = T + T / 16 };
-	static_assert(RB_ == 4, "the tile's padding assumes 16-word leaves");
+	enum { TB = TB_, RB = RB_, NTB = TB_ - RB_, NT = 1 << (TB_ - RB_), T = 1 << TB_, R = 1 << RB_, MINB = MINB_ };
 	static_assert(TB_ - RB_ >= 5 && TB_ - RB_ <= 10, "a leaf block is 32..1024 threads");
 };
 
-/* Per word type: tiles of 34 KiB of shared memory (static, under 48 KiB,
- * several blocks per SM), 16 words a thread. */
+/* Per word type: tiles of 32 KiB of shared memory (static, under 48 KiB),
+ * 16 words a thread, 4 leaf blocks per SM: u32 then fits 32 registers
+ * (2048 threads an SM, no spill), u64 64 (4 bytes spilled), u128 108;
+ * asking more blocks of u64 and u128 spills tens to hundreds of bytes. */
 template <class T> struct ATr;
 template <> struct ATr<uint32_t> {
-	typedef ACfg<13, 4> Def;
+	typedef ACfg<13, 4, 4> Def;
 };
 template <> struct ATr<uint64_t> {
-	typedef ACfg<12, 4> Def;
+	typedef ACfg<12, 4, 4> Def;
 };
 template <> struct ATr<gs_u128> {
-	typedef ACfg<11, 4> Def;
+	typedef ACfg<11, 4, 4> Def;
 };
 
 } // namespace gs_abisort

@@ -1,7 +1,8 @@
 /*
  * abisort_replay.cu - the adaptive bitonic merge of kernels/abisort_merge.cuh
  * replayed on the host, thread by thread and stage by stage in the order
- * the kernels run them (a barrier = the end of a loop over threads), against
+ * the kernels run them (a barrier = the end of a loop over threads; a
+ * warp's search = its lane 0, the host path replaying the 32 lanes), against
  * std::sort; no GPU needed. The tile sort is std::sort of each tile.
  *
  * Build: nvcc -O2 -std=c++17 -Ikernels -o tests/gpu/abisort_replay tests/gpu/abisort_replay.cu
@@ -66,20 +67,22 @@ uint64_t replay(std::vector<T> &d, int LT)
 		const uint64_t pairs = ((n - 1) >> j) + 1;
 		for (int dd = 1; dd <= j - C::TB; ++dd)
 			for (uint64_t t = 0; t < pairs << (dd - 1); ++t)
-				cmp += split_node<T, C::TB>(src, n, j, dd, S.data(), t);
+				cmp += split_node<T, C::TB>(src, n, j, dd, S.data(), t, 0);
 		const uint64_t leaves = (n + C::T - 1) >> C::TB;
-		std::vector<T> tile(C::SMEM_WORDS);
+		std::vector<T> tile(C::T);
 		std::vector<uint32_t> sx(C::NT + 1);
 		std::vector<T> regs((size_t)C::NT * C::R);
 		for (uint64_t g = 0; g < leaves; ++g) {
 			const Leaf f = leaf_of<C::TB>(n, j, S.data(), g);
 			for (uint32_t e = 0; e < f.m; ++e)
-				tile[pad(e)] = e < f.na ? src[f.a0 + e] : src[f.b0 + (e - f.na)];
+				tile[slot<T, C::RB>(e)] = e < f.na ? src[f.a0 + e] : src[f.b0 + (e - f.na)];
 			sx[0] = 0;
 			sx[C::NT] = f.na;
 			for (int dd = 1; dd <= C::NTB; ++dd)
-				for (uint32_t tid = 0; tid < (1u << (dd - 1)); ++tid)
-					cmp += leaf_split<T, C>(tile.data(), sx.data(), f, dd, tid);
+				for (uint32_t u = 0; u < (1u << (dd - 1)); ++u)
+					cmp += (1u << (dd - 1)) <= C::NT / 32 ?
+						       leaf_split<T, C, true>(tile.data(), sx.data(), f, dd, u, 0) :
+						       leaf_split<T, C, false>(tile.data(), sx.data(), f, dd, u, 0);
 			for (uint32_t tid = 0; tid < C::NT; ++tid) {
 				T v[C::R];
 				const uint32_t c = leaf_gather<T, C>(tile.data(), sx.data(), f, tid, v);
@@ -88,9 +91,9 @@ uint64_t replay(std::vector<T> &d, int LT)
 				std::copy(v, v + C::R, regs.begin() + tid * C::R);
 			}
 			for (uint32_t e = 0; e < C::NT * C::R; ++e)
-				tile[pad(e)] = regs[e];
+				tile[slot<T, C::RB>(e)] = regs[e];
 			for (uint32_t e = 0; e < f.m; ++e)
-				dst[f.out + e] = tile[pad(e)];
+				dst[f.out + e] = tile[slot<T, C::RB>(e)];
 		}
 		std::swap(src, dst);
 	}
