@@ -19,14 +19,7 @@
 namespace gs_abisort {
 namespace {
 
-/* Smallest l with 2^l >= n (0 for n <= 1). */
-int ceil_log2(uint64_t n)
-{
-	int l = 0;
-	while ((1ull << l) < n)
-		++l;
-	return l;
-}
+using gs_bitonic::ceil_log2; /* bitonic_plan.h: smallest l with 2^l >= n */
 
 /* log2 of the tile the tile sort sorts (bitonic_tuning.cuh). */
 template <class T>

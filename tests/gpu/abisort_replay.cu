@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "abisort_merge.cuh"
+#include "bitonic_plan.h"
 
 using namespace gs_abisort;
 
@@ -40,14 +41,6 @@ template <> gs_u128 word<gs_u128>(uint64_t r)
 	return v;
 }
 
-int clog2(uint64_t n)
-{
-	int l = 0;
-	while ((1ull << l) < n)
-		++l;
-	return l;
-}
-
 /* The sort as abisort.cu runs it, with a local tile of 2^LT words. */
 template <class T>
 uint64_t replay(std::vector<T> &d, int LT)
@@ -57,7 +50,7 @@ uint64_t replay(std::vector<T> &d, int LT)
 	uint64_t cmp = 0;
 	for (size_t b = 0; b < n; b += (size_t)1 << LT)
 		std::sort(d.begin() + b, d.begin() + std::min(n, b + ((size_t)1 << LT)));
-	const int L = clog2(n);
+	const int L = gs_bitonic::ceil_log2(n);
 	if (L <= LT)
 		return 0;
 	std::vector<T> alt(n);
