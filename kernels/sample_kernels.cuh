@@ -18,20 +18,10 @@
 #define GPUSORT_SAMPLE_KERNELS_CUH
 
 #include "bitonic_kernels.cuh"
+#include "merge_block.cuh"
 #include "sample_plan.h"
 
 namespace gs_sample {
-
-/* The sorters' order (sorter.cuh): unsigned, gs_u128 hi then lo. */
-template <class T> struct Ord {
-	static __device__ __forceinline__ bool lt(T a, T b) { return a < b; }
-};
-template <> struct Ord<gs_u128> {
-	static __device__ __forceinline__ bool lt(const gs_u128 &a, const gs_u128 &b)
-	{
-		return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
-	}
-};
 
 /* First index in [lo, hi) of sorted a whose word is not below v (hi if none). */
 template <class T, class I>
@@ -39,7 +29,7 @@ __device__ __forceinline__ I lower_idx(const T *a, I lo, I hi, const T &v)
 {
 	while (lo < hi) {
 		const I mid = lo + ((hi - lo) >> 1);
-		if (Ord<T>::lt(a[mid], v))
+		if (word_lt(a[mid], v))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -53,7 +43,7 @@ __device__ __forceinline__ I upper_idx(const T *a, I lo, I hi, const T &v)
 {
 	while (lo < hi) {
 		const I mid = lo + ((hi - lo) >> 1);
-		if (Ord<T>::lt(v, a[mid]))
+		if (word_lt(v, a[mid]))
 			hi = mid;
 		else
 			lo = mid + 1;

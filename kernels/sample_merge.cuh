@@ -57,26 +57,6 @@ __global__ void __launch_bounds__(1 << C::NTB, C::LMINB) k_chunk(const T *in, T 
 }
 
 /*
- * The merge path's point on cross diagonal diag of sorted a (na words) and
- * b (nb): how many of the first diag outputs come from a (ties take a
- * first). merge_path.cu's path_split, for this file's order.
- */
-template <class T, class I>
-__device__ __forceinline__ I split_at(const T *a, I na, const T *b, I nb, I diag)
-{
-	I lo = diag > nb ? diag - nb : 0;
-	I hi = diag < na ? diag : na;
-	while (lo < hi) {
-		const I mid = lo + ((hi - lo) >> 1);
-		if (!Ord<T>::lt(b[diag - 1 - mid], a[mid]))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/*
  * Where output tile g of a merge round lies: bucket b, pair j (runs
  * [j 2w, j 2w + w) and [j 2w + w, (j + 1) 2w) of the bucket, cut at its
  * end), output offset o within the pair. False when the tile is past the
@@ -116,15 +96,14 @@ __global__ void k_merge_part(const T *__restrict__ in, const uint64_t *__restric
 	     g += (uint64_t)gridDim.x * blockDim.x) {
 		TileAt t;
 		if (tile_at(g, bst, w, np, tpp, TILE, t))
-			part[g] = (uint32_t)split_at<T, uint64_t>(in + t.st, t.na, in + t.st + t.na, t.nb, t.o);
+			part[g] = (uint32_t)path_split<T, uint64_t>(in + t.st, t.na, in + t.st + t.na, t.nb, t.o);
 	}
 }
 
 /*
  * Merge round, one block per output tile g: its parts of the two runs
- * (A from part[g] to the next tile's split) into shared memory, each
- * thread's VT outputs by a merge path search there and a sequential
- * merge, back through shared memory, written coalesced to out.
+ * (A from part[g] to the next tile's split; B the rest of the tile)
+ * merged into out by merge_block_tile (merge_block.cuh).
  */
 template <class T>
 __global__ void __launch_bounds__(MNT) k_merge(const T *__restrict__ in, T *__restrict__ out,
@@ -139,51 +118,8 @@ __global__ void __launch_bounds__(MNT) k_merge(const T *__restrict__ in, T *__re
 	const uint64_t plen = t.na + t.nb, d1 = t.o + TILE < plen ? t.o + TILE : plen;
 	const uint64_t ia0 = part[blockIdx.x];
 	const uint64_t ia1 = d1 == plen ? t.na : part[blockIdx.x + 1]; /* next tile: same pair */
-	const int na = (int)(ia1 - ia0), cnt = (int)(d1 - t.o), nb = cnt - na;
-	const T *ga = in + t.st + ia0, *gb = in + t.st + t.na + (t.o - ia0);
-#pragma unroll
-	for (int j = 0; j < VT; ++j) {
-		const int i = threadIdx.x + j * MNT;
-		if (i < cnt)
-			s[i] = i < na ? ga[i] : gb[i - na];
-	}
-	__syncthreads();
-	const int diag = threadIdx.x * VT;
-	const int my = cnt - diag < VT ? (cnt - diag > 0 ? cnt - diag : 0) : VT;
-	T r[VT];
-	if (my > 0) {
-		const T *sa = s, *sb = s + na;
-		int ia = split_at<T, int>(sa, na, sb, nb, diag);
-		int ib = diag - ia;
-		T ka = ia < na ? sa[ia] : T(), kb = ib < nb ? sb[ib] : T();
-#pragma unroll
-		for (int i = 0; i < VT; ++i) {
-			if (i < my) {
-				const bool take_a = ib >= nb || (ia < na && !Ord<T>::lt(kb, ka));
-				r[i] = take_a ? ka : kb;
-				if (take_a) {
-					if (++ia < na)
-						ka = sa[ia];
-				} else {
-					if (++ib < nb)
-						kb = sb[ib];
-				}
-			}
-		}
-	}
-	__syncthreads();
-#pragma unroll
-	for (int i = 0; i < VT; ++i)
-		if (i < my)
-			s[diag + i] = r[i];
-	__syncthreads();
-	T *go = out + t.st + t.o;
-#pragma unroll
-	for (int j = 0; j < VT; ++j) {
-		const int i = threadIdx.x + j * MNT;
-		if (i < cnt)
-			go[i] = s[i];
-	}
+	const int na = (int)(ia1 - ia0), cnt = (int)(d1 - t.o);
+	merge_block_tile<T, MNT, VT>(s, in + t.st + ia0, in + t.st + t.na + (t.o - ia0), na, cnt, out + t.st + t.o);
 }
 
 } // namespace gs_sample
