@@ -109,6 +109,49 @@ __device__ __forceinline__ void local_group(T *tile)
 }
 
 /*
+ * Sort the 2^TB elements of the shared-memory tile (laid out as
+ * k_bitonic_local loads it: element e at swz2(e)) ascending, by the whole
+ * block of 2^NTB threads; the caller has filled it and passed a barrier,
+ * and passes one before reading it back. Also the sample sorter's bucket
+ * chunks (sample_kernels.cuh).
+ */
+template <class T, class C>
+__device__ __forceinline__ void tile_sort(T *tile)
+{
+	constexpr int TB = C::TB, RB = C::RB, WB = Tr<T>::WB, R = 1 << RB;
+	const uint32_t tid = threadIdx.x;
+	/* stages 1..RB entirely in registers: thread holds 2^RB consecutive
+	 * elements, sorted ascending with the network of local_group (first
+	 * step of stage s: m against m ^ (2^s - 1), the others m ^ 2^k; every
+	 * comparator's minimum to the lower index) */
+	{
+		const uint32_t eb = tid << RB;
+		T v[R];
+#pragma unroll
+		for (int m = 0; m < R; ++m)
+			v[m] = tile[swz2<RB, WB>(eb, (uint32_t)m, ((1u << TB) - 1) & ~(R - 1u))];
+#pragma unroll
+		for (int s = 1; s <= RB; ++s) {
+#pragma unroll
+			for (int m = 0; m < R; ++m)
+				if (!(m & (1 << (s - 1))))
+					Word<T>::cx(v[m], v[m ^ ((1 << s) - 1)]);
+#pragma unroll
+			for (int k = s - 2; k >= 0; --k) {
+#pragma unroll
+				for (int m = 0; m < R; ++m)
+					if (!(m & (1 << k)))
+						Word<T>::cx(v[m], v[m | (1 << k)]);
+			}
+		}
+#pragma unroll
+		for (int m = 0; m < R; ++m)
+			tile[swz2<RB, WB>(eb, (uint32_t)m, ((1u << TB) - 1) & ~(R - 1u))] = v[m];
+	}
+	local_group<T, C, RB + 1, 0>(tile);
+}
+
+/*
  * The tile sort: sort every aligned tile d[b*2^TB ..) ascending, stages
  * 1..TB inside shared memory: a single Γ-partition per block with
  * Γ = {0..TB-1} (Definition 2 with the lowest bits: coalesced).
@@ -139,35 +182,7 @@ __global__ void __launch_bounds__(1 << C::NTB, C::LMINB) k_bitonic_local(T *__re
 		}
 	}
 	__syncthreads();
-	/* stages 1..RB entirely in registers: thread holds 2^RB consecutive
-	 * elements, sorted ascending with the network of local_group (first
-	 * step of stage s: m against m ^ (2^s - 1), the others m ^ 2^k; every
-	 * comparator's minimum to the lower index) */
-	{
-		const uint32_t eb = tid << RB;
-		T v[R];
-#pragma unroll
-		for (int m = 0; m < R; ++m)
-			v[m] = tile[swz2<RB, WB>(eb, (uint32_t)m, ((1u << TB) - 1) & ~(R - 1u))];
-#pragma unroll
-		for (int s = 1; s <= RB; ++s) {
-#pragma unroll
-			for (int m = 0; m < R; ++m)
-				if (!(m & (1 << (s - 1))))
-					Word<T>::cx(v[m], v[m ^ ((1 << s) - 1)]);
-#pragma unroll
-			for (int k = s - 2; k >= 0; --k) {
-#pragma unroll
-				for (int m = 0; m < R; ++m)
-					if (!(m & (1 << k)))
-						Word<T>::cx(v[m], v[m | (1 << k)]);
-			}
-		}
-#pragma unroll
-		for (int m = 0; m < R; ++m)
-			tile[swz2<RB, WB>(eb, (uint32_t)m, ((1u << TB) - 1) & ~(R - 1u))] = v[m];
-	}
-	local_group<T, C, RB + 1, 0>(tile);
+	tile_sort<T, C>(tile);
 	__syncthreads();
 	if (full) {
 #pragma unroll 8

@@ -38,28 +38,23 @@
  * more launches); a segment without a partner is a pair with an empty B
  * (copied by the same kernels). Rounds ping-pong between two buffers.
  */
+#include "merge_block.cuh"
 #include "merge_path.cuh"
 
 namespace {
 
 constexpr int NT = 256; /* threads per block */
 
+/* Outputs per thread of a merge block (merge_block_tile: odd). */
 template <class T> struct Mt;
 template <> struct Mt<uint32_t> {
 	enum { VT = 15 };
-	static __device__ __forceinline__ bool lt(uint32_t a, uint32_t b) { return a < b; }
 };
 template <> struct Mt<uint64_t> {
 	enum { VT = 11 };
-	static __device__ __forceinline__ bool lt(uint64_t a, uint64_t b) { return a < b; }
 };
 template <> struct Mt<gs_u128> {
 	enum { VT = 7 };
-	/* the sorters' order (sorter.cuh): hi, then lo */
-	static __device__ __forceinline__ bool lt(const gs_u128 &a, const gs_u128 &b)
-	{
-		return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
-	}
 };
 
 /* One launch's pairs: pair p merges [a[p], m[p]) and [m[p], e[p]) into
@@ -80,27 +75,6 @@ __device__ __forceinline__ uint32_t pair_of(const MergeTab &t, uint32_t b)
 			lo = mid;
 		else
 			hi = mid - 1;
-	}
-	return lo;
-}
-
-/*
- * The merge path's point on cross diagonal `diag` (0 <= diag <= na + nb):
- * how many of the first diag outputs come from a. Every index read is in
- * range: mid in [lo, hi) with hi <= min(diag, na), and diag - 1 - mid in
- * [0, nb) because lo >= diag - nb.
- */
-template <class T, class I>
-__device__ __forceinline__ I path_split(const T *a, I na, const T *b, I nb, I diag)
-{
-	I lo = diag > nb ? diag - nb : 0;
-	I hi = diag < na ? diag : na;
-	while (lo < hi) {
-		const I mid = lo + ((hi - lo) >> 1);
-		if (!Mt<T>::lt(b[diag - 1 - mid], a[mid])) /* a[mid] <= b[..]: a[mid] is among them */
-			lo = mid + 1;
-		else
-			hi = mid;
 	}
 	return lo;
 }
@@ -134,53 +108,8 @@ __global__ void __launch_bounds__(NT) k_merge(const T *__restrict__ in, T *__res
 	/* this tile's parts: A[ia0, ia1), B[d0 - ia0, d1 - ia1) */
 	const uint64_t ia0 = part[b];
 	const uint64_t ia1 = d1 == la + lb ? la : part[b + 1]; /* next block: same pair */
-	const int na = (int)(ia1 - ia0), cnt = (int)(d1 - d0), nb = cnt - na;
-	const T *ga = in + a0 + ia0, *gb = in + m + (d0 - ia0);
-#pragma unroll
-	for (int j = 0; j < VT; ++j) {
-		const int i = threadIdx.x + j * NT;
-		if (i < cnt)
-			s[i] = i < na ? ga[i] : gb[i - na];
-	}
-	__syncthreads();
-	/* this thread's outputs: tile positions [diag, diag + my) */
-	const int diag = threadIdx.x * VT;
-	const int my = cnt - diag < VT ? (cnt - diag > 0 ? cnt - diag : 0) : VT;
-	T r[VT];
-	if (my > 0) {
-		const T *sa = s, *sb = s + na;
-		int ia = path_split<T, int>(sa, na, sb, nb, diag);
-		int ib = diag - ia;
-		T ka = ia < na ? sa[ia] : T(), kb = ib < nb ? sb[ib] : T();
-#pragma unroll
-		for (int i = 0; i < VT; ++i) {
-			if (i < my) {
-				/* ia + ib == diag + i < cnt: at least one side remains */
-				const bool take_a = ib >= nb || (ia < na && !Mt<T>::lt(kb, ka));
-				r[i] = take_a ? ka : kb;
-				if (take_a) {
-					if (++ia < na)
-						ka = sa[ia];
-				} else {
-					if (++ib < nb)
-						kb = sb[ib];
-				}
-			}
-		}
-	}
-	__syncthreads(); /* every thread is done reading the inputs in s */
-#pragma unroll
-	for (int i = 0; i < VT; ++i)
-		if (i < my)
-			s[diag + i] = r[i];
-	__syncthreads();
-	T *go = out + a0 + d0;
-#pragma unroll
-	for (int j = 0; j < VT; ++j) {
-		const int i = threadIdx.x + j * NT;
-		if (i < cnt)
-			go[i] = s[i];
-	}
+	const int na = (int)(ia1 - ia0), cnt = (int)(d1 - d0);
+	merge_block_tile<T, NT, VT>(s, in + a0 + ia0, in + m + (d0 - ia0), na, cnt, out + a0 + d0);
 }
 
 unsigned grid_for(uint64_t threads)

@@ -9,6 +9,7 @@
  * gs_sorter_NAME` its file defines. The first is a new ctx's default. */
 #define GS_SORTERS(X) \
 	X(bitonic)    /* bitonic.cu: Capannini, Silvestri, Baraglia */ \
+	X(sample)     /* sample.cu: Dehne & Zaboli */ \
 	X(abisort)    /* abisort.cu: Zachmann (Bilardi & Nicolau; GPU-ABiSort) */
 
 #define GS_DECLARE(e) extern const gs_sorter gs_sorter_##e;
