@@ -66,7 +66,7 @@ LIB_OBJ  := $(SRC_OBJ) $(KERN_OBJ)
 TESTS    := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/test_*.c))
 # built with CUDA: the GPU test runs in `make check` too, and says SKIP without a
 # GPU; test_plan checks the bitonic planner on the host (no GPU needed)
-GPU_TESTS := $(if $(filter yes,$(CUDA)),tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/test_plan)
+GPU_TESTS := $(if $(filter yes,$(CUDA)),tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/test_plan tests/gpu/abisort_replay)
 
 .PHONY: all config deps check check-gpu bench bench-cpu install uninstall deb man clean
 
@@ -174,6 +174,11 @@ tests/gpu/test_sorters: tests/gpu/test_sorters.cu tests/gpu/report.h $(KERN_HDR)
 	$(say) NVCC $@
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $< $(KERN_OBJ)
 
+# the adaptive bitonic merge replayed on the host, thread by thread (no GPU)
+tests/gpu/abisort_replay: tests/gpu/abisort_replay.cu tests/gpu/report.h $(KERN_HDR)
+	$(say) NVCC $@
+	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $<
+
 # the bitonic planner and its configurations are host-only headers
 tests/gpu/test_plan: tests/gpu/test_plan.cu tests/gpu/report.h kernels/bitonic_plan.h kernels/bitonic_tuning.cuh
 	$(say) NVCC $@
@@ -190,6 +195,20 @@ bench/gpu_bench: bench/gpu_bench.cu bench/bench_cuda.cuh $(KERN_HDR) $(wildcard 
 bench/sorter_bench: bench/sorter_bench.cu bench/bench_cuda.cuh $(KERN_HDR) $(KERN_OBJ)
 	$(say) NVCC $@
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $< $(KERN_OBJ)
+
+# the sample sorter's buckets against their bound; abisort's comparisons
+# (counting build) and phase times: the papers' claims (bench/engines.sh)
+bench/sample_buckets: bench/sample_buckets.cu bench/sorter_bench.cu bench/bench_cuda.cuh $(KERN_HDR) $(KERN_OBJ)
+	$(say) NVCC $@
+	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $< $(KERN_OBJ)
+
+bench/abisort_count: bench/abisort_count.cu $(KERN_HDR) $(wildcard kernels/abisort*)
+	$(say) NVCC $@
+	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -DGS_ABISORT_COUNT -o $@ $<
+
+bench/abisort_phases: bench/abisort_count.cu $(KERN_HDR) $(wildcard kernels/abisort*)
+	$(say) NVCC $@
+	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $<
 
 check: all tests/refsort tests/checksorted $(TESTS) $(GPU_TESTS) tests/bin/gpusort-fakegpu tests/bin/gpusort-test
 	@sh tests/run.sh $(TESTS) $(GPU_TESTS) tests/fakegpu.sh tests/install.sh tests/options.sh tests/faults.sh
@@ -238,6 +257,6 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpusort $(DESTDIR)$(PREFIX)/share/man/man1/gpusort.1
 
 clean:
-	rm -rf build gpusort gpusort_*.deb bench/gen bench/gpu_bench tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort tests/gpu/test_plan bench/checkrec bench/experiments/iobench bench/experiments/iobench.d
+	rm -rf build gpusort gpusort_*.deb bench/gen bench/gpu_bench bench/sorter_bench bench/sample_buckets bench/abisort_count bench/abisort_phases tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/test_plan tests/gpu/abisort_replay bench/checkrec bench/experiments/iobench bench/experiments/iobench.d
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -2,15 +2,13 @@
  * abisort_count.cu - measurements of the adaptive bitonic sort
  * (kernels/abisort.cu) that sorter_bench cannot make: its comparisons
  * and the time of its phases. It includes abisort.cu itself, so it
- * builds alone (no Makefile rule; not linked with the kernel objects):
+ * builds alone (not linked with the kernel objects), in two builds:
  *
  *   comparisons (every kernel counts into a device counter; slower):
- *     nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels -DGS_ABISORT_COUNT \
- *          -o bench/abisort_count bench/abisort_count.cu
+ *     make bench/abisort_count  (-DGS_ABISORT_COUNT)
  *     bench/abisort_count [--log A:B]          (u32 uniform, default 16:24)
  *   phase times (the production kernels):
- *     nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels -o bench/abisort_phases \
- *          bench/abisort_count.cu
+ *     make bench/abisort_phases
  *     bench/abisort_phases [--log A:B] [--width 4|8|16]   (default 28:28, 4)
  *
  * Comparisons: the merges' are counted on the device (the adaptive

@@ -17,13 +17,17 @@
 #     layout  records of 8..256 bytes with a 4-byte key (key-index-then-
 #             gather: the (key, index) words are sorted, then the records
 #             gathered) at 4 GiB, each --algorithm, the device stages
+#     buckets the sample sorter's largest bucket against its bound, every
+#             distribution (bench/sample_buckets; Dehne & Zaboli, Fig. 5)
+#     compare comparisons of abisort against bitonic's n/2 L(L+1)/2
+#             (bench/abisort_count, its counting build)
 #   --dir   scratch space for the e2e/layout files (default $TMPDIR or /tmp)
 #
 # Needs ./gpusort, bench/gen and bench/sorter_bench built (or copies of them
 # in .device/: tests/gpu/device_session.sh puts them in place).
 set -u
 cd "$(dirname "$0")/.." || exit 2
-ONLY=n,dist,e2e,layout GIB=16 DIR=${TMPDIR:-/tmp}
+ONLY=n,dist,e2e,layout,buckets,compare GIB=16 DIR=${TMPDIR:-/tmp}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--only) ONLY=$2; shift 2 ;;
@@ -58,6 +62,18 @@ if want dist; then
 	$SB --width 4 --log 26 --dist all --runs 3 | tail -n +3
 	$SB --width 8 --log 26 --dist all --runs 3 | tail -n +5
 	$SB --width 8 --pairs --log 26 --dist all --runs 3 | tail -n +5
+	echo
+fi
+if want buckets && [ -x bench/sample_buckets ]; then
+	echo "## 2b. The sample sorter's buckets at 2^22 words"
+	echo
+	bench/sample_buckets --log 22 | tail -n +3
+	echo
+fi
+if want compare && [ -x bench/abisort_count ]; then
+	echo "## 6. Comparisons: adaptive bitonic against bitonic (u32, uniform)"
+	echo
+	bench/abisort_count --log 16:24
 	echo
 fi
 d=$(mktemp -d "$DIR/gpusort-engines.XXXXXX") || exit 2

@@ -7,9 +7,7 @@
  * Usage: bench/sample_buckets [--log A[:B]]
  * For every width (4, 8, 8 pairs, 16, 16 pairs), distribution and n =
  * 2^A..2^B: | width | dist | n | largest bucket | bound | largest/bound |
- * largest/(n/K) | check |. Not in the Makefile yet; built like
- * sorter_bench: nvcc $(NVCCFLAGS) -Ikernels -o bench/sample_buckets
- * bench/sample_buckets.cu $(KERN_OBJ).
+ * largest/(n/K) | check |. Build: make bench/sample_buckets.
  */
 /* sorter_bench's generators and check, not its main */
 #define main sorter_bench_main

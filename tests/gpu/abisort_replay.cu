@@ -5,15 +5,18 @@
  * warp's search = its lane 0, the host path replaying the 32 lanes), against
  * std::sort; no GPU needed. The tile sort is std::sort of each tile.
  *
- * Build: nvcc -O2 -std=c++17 -Ikernels -o tests/gpu/abisort_replay tests/gpu/abisort_replay.cu
- * Run:   tests/gpu/abisort_replay    (prints FAIL lines, then a summary)
+ * Build: make tests/gpu/abisort_replay (make check builds and runs it)
+ * Run:   tests/gpu/abisort_replay    (report.h's lines: one per word type,
+ *        tile size and distribution; then the merges' comparisons at 2^16..2^20)
  */
 #include <algorithm>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "abisort_merge.cuh"
+#include "report.h"
 #include "bitonic_plan.h"
 
 using namespace gs_abisort;
@@ -95,11 +98,12 @@ uint64_t replay(std::vector<T> &d, int LT)
 	return cmp;
 }
 
-int fails = 0, cases = 0;
-
+/* Every size 0..40 and 2^k - 1, 2^k, 2^k + 1, 2^k + 37 (k = 6..18), for
+ * each of five distributions: one result line per distribution. */
 template <class T>
 void run(const char *name, int LT)
 {
+	static const char *const dname[5] = {"uniform", "few-unique", "sorted", "reverse", "all-equal"};
 	std::mt19937_64 rng(42);
 	std::vector<size_t> sizes;
 	for (size_t n = 0; n <= 40; ++n)
@@ -107,8 +111,9 @@ void run(const char *name, int LT)
 	for (int k = 6; k <= 18; ++k)
 		for (long dn : {-1L, 0L, 1L, 37L})
 			sizes.push_back(((size_t)1 << k) + dn);
-	for (size_t n : sizes)
-		for (int dist = 0; dist < 5; ++dist) {
+	for (int dist = 0; dist < 5; ++dist) {
+		std::string why;
+		for (size_t n : sizes) {
 			std::vector<T> d(n);
 			for (size_t i = 0; i < n; ++i) {
 				const uint64_t r = rng();
@@ -120,14 +125,12 @@ void run(const char *name, int LT)
 			std::vector<T> want = d;
 			std::sort(want.begin(), want.end());
 			replay(d, LT);
-			++cases;
-			for (size_t i = 0; i < n; ++i)
-				if (d[i] != want[i]) {
-					printf("FAIL %s n=%zu dist=%d at %zu\n", name, n, dist, i);
-					++fails;
-					break;
-				}
+			for (size_t i = 0; i < n && why.empty(); ++i)
+				if (d[i] != want[i])
+					why = "n=" + std::to_string(n) + ": differs from std::sort at " + std::to_string(i);
 		}
+		result(std::string("abisort-replay/") + name + "/" + dname[dist], why);
+	}
 }
 
 } // namespace
@@ -142,7 +145,6 @@ int main()
 	run<uint64_t>("u64/11", 11);
 	run<gs_u128>("u128", 12);
 	run<gs_u128>("u128/10", 10);
-	printf("%s: %d cases, %d failed\n", fails ? "FAIL" : "PASS", cases, fails);
 	/* comparisons of the merges of 2^20 u32 words (the tile sort apart) */
 	for (int L = 16; L <= 20; L += 2) {
 		std::vector<uint32_t> d((size_t)1 << L);
@@ -151,5 +153,5 @@ int main()
 			x = r();
 		printf("u32 n=2^%d: %llu merge comparisons\n", L, (unsigned long long)replay(d, 13));
 	}
-	return fails != 0;
+	return report_exit();
 }

@@ -20,7 +20,8 @@ O=${OUT:-/tmp/gpusort-session}
 mkdir -p "$O" tests/bin
 C=.device
 for f in gpusort:gpusort gpusort-test:tests/bin/gpusort-test test_gpu_sort:tests/gpu/test_gpu_sort \
-	test_sorters:tests/gpu/test_sorters sorter_bench:bench/sorter_bench gen:bench/gen checkrec:bench/checkrec refsort:tests/refsort checksorted:tests/checksorted; do
+	test_sorters:tests/gpu/test_sorters sorter_bench:bench/sorter_bench sample_buckets:bench/sample_buckets \
+	abisort_count:bench/abisort_count gen:bench/gen checkrec:bench/checkrec refsort:tests/refsort checksorted:tests/checksorted; do
 	[ -x "$C/${f%%:*}" ] && cp "$C/${f%%:*}" "${f#*:}"
 done
 export PATH=/usr/local/cuda/bin:$PATH
@@ -48,7 +49,7 @@ for step in "$@"; do
 		grep -v '^PASS' "$O/check-gpu.log" | tail -n 20
 		;;
 	engines)
-		sh bench/engines.sh --only "${ENGINES_ONLY:-n,dist,e2e,layout}" --gib "${ENGINES_GIB:-16}" > "$O/engines.md" 2> "$O/engines.err"
+		sh bench/engines.sh --only "${ENGINES_ONLY:-n,dist,e2e,layout,buckets,compare}" --gib "${ENGINES_GIB:-16}" > "$O/engines.md" 2> "$O/engines.err"
 		echo "engines rc=$?"
 		cat "$O/engines.md"
 		;;
