@@ -266,7 +266,7 @@ void width_cases(const gs_sorter *s, const char *tname, int maxl, bool small)
 {
 	for (size_t n : sizes(maxl))
 		sort_case<T>(s, tname, n % 2 ? UNIFORM : FEWUNIQ, n);
-	const size_t few[] = {1000, small ? 20001 : 65537, (size_t)3 << 17, small ? 70001 : (size_t)1 << 22};
+	const size_t few[] = {1000, small ? (size_t)20001 : 65537, (size_t)3 << 17, small ? 70001 : (size_t)1 << 22};
 	for (int d = 0; d < NDIST; ++d) {
 		if ((d == KEYINDEX && sizeof(T) != 16) || (d == PAIRS && sizeof(T) == 4))
 			continue;
