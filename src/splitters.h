@@ -37,6 +37,24 @@ typedef struct splitters_run {
 size_t splitters_rank(const keys_spec *s, const uint8_t *base, size_t lo, size_t hi, int ri, const uint8_t *sp,
 		      int sr, size_t sp_pos, int inclusive);
 
+/* A splitter: record rec, the sample at position pos of run `run`. */
+typedef struct splitters_key {
+	const uint8_t *rec;
+	int run;
+	uint64_t pos;
+} splitters_key;
+
+/*
+ * The parts - 1 splitters of splitters_cut below (steps 3-5), without
+ * cutting: sp[p - 1] is the splitter between part p - 1 and part p, its
+ * pos counted from runs[run].base; sp[p - 1].rec is NULL when no run has
+ * a sample (then every cut is at hi). sp has parts - 1 entries (parts >= 2).
+ * So that a caller can cut runs that are not all in memory: for a run
+ * given by samples only (base a sample array), a splitter's rank among
+ * them bounds where it falls in the run. Returns 0 or -ENOMEM.
+ */
+int splitters_choose(const keys_spec *s, const splitters_run *runs, int k, int parts, splitters_key *sp);
+
 /*
  * Cut runs[0..k) into `parts` (>= 1) consecutive parts: runs[i].samples
  * equidistant samples of each non-empty range (positions lo + len * q /
