@@ -28,6 +28,7 @@ typedef struct job_knobs {
 	int no_overlap;        /* device-resident chunks one at a time */
 	int no_small_cpu;      /* small inputs go to the GPU too */
 	int gpu_merge_by_sort; /* the GPU merge orders a group by the chunk sort */
+	int spill_merge_cpu;   /* spilled runs merge on the CPU under --merge=auto (A/B against the GPU merge) */
 } job_knobs;
 
 typedef struct job_opts {

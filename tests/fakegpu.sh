@@ -236,7 +236,9 @@ piped one-chunk "" -S 256M
 piped kept "" -S 256M --gpu-memory 4M
 # runs kept while they fit -S (plan.c, keep_fits): a pipe that fits ends
 # with every run in memory, merged on the GPU; one that does not spills
-# from the first run that does not fit on, and merges on the CPU
+# from the first run that does not fit on, and merges on the CPU here (the
+# GPU merge of spilled runs would take groups of less than 4 MiB:
+# gpumerge_spill.h, --merge=auto)
 # pipe_runs NAME WANT("kept"|"spilled"): of the last piped case's --stats
 pipe_runs() {
 	runs=$(sed -n 's/.*chunk [0-9]* records, \([0-9]*\) runs (.*/\1/p' "$d/gp.err")
