@@ -209,7 +209,9 @@ static int group_on_cpu(const keys_spec *s, const uint8_t *const *src, const uin
 	size_t blk;
 	if (v && vp) {
 		for (int i = 0; i < k; i++) {
-			v[i].mem = (uint8_t *)src[i];
+			/* an empty slice has no pointer, but a run without mem
+			 * would be read from a file: any address, never read */
+			v[i].mem = (uint8_t *)(src[i] ? src[i] : (const uint8_t *)v);
 			v[i].n = len[i];
 			vp[i] = &v[i];
 		}
@@ -255,17 +257,18 @@ static int plan_fit(const keys_spec *s, run **runs, int k, uint64_t cap, uint64_
 	}
 	/* each window holds at least a band (2 sample_every records) and an
 	 * IO_ALIGN of slack, and the plan takes 16 bytes a run a group */
-	uint64_t floor = 0;
+	uint64_t least = 0;
 	for (int i = 0; i < k; i++)
 		if (!runs[i]->mem && runs[i]->n)
-			floor += 2 * (IO_ALIGN + (2 * runs[i]->sample_every + 1) * R);
+			least += 2 * (IO_ALIGN + (2 * runs[i]->sample_every + 1) * R);
 	uint64_t hcap = host_bytes / (2 * R), most = (host_bytes > (64u << 20) ? host_bytes : (64u << 20)) / (16 * (uint64_t)k);
 	uint64_t G0 = (total + cap - 1) / cap, G1 = hcap ? (spilled + hcap - 1) / hcap : total;
-	int G = (int)(G0 > G1 ? G0 : G1);
+	G0 = G0 > G1 ? G0 : G1;
+	int G = (int)(G0 < most + 1 ? G0 : most + 1); /* most + 1: refused below */
 	for (;;) {
 		if (G < 1)
 			G = 1;
-		if (2 * floor > host_bytes || (uint64_t)G > most || (uint64_t)G > total) {
+		if (least > host_bytes || (uint64_t)G > most || (uint64_t)G > total) {
 			snprintf(why, wlen, "the windows of %d runs do not fit %llu bytes of -S, or their groups the device",
 				 k, (unsigned long long)host_bytes);
 			return 1;
@@ -318,13 +321,14 @@ int gpumerge_spilled(engine *e, const keys_spec *s, run **runs, int k, sink *out
 	int nw = 0, ret = -1, on_gpu = 1;
 	io_worker wk[READERS];
 	struct srun *x = calloc((size_t)k, sizeof *x);
-	uint64_t *cut = calloc(2 * (size_t)k, sizeof *cut), *next = cut + k, *len = calloc((size_t)k, sizeof *len);
+	uint64_t *cut = calloc(2 * (size_t)k, sizeof *cut), *next, *len = calloc((size_t)k, sizeof *len);
 	const uint8_t **src = calloc((size_t)k, sizeof *src);
 	resident *rs = NULL;
 	if (!x || !cut || !len || !src) {
 		snprintf(msg, mlen, "out of memory");
 		goto out;
 	}
+	next = cut + k;
 	int nsp = 0;
 	for (int i = 0; i < k; i++) {
 		x[i].r = runs[i];
@@ -411,9 +415,11 @@ int gpumerge_spilled(engine *e, const keys_spec *s, run **runs, int k, sink *out
 		if (m) {
 			uint64_t before = out->records;
 			t0 = util_now();
-			rc = on_gpu ? gpumerge_group(rs, src, len, k, out, tp, by_sort, &st->fill_s, msg, mlen) : 1;
+			rc = on_gpu ? gpumerge_group(rs, src, len, k, out, tp, by_sort, &st->fill_s, msg, mlen) : 0;
 			st->device_s += on_gpu ? util_now() - t0 : 0;
-			if (on_gpu && (rc == 1 || rc == RESIDENT_GPU_FAILED) && out->records == before) {
+			if (!on_gpu) {
+				/* the device failed on an earlier group */
+			} else if ((rc == 1 || rc == RESIDENT_GPU_FAILED) && out->records == before) {
 				/* nothing of this group written: the CPU merges from here */
 				if (rc == RESIDENT_GPU_FAILED)
 					engine_gpu_lost(e, msg);

@@ -179,7 +179,8 @@ static int merge_rest_on_cpu(job_ctx *c, sink *out, const uint64_t *rest)
  */
 static int merge_spilled_on_gpu(job_ctx *c, sink *out, tpool *tp, char *why, size_t wlen)
 {
-	if (c->o->merge_where != JOB_WHERE_GPU && c->o->knobs.spill_merge_cpu) {
+	int knob = c->o->merge_where == JOB_WHERE_AUTO ? c->o->knobs.spill_merge : 0;
+	if (knob == JOB_WHERE_CPU) {
 		snprintf(why, wlen, "GPUSORT_SPILL_MERGE=cpu");
 		return 1;
 	}
@@ -194,7 +195,7 @@ static int merge_spilled_on_gpu(job_ctx *c, sink *out, tpool *tp, char *why, siz
 	gpumerge_stats gs = { 0 };
 	char msg[1024];
 	int rc = gpumerge_spilled(&c->eng, c->s, c->runs, c->nruns, out, tp, c->o->threads, piece, windows,
-				  c->o->merge_where == JOB_WHERE_GPU, c->o->knobs.gpu_merge_by_sort, &gs, msg, sizeof msg,
+				  c->o->merge_where == JOB_WHERE_GPU || knob == JOB_WHERE_GPU, c->o->knobs.gpu_merge_by_sort, &gs, msg, sizeof msg,
 				  why, wlen);
 	c->st.gpu_groups += gs.groups;
 	c->st.gm_spill_groups += gs.groups;
