@@ -47,23 +47,6 @@ static void plan_free(struct gplan *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* The band of spilled run r (index i) where splitter sp falls: lo, hi in records. */
-static void band(const keys_spec *s, const run *r, int i, const splitters_key *sp, uint64_t *lo, uint64_t *hi)
-{
-	uint64_t e = r->sample_every;
-	if (sp->run == i) {
-		*lo = *hi = sp->pos; /* the splitter is its own sample: exact */
-		return;
-	}
-	uint64_t j = splitters_rank(s, r->sample, 0, (size_t)r->nsample, i, sp->rec, sp->run, 0, 0);
-	/* samples [0, j) order before the splitter, sample j (if any) after:
-	 * so does every record from it on, and every record up to sample j-1 before */
-	*lo = j ? (j - 1) * e + 1 : 0;
-	*hi = j < r->nsample ? j * e : r->n;
-	if (*lo > r->n)
-		*lo = r->n;
-}
-
 /*
  * Plan G groups of runs[0..k): splitters from the samples (spilled runs'
  * own, kept runs' equidistant ones at the same density), each located
@@ -118,7 +101,7 @@ static int plan_make(const keys_spec *s, run **runs, int k, int G, struct gplan 
 			if (sp->rec && r->mem)
 				lo = hi = splitters_rank(s, r->mem, 0, (size_t)r->n, i, sp->rec, sp->run, (size_t)sp->pos, 0);
 			else if (sp->rec)
-				band(s, r, i, sp, &lo, &hi);
+				splitters_band(s, r->sample, r->nsample, r->sample_every, r->n, i, sp, &lo, &hi);
 			/* splitters are sorted: the bands move forward */
 			*L = lo > L[-k] ? lo : L[-k];
 			*H = hi > H[-k] ? hi : H[-k];

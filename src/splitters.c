@@ -64,6 +64,25 @@ int splitters_choose(const keys_spec *s, const splitters_run *runs, int k, int p
 	return 0;
 }
 
+void splitters_band(const keys_spec *s, const uint8_t *samples, uint64_t nsample, uint64_t every, uint64_t n, int ri,
+		    const splitters_key *sp, uint64_t *lo, uint64_t *hi)
+{
+	if (sp->run == ri) {
+		*lo = *hi = sp->pos; /* the splitter is this run's own record */
+		return;
+	}
+	uint64_t j = splitters_rank(s, samples, 0, (size_t)nsample, ri, sp->rec, sp->run, 0, 0);
+	/* samples [0, j) order before the splitter, and so does every record
+	 * up to sample j-1; sample j (if any) orders after it, and so does
+	 * every record from it on */
+	*lo = j ? (j - 1) * every + 1 : 0;
+	*hi = j < nsample ? j * every : n;
+	if (*lo > n)
+		*lo = n;
+	if (*hi > n)
+		*hi = n;
+}
+
 int splitters_cut(const keys_spec *s, const splitters_run *runs, int k, int parts, uint64_t *cuts)
 {
 	for (int i = 0; i < k; i++) {

@@ -56,6 +56,18 @@ typedef struct splitters_key {
 int splitters_choose(const keys_spec *s, const splitters_run *runs, int k, int parts, splitters_key *sp);
 
 /*
+ * Where splitter sp falls in run ri when only its samples are at hand: the
+ * run has n sorted records, and samples[q] (q < nsample, record_size bytes
+ * apart) is its record q * every. Sets [*lo, *hi] (records, within 0..n)
+ * to the range that holds the splitter's rank in the run (splitters_rank
+ * over the whole run, inclusive 0), at most every records wide; exact
+ * (lo == hi) when sp is run ri's own sample (sp->pos, a record position,
+ * a multiple of every). O(log nsample) key comparisons.
+ */
+void splitters_band(const keys_spec *s, const uint8_t *samples, uint64_t nsample, uint64_t every, uint64_t n, int ri,
+		    const splitters_key *sp, uint64_t *lo, uint64_t *hi);
+
+/*
  * Cut runs[0..k) into `parts` (>= 1) consecutive parts: runs[i].samples
  * equidistant samples of each non-empty range (positions lo + len * q /
  * (samples + 1), q = 1..samples, len = hi - lo), sorted in (key, run,
