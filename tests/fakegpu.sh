@@ -350,6 +350,20 @@ if [ $rc = 2 ] && grep -Eq "^gpusort: temporary file .*/gpusort\.[A-Za-z0-9]{6}:
 	[ "$(cat "$d/gf.out")" = old ] && [ -z "$(ls "$d/tmp")" ] && [ "$(wc -l < "$d/gf.err")" -eq 1 ]; then
 	echo "PASS fakegpu-spill-corrupt"
 else bad fakegpu-spill-corrupt "exit $rc: $(head -n 2 "$d/gf.err" | tr '\n' '|')"; fi
+# compressed runs (--compress-program) are read only through their
+# decompressor: the CPU merges them (--stats says why), and --merge=gpu is
+# an error that says so, the old output kept
+GPUSORT_SPILL_MERGE=gpu $G -k u64 -S 8M --gpu-memory 4M -T "$d/tmp" --compress-program=gzip --stats "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
+rc=$?
+if [ $rc = 0 ] && cmp -s "$d/gf.out" "$d/cpu" &&
+	grep -q "spilled runs merged on the CPU, not the GPU: a run is compressed" "$d/gf.err"; then echo "PASS fakegpu-spill-compressed-cpu"
+else bad fakegpu-spill-compressed-cpu "exit $rc: $(grep -E 'spilled|gpusort: [^s]' "$d/gf.err" | tr '\n' '|')"; fi
+printf 'old\n' > "$d/gf.out"
+$G -k u64 -S 8M --gpu-memory 4M -T "$d/tmp" --compress-program=gzip --merge=gpu "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
+rc=$?
+if [ $rc = 2 ] && grep -q "^gpusort: --merge=gpu: the GPU merge cannot take these runs: a run is compressed" "$d/gf.err" &&
+	[ "$(cat "$d/gf.out")" = old ] && [ -z "$(ls "$d/tmp")" ]; then echo "PASS fakegpu-spill-compressed-merge-gpu-asked"
+else bad fakegpu-spill-compressed-merge-gpu-asked "exit $rc: $(head -n 1 "$d/gf.err")"; fi
 # the device fails on the first group: --merge=gpu is an error (old output
 # kept); under --merge=auto the CPU merges, same output, a warning
 printf 'old\n' > "$d/gf.out"
