@@ -10,13 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One group: slice i is records [lo[i], lo[i] + len[i]) of run i; at[i] its group-relative start. */
+/* One group: slice i is len[i] records at src[i]; at[i] its group-relative start. */
 struct group {
-	run **runs;
+	const uint8_t *const *src;
 	int k;
 	size_t R;
-	const uint64_t *lo;
-	uint64_t *len, *at;
+	const uint64_t *len, *at;
 	/* the piece being filled */
 	uint8_t *buf;
 	uint64_t first, n;
@@ -32,7 +31,7 @@ static void copy_range(const struct group *g, uint64_t a, uint64_t b, uint8_t *d
 			i++;
 		uint64_t end = g->at[i] + g->len[i] < b ? g->at[i] + g->len[i] : b;
 		if (end > a) {
-			memcpy(dst, g->runs[i]->mem + (g->lo[i] + (a - g->at[i])) * g->R, (size_t)(end - a) * g->R);
+			memcpy(dst, g->src[i] + (a - g->at[i]) * g->R, (size_t)(end - a) * g->R);
 			dst += (end - a) * g->R;
 			a = end;
 		} else {
@@ -83,6 +82,32 @@ static int consume(void *arg, uint8_t *recs, size_t n)
 	tpool_memcpy(o->tp, dst, recs, n * o->out->s->record_size);
 	sink_commit(o->out, dst, n);
 	return 0;
+}
+
+int gpumerge_group(resident *rs, const uint8_t *const *src, const uint64_t *len, int k, sink *out, tpool *tp,
+		   int by_sort, double *fill_s, char *msg, size_t mlen)
+{
+	uint64_t *at = malloc((size_t)k * sizeof *at), m = 0;
+	if (!at) {
+		snprintf(msg, mlen, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < k; i++) {
+		at[i] = m;
+		m += len[i];
+	}
+	struct group g = { .src = src, .k = k, .R = out->s->record_size, .len = len, .at = at };
+	struct out_ctx oc = { out, tp };
+	/* The group is its runs' slices in run order, each sorted: the device
+	 * merges them (stable: ties keep slice order, then position), or with
+	 * by_sort orders the group with the stable chunk sort; both give the
+	 * merge's (key, run, position) order. */
+	resident_chunk ch = { .first = 0, .n = m, .produce = produce, .parg = &g, .consume = consume,
+			      .arg = &oc, .seg = by_sort ? NULL : at, .nseg = k };
+	int rc = m ? resident_sort_chunk(rs, &ch, NULL, msg, mlen) : 0; /* groups one at a time */
+	*fill_s += g.fill_s;
+	free(at);
+	return rc;
 }
 
 /* The largest group of a plan, in records. */
@@ -143,31 +168,23 @@ int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, t
 		groups = groups + groups / 2 + 1;
 	}
 	resident *rs = NULL;
-	uint64_t *len = malloc(2 * (size_t)k * sizeof *len);
+	uint64_t *len = malloc((size_t)k * sizeof *len);
+	const uint8_t **src = malloc((size_t)k * sizeof *src);
 	int ret = 1;
-	if (!len || resident_open(&rs, e, s, NULL, 0, piece_bytes, tp) != 0)
+	if (!len || !src || resident_open(&rs, e, s, NULL, 0, piece_bytes, tp) != 0)
 		goto out;
-	struct group g = { .runs = runs, .k = k, .R = s->record_size, .len = len, .at = len + k };
-	struct out_ctx oc = { out, tp };
 	for (int gi = 0; gi < groups; gi++) {
+		const uint64_t *lo = cuts + (size_t)gi * k;
 		uint64_t m = 0;
-		g.lo = cuts + (size_t)gi * k;
 		for (int i = 0; i < k; i++) {
-			len[i] = cuts[(size_t)(gi + 1) * k + i] - g.lo[i];
-			g.at[i] = m;
+			len[i] = cuts[(size_t)(gi + 1) * k + i] - lo[i];
+			src[i] = runs[i]->mem + lo[i] * s->record_size;
 			m += len[i];
 		}
 		if (m == 0)
 			continue;
-		/* The group is its runs' slices in run order, each sorted: the
-		 * device merges them (stable: ties keep slice order, then
-		 * position), or with GPUSORT_GPU_MERGE=sort orders the group with
-		 * the stable chunk sort; both give the merge's (key, run,
-		 * position) order. */
-		resident_chunk ch = { .first = 0, .n = m, .produce = produce, .parg = &g, .consume = consume,
-				      .arg = &oc, .seg = by_sort ? NULL : g.at, .nseg = k };
 		uint64_t before = out->records;
-		int rc = resident_sort_chunk(rs, &ch, NULL, msg, mlen); /* groups one at a time, as before */
+		int rc = gpumerge_group(rs, src, len, k, out, tp, by_sort, &st->fill_s, msg, mlen);
 		if ((rc == 1 || rc == RESIDENT_GPU_FAILED) && out->records == before) {
 			/* nothing of this group written: the runs in memory are
 			 * intact, and the CPU merges from here */
@@ -176,7 +193,7 @@ int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, t
 			msg[0] = 0;
 			if (!out->records)
 				goto out; /* all of it: 1 */
-			memcpy(st->rest, g.lo, (size_t)k * sizeof *st->rest);
+			memcpy(st->rest, lo, (size_t)k * sizeof *st->rest);
 			ret = GPUMERGE_REST;
 			goto out;
 		}
@@ -189,10 +206,10 @@ int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, t
 		}
 		st->groups++;
 	}
-	st->fill_s = g.fill_s;
 	ret = 0;
 out:
 	resident_close(rs);
+	free(src);
 	free(len);
 	free(cuts);
 	return ret;

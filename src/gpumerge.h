@@ -8,10 +8,13 @@
  * (merge path, gpu_resident_merge; GPUSORT_GPU_MERGE=sort: ordered by the
  * chunk sort instead, in groups of the chunk capacity), and streamed to the
  * output while the next pieces come back, one group after another.
+ * Spilled runs: gpumerge_spill.h, which plans its groups from samples and
+ * hands each to gpumerge_group below.
  */
 #ifndef GPUSORT_GPUMERGE_H
 #define GPUSORT_GPUMERGE_H
 #include "engine.h"
+#include "resident.h"
 #include "run.h"
 #include "sink.h"
 #include "tpool.h"
@@ -21,6 +24,15 @@ typedef struct gpumerge_stats {
 	double fill_s;       /* seconds copying run slices into staging */
 	uint64_t *rest;      /* set by the caller: k records, where each run's
 			      * unmerged records start after GPUMERGE_REST */
+	/* the merge of spilled runs (gpumerge_spill.h) */
+	uint64_t cpu_groups; /* groups merged on the CPU after the device failed */
+	double read_s;       /* its readers' busy seconds reading runs back, summed */
+	double wait_s;       /* seconds the merge waited for those reads */
+	double device_s;     /* seconds of the groups on the device: staging fill,
+			      * copies, merge, copy into the output's buffers */
+	int err;             /* a failed read-back: -errno (-EBADMSG: a checksum), */
+	int bad_run;         /* the run it failed on, */
+	size_t bad_block;    /* and for -EBADMSG the run's bad block */
 } gpumerge_stats;
 
 #define GPUMERGE_REST 2
@@ -42,6 +54,21 @@ typedef struct gpumerge_stats {
  * orders after all that was written); -1 on an error with msg set (msg
  * empty: the sink failed, out->err says why).
  */
+/*
+ * One group of a GPU merge on rs (resident_open'd with no inputs): slice i
+ * (i < k) is len[i] records at src[i] (host memory, sorted, ties in input
+ * order), merged by the device in slice order (by_sort: ordered by the
+ * chunk sort) and handed piece by piece to out's writer, the pool's threads
+ * filling the staging. The records (sum of len, 0 allowed: nothing done)
+ * must fit the device's merge capacity (by_sort: its chunk capacity).
+ * *fill_s gets the seconds spent filling staging added. Returns
+ * resident_sort_chunk's 0, 1 (the device refused the group: nothing of it
+ * written), RESIDENT_GPU_FAILED (msg says why; out->records tells whether
+ * some of the group was written) or -1 (msg set, or empty when out failed).
+ */
+int gpumerge_group(resident *rs, const uint8_t *const *src, const uint64_t *len, int k, sink *out, tpool *tp,
+		   int by_sort, double *fill_s, char *msg, size_t mlen);
+
 int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, tpool *tp, size_t piece_bytes, int by_sort,
 		  gpumerge_stats *st, char *msg, size_t mlen);
 

@@ -26,6 +26,14 @@ typedef struct job_stats {
 	const char *engine;
 	char engine_buf[64];     /* the storage of an engine name made for this job */
 	cpustream_stats stream;  /* the streamed single chunk; bits 0: not used */
+	/* the GPU merge of spilled runs (gpumerge_spill.h): its groups (of
+	 * gpu_groups), those merged on the CPU after a device failure, the
+	 * stages (read-back: its readers' busy seconds, and the merge's wait
+	 * for them; staging fill; the groups on the device), and, when the
+	 * spilled runs were merged on the CPU instead, why */
+	uint64_t gm_spill_groups, gm_cpu_groups;
+	double gm_read_s, gm_wait_s, gm_fill_s, gm_dev_s;
+	char gm_why[256];
 } job_stats;
 
 typedef struct job_ctx {

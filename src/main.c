@@ -287,6 +287,8 @@ static void read_test_knobs(job_knobs *k)
 	k->no_overlap = env_is("GPUSORT_OVERLAP", "0");
 	k->no_small_cpu = env_is("GPUSORT_SMALL_CPU", "0");
 	k->gpu_merge_by_sort = env_is("GPUSORT_GPU_MERGE", "sort");
+	k->spill_merge = env_is("GPUSORT_SPILL_MERGE", "cpu") ? JOB_WHERE_CPU
+			 : env_is("GPUSORT_SPILL_MERGE", "gpu") ? JOB_WHERE_GPU : 0;
 }
 
 /* The test build's --progress switches (tests/README.md): the interval, so

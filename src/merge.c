@@ -5,7 +5,6 @@
 #include "splitters.h"
 #include "tpool.h"
 #include "util.h"
-#include "../io/io_fault.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -75,10 +74,7 @@ static void check_hook(io_job *j)
 	run *r = x->r;
 	if (j->res < 0 || !r->spilled)
 		return;
-	if (io_fault_is("corrupt-spill") && j->res > 0)
-		((uint8_t *)j->buf)[j->res / 2] ^= 0x20; /* as a failing disk would: the checksums must catch it */
-	int final = j->off + (uint64_t)j->res == r->off + r->n * x->R;
-	if (run_hash_check(&r->hash, j->buf, (size_t)j->res, final, &x->bad_block)) {
+	if (run_check_read(r, x->R, j->off, j->buf, (size_t)j->res, &x->bad_block)) {
 		x->bad = 1;
 		j->res = -EBADMSG;
 	}

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "merge_phase.h"
 #include "gpumerge.h"
+#include "gpumerge_spill.h"
 #include "merge.h"
 #include "runlist.h"
 #include "tpool.h"
@@ -172,11 +173,53 @@ static int merge_rest_on_cpu(job_ctx *c, sink *out, const uint64_t *rest)
 }
 
 /*
- * The GPU merge (gpumerge.h) of runs held in memory, the CPU merging what
- * a device that failed or ran out of memory part-way left. Returns 0, 1
- * (it cannot: merge on the CPU) or -1 (c->r filled, or the sink's error).
+ * The GPU merge of spilled runs (gpumerge_spill.h), beside any kept in
+ * memory: the stage times into c's, a failed read-back reported as the CPU
+ * merge reports it. Returns as merge_on_gpu; why: the reason for a 1.
  */
-static int merge_on_gpu(job_ctx *c, sink *out)
+static int merge_spilled_on_gpu(job_ctx *c, sink *out, tpool *tp, char *why, size_t wlen)
+{
+	int knob = c->o->merge_where == JOB_WHERE_AUTO ? c->o->knobs.spill_merge : 0;
+	if (knob == JOB_WHERE_CPU) {
+		snprintf(why, wlen, "GPUSORT_SPILL_MERGE=cpu");
+		return 1;
+	}
+	plan_merge pm;
+	plan_merge_make(c->s, c->o->mem, kept_bytes(c), (uint64_t)c->nruns, c->o->batch_size, &pm);
+	/* staging as the plan gave it, else from the merge's memory; out of
+	 * the windows' half (the sink has the other), so that -S holds */
+	size_t piece = c->plan.piece ? c->plan.piece : pm.mem / (2 * RESIDENT_SLOTS);
+	piece = piece < RESIDENT_MIN_PIECE ? RESIDENT_MIN_PIECE : piece > RESIDENT_PIECE ? RESIDENT_PIECE : piece;
+	uint64_t staging = (uint64_t)RESIDENT_SLOTS * piece, windows = pm.windows;
+	windows -= staging < windows / 2 ? staging : windows / 2;
+	gpumerge_stats gs = { 0 };
+	char msg[1024];
+	int rc = gpumerge_spilled(&c->eng, c->s, c->runs, c->nruns, out, tp, c->o->threads, piece, windows,
+				  c->o->merge_where == JOB_WHERE_GPU || knob == JOB_WHERE_GPU, c->o->knobs.gpu_merge_by_sort, &gs, msg, sizeof msg,
+				  why, wlen);
+	c->st.gpu_groups += gs.groups;
+	c->st.gm_spill_groups += gs.groups;
+	c->st.gm_cpu_groups += gs.cpu_groups;
+	c->st.gm_read_s += gs.read_s;
+	c->st.gm_wait_s += gs.wait_s;
+	c->st.gm_fill_s += gs.fill_s;
+	c->st.gm_dev_s += gs.device_s;
+	c->st.mread_s += gs.read_s;
+	if (rc < 0 && gs.err)
+		merge_error(c, gs.err, c->runs, gs.bad_run, gs.bad_block);
+	else if (rc < 0 && msg[0])
+		job_fail(c, "%s", msg);
+	return rc;
+}
+
+/*
+ * The GPU merge: of runs held in memory (gpumerge.h), the CPU merging what
+ * a device that failed or ran out of memory part-way left; of spilled runs
+ * (merge_spilled_on_gpu). Returns 0, 1 (it cannot: merge on the CPU; why
+ * says why when it is not the device's failure) or -1 (c->r filled, or the
+ * sink's error).
+ */
+static int merge_on_gpu(job_ctx *c, sink *out, char *why, size_t wlen)
 {
 	tpool *tp = NULL;
 	size_t piece = c->plan.piece;
@@ -184,6 +227,17 @@ static int merge_on_gpu(job_ctx *c, sink *out)
 	if (rc) {
 		job_fail(c, "cannot start threads: %s", strerror(-rc));
 		return -1;
+	}
+	double t0 = util_now();
+	int64_t bytes = runs_bytes(c, 0, c->nruns);
+	if (bytes < 0 || kept_bytes(c) != (uint64_t)bytes) {
+		out->prog = c->prog;
+		rc = merge_spilled_on_gpu(c, out, tp, why, wlen);
+		tpool_stop(tp);
+		out->prog = NULL;
+		c->st.merge_s += util_now() - t0;
+		c->st.passes += rc == 0;
+		return rc;
 	}
 	uint64_t *rest = malloc((size_t)c->nruns * sizeof *rest);
 	if (!rest) {
@@ -193,12 +247,7 @@ static int merge_on_gpu(job_ctx *c, sink *out)
 	}
 	gpumerge_stats gs = { .rest = rest };
 	char msg[1024];
-	double t0 = util_now();
-	/* spilled runs send the merge to the CPU (gpumerge_runs returns 1):
-	 * no line for a pass that does not happen */
-	int64_t bytes = runs_bytes(c, 0, c->nruns);
-	if (bytes >= 0 && kept_bytes(c) == (uint64_t)bytes)
-		progress_phase(c->prog, PROGRESS_MERGE, 1, 1, bytes);
+	progress_phase(c->prog, PROGRESS_MERGE, 1, 1, bytes);
 	out->prog = c->prog;
 	rc = gpumerge_runs(&c->eng, c->s, c->runs, c->nruns, out, tp, piece, c->o->knobs.gpu_merge_by_sort, &gs, msg,
 			   sizeof msg);
@@ -219,7 +268,8 @@ static int merge_on_gpu(job_ctx *c, sink *out)
 int merge_phase(job_ctx *c, sink *out)
 {
 	if (c->o->merge_where != JOB_WHERE_CPU && c->eng.gpu && !c->o->merge_only) {
-		int rc = merge_on_gpu(c, out);
+		char *why = c->st.gm_why;
+		int rc = merge_on_gpu(c, out, why, sizeof c->st.gm_why);
 		if (rc <= 0)
 			return rc;
 		if (c->o->merge_where == JOB_WHERE_GPU && c->eng.gpu_lost_why[0]) {
@@ -227,8 +277,8 @@ int merge_phase(job_ctx *c, sink *out)
 			return -1;
 		}
 		if (c->o->merge_where == JOB_WHERE_GPU) {
-			job_fail(c, "--merge=gpu: the GPU merge takes runs held in memory, and these were spilled "
-			     "(a larger -S keeps them)");
+			job_fail(c, "--merge=gpu: the GPU merge cannot take these runs: %s",
+				 why[0] ? why : "the device or pinned staging memory refused it");
 			return -1;
 		}
 	}

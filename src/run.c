@@ -1,5 +1,6 @@
 /* run.c - spill checksums and --verify accumulators (xxHash's XXH3). */
 #include "run.h"
+#include "../io/io_fault.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -102,6 +103,37 @@ void run_hash_free(run_hash *h)
 		XXH3_freeState(h->state);
 	free(h->h);
 	memset(h, 0, sizeof *h);
+}
+
+int run_sample_start(run *r, size_t R)
+{
+	uint64_t every = r->n / RUN_SAMPLES, most = RUN_BLOCK / R;
+	if (every > most)
+		every = most;
+	if (every < 1)
+		every = 1;
+	r->sample_every = every;
+	r->nsample = 0;
+	free(r->sample);
+	r->sample = r->n ? malloc((size_t)((r->n + every - 1) / every) * R) : NULL;
+	return r->n && !r->sample ? -ENOMEM : 0;
+}
+
+void run_sample_add(run *r, const uint8_t *recs, uint64_t first, size_t n, size_t R)
+{
+	if (!r->sample)
+		return;
+	uint64_t e = r->sample_every, at = (first + e - 1) / e * e;
+	for (; at < first + n; at += e)
+		memcpy(r->sample + (r->nsample++) * R, recs + (at - first) * R, R);
+}
+
+int run_check_read(run *r, size_t R, uint64_t off, void *buf, size_t got, size_t *bad)
+{
+	if (io_fault_is("corrupt-spill") && got > 0)
+		((uint8_t *)buf)[got / 2] ^= 0x20; /* as a failing disk would: the checksums must catch it */
+	int final = off + got == r->off + r->n * R;
+	return run_hash_check(&r->hash, buf, got, final, bad);
 }
 
 void verify_add(verify_sum *v, const uint8_t *recs, size_t n, size_t R)

@@ -47,7 +47,34 @@ typedef struct run {
 	io_filter z;
 	int pinned;        /* mem is page-locked for the GPU: unpin before free */
 	run_hash hash;
+	/* spilled runs: records 0, every, 2 every, ... kept in memory
+	 * (run_sample_*), so that the GPU merge can cut the runs into groups
+	 * before reading any back (gpumerge_spill.h); nsample 0: none */
+	uint8_t *sample;
+	uint64_t sample_every, nsample;
 } run;
+
+/*
+ * Samples of a run being spilled: run_sample_start allocates them for
+ * r->n records of record_size bytes (one every r->n / RUN_SAMPLES records,
+ * at least one in RUN_BLOCK bytes' worth, at most r->n), 0 or -ENOMEM;
+ * run_sample_add takes, from the n records at recs that are the run's
+ * records [first, first + n), those whose position is a multiple of
+ * r->sample_every. The records must come in order, each once.
+ */
+#define RUN_SAMPLES 1024u
+int run_sample_start(run *r, size_t record_size);
+void run_sample_add(run *r, const uint8_t *recs, uint64_t first, size_t n, size_t record_size);
+
+/*
+ * A read of spilled run r came back: got (>= 0) bytes at buf, which are
+ * the run's bytes from file offset off on, read in order (the block
+ * checksums are checked as a stream: run_hash_reset_reader before the
+ * first). Checks them (the test build's corrupt-spill fault flips one
+ * first, as a failing disk would); final: this read ends the run. Returns
+ * 0, or -EBADMSG with *bad = the first bad block's index.
+ */
+int run_check_read(run *r, size_t record_size, uint64_t off, void *buf, size_t got, size_t *bad);
 
 /* --verify: an order-independent 128-bit sum of per-record XXH3-128 hashes. */
 typedef struct verify_sum {

@@ -73,6 +73,7 @@ void runlist_free_run(job_ctx *c, run *r)
 		free(r->zfile);
 	}
 	free(r->mem);
+	free(r->sample);
 	run_hash_free(&r->hash);
 	free(r);
 }

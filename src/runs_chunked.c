@@ -142,7 +142,7 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 		/* keep_fits: kept while the runs fit the plan's share, so that an
 		 * input that fits -S ends all in memory (the GPU merge takes only
 		 * such runs); once one does not fit, the rest are spilled, since
-		 * the merge reads spilled runs on the CPU anyway */
+		 * the merge reads spilled runs back anyway */
 		int keep = pl->keep_all;
 		if (pl->keep_fits && !spilling && !eof) {
 			keep = kept + p.bytes <= pl->share_kept;
@@ -162,6 +162,11 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 			}
 			if (runlist_spill(c, r, r->n * R) < 0)
 				goto out;
+			if (run_sample_start(r, R)) {
+				job_fail(c, "out of memory");
+				goto out;
+			}
+			run_sample_add(r, sorted, 0, (size_t)n, R);
 			if (fix_writer && !p.fx[1].w)
 				pool_fix(&p, 1, &writer);
 			int slot = (p.wh + p.nw) % 8;

@@ -41,6 +41,7 @@ static int consume_piece(void *arg, uint8_t *recs, size_t n)
 			d->err = rc;
 			return rc;
 		}
+		run_sample_add(r, recs, d->done, n, R);
 	}
 	d->done += n;
 	progress_add(d->c->prog, n * R);
@@ -107,6 +108,10 @@ int runs_resident(job_ctx *c, sink *out, int *single)
 				ring_ok = 1;
 				if (runlist_spill(c, r, cnt * c->R) < 0)
 					goto out;
+				if (run_sample_start(r, c->R)) {
+					job_fail(c, "out of memory");
+					goto out;
+				}
 				r->file->pos = r->off; /* written here, synchronously */
 			}
 			d.r = r;

@@ -37,6 +37,36 @@ typedef struct splitters_run {
 size_t splitters_rank(const keys_spec *s, const uint8_t *base, size_t lo, size_t hi, int ri, const uint8_t *sp,
 		      int sr, size_t sp_pos, int inclusive);
 
+/* A splitter: record rec, the sample at position pos of run `run`. */
+typedef struct splitters_key {
+	const uint8_t *rec;
+	int run;
+	uint64_t pos;
+} splitters_key;
+
+/*
+ * The parts - 1 splitters of splitters_cut below (steps 3-5), without
+ * cutting: sp[p - 1] is the splitter between part p - 1 and part p, its
+ * pos counted from runs[run].base; sp[p - 1].rec is NULL when no run has
+ * a sample (then every cut is at hi). sp has parts - 1 entries (parts >= 2).
+ * So that a caller can cut runs that are not all in memory: for a run
+ * given by samples only (base a sample array), a splitter's rank among
+ * them bounds where it falls in the run. Returns 0 or -ENOMEM.
+ */
+int splitters_choose(const keys_spec *s, const splitters_run *runs, int k, int parts, splitters_key *sp);
+
+/*
+ * Where splitter sp falls in run ri when only its samples are at hand: the
+ * run has n sorted records, and samples[q] (q < nsample, record_size bytes
+ * apart) is its record q * every. Sets [*lo, *hi] (records, within 0..n)
+ * to the range that holds the splitter's rank in the run (splitters_rank
+ * over the whole run, inclusive 0), at most every records wide; exact
+ * (lo == hi) when sp is run ri's own sample (sp->pos, a record position,
+ * a multiple of every). O(log nsample) key comparisons.
+ */
+void splitters_band(const keys_spec *s, const uint8_t *samples, uint64_t nsample, uint64_t every, uint64_t n, int ri,
+		    const splitters_key *sp, uint64_t *lo, uint64_t *hi);
+
 /*
  * Cut runs[0..k) into `parts` (>= 1) consecutive parts: runs[i].samples
  * equidistant samples of each non-empty range (positions lo + len * q /

@@ -83,10 +83,13 @@ void stats_print(const job_ctx *c, double wall)
 			",\"spilled_runs\":%" PRIu64 ",\"merge_passes\":%" PRIu64 ",\"merge_rounds\":%" PRIu64
 			",\"read_s\":%.6f,\"sort_s\":%.6f,\"spill_s\":%.6f,\"merge_read_s\":%.6f"
 			",\"merge_s\":%.6f,\"write_s\":%.6f,\"gpu_h2d_s\":%.6f,\"gpu_sort_s\":%.6f,\"gpu_d2h_s\":%.6f"
-			",\"gpu_passes\":%" PRIu64 ",\"gpu_retries\":%" PRIu64 ",\"gpu_overlapped_chunks\":%" PRIu64 ",\"gpu_merge_groups\":%" PRIu64 ",\"start_s\":%.6f,\"wall_s\":%.6f,\"gb_per_s\":%.3f",
+			",\"gpu_passes\":%" PRIu64 ",\"gpu_retries\":%" PRIu64 ",\"gpu_overlapped_chunks\":%" PRIu64 ",\"gpu_merge_groups\":%" PRIu64 ",\"gpu_merge_spill_groups\":%" PRIu64
+			",\"gpu_merge_cpu_groups\":%" PRIu64 ",\"gpu_merge_read_s\":%.6f,\"gpu_merge_read_wait_s\":%.6f"
+			",\"gpu_merge_fill_s\":%.6f,\"gpu_merge_device_s\":%.6f,\"start_s\":%.6f,\"wall_s\":%.6f,\"gb_per_s\":%.3f",
 			s->engine, c->o->mem, s->records, c->R, s->records * (uint64_t)c->R, s->records_out, s->chunk,
 			s->runs, s->spilled, s->passes, s->rounds, s->read_s, s->sort_s, s->spill_s, s->mread_s,
-			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, c->eng.gpu_overlapped, s->gpu_groups, s->start_s, wall,
+			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, c->eng.gpu_overlapped, s->gpu_groups,
+			s->gm_spill_groups, s->gm_cpu_groups, s->gm_read_s, s->gm_wait_s, s->gm_fill_s, s->gm_dev_s, s->start_s, wall,
 			wall > 0 ? gb / wall : 0.0);
 		fprintf(stderr, ",\"stream_bits\":%d,\"stream_buckets\":%" PRIu64 ",\"stream_largest_bucket\":%" PRIu64
 			",\"stream_big_buckets\":%" PRIu64 ",\"stream_partition_s\":%.6f,\"stream_count_s\":%.6f"
@@ -98,6 +101,8 @@ void stats_print(const job_ctx *c, double wall)
 		json_str(stderr, why);
 		fprintf(stderr, "\",\"gpu_not_used\":\"");
 		json_str(stderr, c->gpu_note);
+		fprintf(stderr, "\",\"gpu_merge_spill_not_used\":\"");
+		json_str(stderr, s->gm_why);
 		fprintf(stderr, "\",\"gpu_failed\":\"");
 		json_str(stderr, c->eng.gpu_lost_why);
 		fprintf(stderr, "\",\"io_bytes\":%" PRIu64 ",\"io_fixed_bytes\":%" PRIu64 ",\"notice\":\"",
@@ -120,6 +125,14 @@ void stats_print(const job_ctx *c, double wall)
 	fprintf(stderr, "gpusort: stats: read %.3f s, sort %.3f s, spill %.3f s, merge-read %.3f s, "
 		"merge %.3f s, write %.3f s\n",
 		s->read_s, s->sort_s, s->spill_s, s->mread_s, s->merge_s, s->write_s);
+	if (s->gm_spill_groups || s->gm_cpu_groups)
+		fprintf(stderr, "gpusort: stats: gpu merge of spilled runs: %" PRIu64 " groups on the device, %" PRIu64
+			" on the CPU after a device failure; run read-back %.3f s (the merge waited %.3f s for it), "
+			"staging fill %.3f s, device %.3f s (fill, copies, merge), write %.3f s\n",
+			s->gm_spill_groups, s->gm_cpu_groups, s->gm_read_s, s->gm_wait_s, s->gm_fill_s, s->gm_dev_s,
+			s->write_s);
+	else if (s->gm_why[0])
+		fprintf(stderr, "gpusort: stats: spilled runs merged on the CPU, not the GPU: %s\n", s->gm_why);
 	if (s->stream.bits) {
 		fprintf(stderr, "gpusort: stats: streamed: partition %.3f s (%d bits, %" PRIu64 " buckets, the largest %"
 			PRIu64 " records, %" PRIu64 " sorted by all threads); sort includes it, write overlaps sort\n",

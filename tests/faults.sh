@@ -30,7 +30,8 @@
 # (the CPU's single chunk), compressed (spilled runs through gzip's pipes:
 # --compress-program), linked (-o a file of two hard links), resident
 # (tests/bin/gpusort-fakegpu: runs kept and merged on the device, or
-# spilled), the chunked path on the device, -m of sorted files, and -c of
+# spilled; and spilled, read back and merged on the device:
+# gpumerge-spilled), the chunked path on the device, -m of sorted files, and -c of
 # a sorted and an unsorted file
 # (FAULTS_PATHS="NAME..." runs only those). Every command that writes -o
 # has --sync, so that fsync is counted too.
@@ -77,7 +78,7 @@ rm -f piece.bin
 # out/o.bin (-o), or out/so.bin (what standard output, a pipe, carried),
 # or empty for -c, whose verdict is its exit status, WANT; LINK=1: out/o.bin
 # has a second name, out/o.link.
-PATHS=${FAULTS_PATHS:-chunked chunked-pipes compressed stream linked merge check-sorted check-unsorted resident-kept resident-spilled gpu-chunked}
+PATHS=${FAULTS_PATHS:-chunked chunked-pipes compressed stream linked merge check-sorted check-unsorted resident-kept resident-spilled gpumerge-spilled gpu-chunked}
 set_path() {
 	BIN=$GST ENVS= STDIN= EXP=exp32.bin OUTF=out/o.bin LINK= WANT=0
 	case $1 in
@@ -94,6 +95,9 @@ set_path() {
 		ARGS="-k u64 -S 64M --sync in64.bin" ;;
 	resident-spilled)
 		BIN=$FG ENVS="GPUSORT_SMALL_CPU=0 GPUSORT_FAKE_CAP=$((NBIG / 6))" EXP=expbig.bin
+		ARGS="-k u64 -S 8M -T tmp1 --sync inbig.bin" ;;
+	gpumerge-spilled) # the GPU merge of spilled runs, whatever its groups' size (a failure: the CPU's)
+		BIN=$FG ENVS="GPUSORT_SMALL_CPU=0 GPUSORT_FAKE_CAP=$((NBIG / 6)) GPUSORT_SPILL_MERGE=gpu" EXP=expbig.bin
 		ARGS="-k u64 -S 8M -T tmp1 --sync inbig.bin" ;;
 	gpu-chunked)
 		BIN=$FG ENVS="GPUSORT_SMALL_CPU=0 GPUSORT_RESIDENT=0"

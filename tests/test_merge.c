@@ -72,6 +72,19 @@ static const char *parts_merge_stably(const splitters_run *r, int k, int P, cons
 	return ret;
 }
 
+/* n 8-byte records (a u32 key below mod, then *serial, counting up:
+ * where each record came from), sorted by key then serial */
+static uint32_t *sorted_run(unsigned long long *seed, size_t n, uint32_t mod, uint32_t *serial)
+{
+	uint32_t *v = malloc(n * 8 + 8);
+	for (size_t j = 0; j < n; j++) {
+		v[2 * j] = (uint32_t)(unit_rand(seed) % mod);
+		v[2 * j + 1] = (*serial)++;
+	}
+	qsort(v, n, 8, rec_cmp);
+	return v;
+}
+
 static keys_spec u32_in_8(void)
 {
 	keys_spec s;
@@ -207,12 +220,7 @@ int main(void)
 			size_t total = 0;
 			for (int i = 0; i < k; i++) {
 				size_t n = trial % 5 == 0 && i == 1 ? 0 : unit_rand(&seed) % 3000;
-				uint32_t *v = malloc(n * 8 + 8);
-				for (size_t j = 0; j < n; j++) {
-					v[2 * j] = (uint32_t)(unit_rand(&seed) % mod);
-					v[2 * j + 1] = serial++;
-				}
-				qsort(v, n, 8, rec_cmp);
+				uint32_t *v = sorted_run(&seed, n, mod, &serial);
 				memset(&rs[i], 0, sizeof rs[i]);
 				rs[i].mem = (uint8_t *)v;
 				rs[i].n = n;
@@ -263,6 +271,67 @@ int main(void)
 			for (int i = 0; i < k; i++)
 				free(v[i]);
 			free(cuts);
+		}
+	} TEST_END();
+
+	TEST_BEGIN("splitters/sample-bands") {
+		/* the GPU merge of spilled runs (gpumerge_spill.c): splitters
+		 * chosen among spilled runs' samples (run_sample_*) and kept
+		 * runs' records; each splitter's band in a spilled run, from its
+		 * samples alone, must hold its exact rank, and be at most
+		 * sample_every records wide */
+		for (int trial = 0; trial < 120; trial++) {
+			int k = 1 + (int)(unit_rand(&seed) % 6), G = 2 + (int)(unit_rand(&seed) % 9);
+			uint32_t mod = trial % 3 == 0 ? 5 : 1000000, serial = 0;
+			run rs[6];
+			splitters_run sr[6];
+			for (int i = 0; i < k; i++) {
+				size_t n = trial % 7 == 0 && i == 0 ? 0 : unit_rand(&seed) % 50000;
+				uint32_t *v = sorted_run(&seed, n, mod, &serial);
+				memset(&rs[i], 0, sizeof rs[i]);
+				rs[i].mem = (uint8_t *)v;
+				rs[i].n = n;
+				rs[i].spilled = unit_rand(&seed) % 3 != 0;
+				if (rs[i].spilled) {
+					CHECK(run_sample_start(&rs[i], 8) == 0, "no memory for samples");
+					/* in pieces, as the resident path hands them over */
+					for (size_t at = 0; at < n;) {
+						size_t m = 1 + unit_rand(&seed) % 700;
+						m = m < n - at ? m : n - at;
+						run_sample_add(&rs[i], (uint8_t *)v + at * 8, at, m, 8);
+						at += m;
+					}
+					CHECK(rs[i].nsample == (n + rs[i].sample_every - 1) / rs[i].sample_every,
+					      "%llu samples of %zu records every %llu", (unsigned long long)rs[i].nsample, n,
+					      (unsigned long long)rs[i].sample_every);
+					sr[i] = (splitters_run){ rs[i].sample, 0, rs[i].nsample, rs[i].nsample };
+				} else {
+					sr[i] = (splitters_run){ rs[i].mem, 0, n, n / 4 };
+				}
+			}
+			splitters_key sp[10];
+			CHECK(splitters_choose(&s, sr, k, G, sp) == 0, "choose failed");
+			for (int q = 0; q < G - 1 && sp[q].rec; q++) {
+				splitters_key x = sp[q];
+				if (rs[x.run].spilled) {
+					x.pos *= rs[x.run].sample_every;
+					CHECK(!memcmp(x.rec, rs[x.run].mem + x.pos * 8, 8), "sample %d is not its record", q);
+				}
+				for (int i = 0; i < k; i++) {
+					uint64_t exact = splitters_rank(&s, rs[i].mem, 0, rs[i].n, i, x.rec, x.run, x.pos, 0), lo, hi;
+					if (!rs[i].spilled)
+						continue;
+					splitters_band(&s, rs[i].sample, rs[i].nsample, rs[i].sample_every, rs[i].n, i, &x, &lo, &hi);
+					CHECK(lo <= exact && exact <= hi && hi - lo <= rs[i].sample_every,
+					      "trial %d splitter %d run %d: rank %llu, band [%llu, %llu] (every %llu)", trial, q, i,
+					      (unsigned long long)exact, (unsigned long long)lo, (unsigned long long)hi,
+					      (unsigned long long)rs[i].sample_every);
+				}
+			}
+			for (int i = 0; i < k; i++) {
+				free(rs[i].mem);
+				free(rs[i].sample);
+			}
 		}
 	} TEST_END();
 

@@ -128,6 +128,16 @@ one "gpu-id-gpumerge-bytes20-by-sort" "-n 2M --record-size 32 -k bytes20@4 --dis
 one "gpu-id-gpumerge-u32" "-n 8M -k u32 --dist fewunique" "-k u32" "--gpu-memory 8M --merge=gpu"
 one "gpu-id-gpumerge-u16-rec8" "-n 4M --record-size 8 -k u16@2 --dist fewunique" "--record-size 8 -k u16@2:r" "--gpu-memory 8M --merge=gpu"
 one "gpu-id-cpumerge-u64" "-n 8M -k u64 --dist zipf" "-k u64" "--gpu-memory 8M --merge=cpu"
+# spilled runs merged on the GPU (gpumerge_spill.c): groups planned from
+# the runs' samples, each run read back once; many groups (a small device,
+# a small -S), ties, -u, 100-byte records, the sort-based ordering, and
+# --merge=auto with its size rule skipped (GPUSORT_SPILL_MERGE=gpu)
+one "gpu-id-spillmerge-u64" "-n 8M -k u64 --dist zipf" "-k u64" "--gpu-memory 8M -S 16M -T $d --merge=gpu"
+one "gpu-id-spillmerge-rec16-ties" "-n 3M --record-size 16 -k u64@8 -k i32@0 --dist fewunique" "--record-size 16 -k u64@8 -k i32@0:r" "--gpu-memory 16M -S 16M -T $d --merge=gpu"
+one "gpu-id-spillmerge-rec100" "-n 1M --record-size 100 -k bytes10 --dist fewunique" "--record-size 100 -k bytes10" "--gpu-memory 32M -S 32M -T $d --merge=gpu"
+one "gpu-id-spillmerge-unique" "-n 4M --record-size 12 -k u32@4 --dist fewunique" "--record-size 12 -k u32@4 -u" "--gpu-memory 8M -S 8M -T $d --merge=gpu"
+one "gpu-id-spillmerge-u32-by-sort" "-n 8M -k u32 --dist fewunique" "-k u32" "--gpu-memory 8M -S 8M -T $d --merge=gpu" GPUSORT_GPU_MERGE=sort
+one "gpu-id-spillmerge-u64-auto" "-n 8M -k u64" "-k u64" "--gpu-memory 16M -S 16M -T $d" GPUSORT_SPILL_MERGE=gpu
 # --merge=gpu (merge kernel), --merge=gpu with GPUSORT_GPU_MERGE=sort and --merge=cpu: one output
 $GEN -n 6M --record-size 16 -k u64@8 -k i32@0 --dist fewunique -o "$d/m16" 2> /dev/null
 nm=gpu-id-merge-gpu-vs-sort-vs-cpu
