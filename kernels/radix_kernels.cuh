@@ -40,13 +40,14 @@ enum : uint32_t { INFO_SKIP = 1, INFO_ALT = 2 };
  *
  * A warp counts 32 consecutive words at a time; where a digit is the same
  * in all of them (all-equal or sorted words, the high bytes of few-unique
- * or low-bits words), one lane adds 32 instead of 32 lanes adding 1 to one
- * counter (shared atomics to one address serialize).
+ * or low-bits words: one OR-reduction of each word XOR lane 0's tells which
+ * bytes), one lane adds 32 instead of 32 lanes adding 1 to one counter
+ * (shared atomics to one address serialize).
  */
 template <class T>
 __global__ void __launch_bounds__(HIST_THREADS) k_histogram(const T *d, uint64_t n, int lo, int np, uint64_t *hist)
 {
-	constexpr int U = HIST_UNROLL, WARPS = HIST_THREADS / 32, MAXP = (int)sizeof(T);
+	constexpr int U = sizeof(T) == 16 ? HIST_UNROLL / 2 : HIST_UNROLL, WARPS = HIST_THREADS / 32, MAXP = (int)sizeof(T);
 	__shared__ uint32_t s_h[MAXP * BINS];
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 	for (int i = threadIdx.x; i < np * BINS; i += HIST_THREADS)
@@ -64,16 +65,18 @@ __global__ void __launch_bounds__(HIST_THREADS) k_histogram(const T *d, uint64_t
 		}
 #pragma unroll
 		for (int u = 0; u < U; ++u) {
-			/* lane 0 holds a word whenever any lane does (ascending indices) */
+			/* lane 0 holds a word whenever any lane does (ascending
+			 * indices); a lane without one counts as equal to it */
 			const T k0 = W<T>::shfl(k[u], 0);
+			const T x = W<T>::diff(v[u] ? k[u] : k0, k0);
 			const uint32_t nv = __popc(__ballot_sync(~0u, v[u]));
 #pragma unroll
 			for (int p = 0; p < MAXP; ++p) {
 				if (p >= np)
 					break;
 				const uint32_t dg = W<T>::digit(k[u], lo + p);
-				if (__all_sync(~0u, !v[u] || dg == W<T>::digit(k0, lo + p))) {
-					if (lane == 0 && nv)
+				if (W<T>::digit(x, lo + p) == 0) { /* the same in all lanes */
+					if (lane == 0)
 						atomicAdd(&s_h[p * BINS + dg], nv);
 				} else if (v[u]) {
 					atomicAdd(&s_h[p * BINS + dg], 1u);
@@ -125,15 +128,17 @@ __global__ void __launch_bounds__(BINS) k_scan(uint64_t *hist, uint64_t n, int n
  * 1. load the tile, warp-striped (word i of lane l of warp w is word
  *    (w * ITEMS + i) * 32 + l of the tile: coalesced loads), a short last
  *    tile padded with the largest word, which ranks last;
- * 2. rank: per warp and digit a counter in shared memory; per word in
- *    tile order, the lanes holding the same digit find each other
- *    (__match_any_sync), the lowest adds their number to the counter and
- *    each takes the old value plus its lower peers (GRS's rank: the words
- *    of the same digit before it);
+ * 2. the warps' digit counts: per word an atomic add to its warp's
+ *    counter of its digit in shared memory (the early counts of CUB's
+ *    Onesweep ranking, so that the tile publishes its counts before it
+ *    ranks);
  * 3. the tile's digit counts: published for the look-back at once, then
- *    scanned over the bins (the tile's digit starts), so that a word's
- *    rank in the tile is its digit's start, plus the counts of its digit
- *    in the warps before, plus its rank in its warp;
+ *    scanned over the bins (the tile's digit starts); the warps' counters
+ *    become the digit's start plus the counts of the digit in the warps
+ *    before; then per word in tile order the lanes holding the same digit
+ *    find each other (match_digit), the lowest takes their number from
+ *    the counter, and each one's rank is the old value plus its lower
+ *    peers (GRS's rank: the words of the same digit before it);
  * 4. each word to its rank in shared memory (the tile, sorted by digit);
  * 5. thread v: look back for digit v's count in the tiles before, publish
  *    the inclusive count, and the output offset of the tile's digit v;
@@ -186,23 +191,11 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
 			k[i] = wofs + i * 32 < valid ? src[base + wofs + i * 32] : W<T>::ones();
 	}
 
-	/* 2. rank within the warp */
-	uint32_t r[IT];
+	/* 2. the warps' digit counts */
 	uint32_t *const wc = s_cnt + warp * BINS;
-	const uint32_t lt = lanemask_lt();
 #pragma unroll
-	for (int i = 0; i < IT; ++i) {
-		const uint32_t dg = W<T>::digit(k[i], byte);
-		const uint32_t peers = __match_any_sync(~0u, dg);
-		const int leader = __ffs(peers) - 1;
-		uint32_t old = 0;
-		if (lane == leader) {
-			old = wc[dg];
-			wc[dg] = old + __popc(peers);
-		}
-		__syncwarp();
-		r[i] = __shfl_sync(~0u, old, leader) + __popc(peers & lt);
-	}
+	for (int i = 0; i < IT; ++i)
+		atomicAdd(&wc[W<T>::digit(k[i], byte)], 1u);
 	__syncthreads();
 
 	/* 3. the tile's counts: published, then scanned */
@@ -224,9 +217,26 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
 		for (int w = 0; w < WARPS; ++w)
 			s_cnt[w * BINS + tid] += tstart;
 	__syncthreads();
+
+	/* 3b. ranks: per word in tile order, the lowest of its peers (the
+	 * lanes of the warp with its digit) takes their number from the warp's
+	 * counter of the digit, and each peer's rank is the old value plus its
+	 * lower peers. The leaders' atomics of one warp on one counter take
+	 * effect in the warp's instruction order (as CUB's Onesweep ranking
+	 * relies on), so no __syncwarp orders one word's update before the
+	 * next, and the words' atomics overlap. */
+	uint32_t r[IT];
+	const uint32_t lt = lanemask_lt();
 #pragma unroll
-	for (int i = 0; i < IT; ++i)
-		r[i] += wc[W<T>::digit(k[i], byte)];
+	for (int i = 0; i < IT; ++i) {
+		const uint32_t dg = W<T>::digit(k[i], byte);
+		const uint32_t m = match_digit(dg);
+		const int leader = __ffs(m) - 1;
+		uint32_t old = 0;
+		if (lane == leader)
+			old = atomicAdd(&wc[dg], (uint32_t)__popc(m));
+		r[i] = __shfl_sync(~0u, old, leader) + __popc(m & lt);
+	}
 	__syncthreads(); /* the counters are read: the tile overwrites them */
 
 	/* 4. the tile in digit order */

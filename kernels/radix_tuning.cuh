@@ -37,29 +37,64 @@ struct OCfg {
 };
 
 /*
- * Per word type, near CUB's sm_90 Onesweep tiles (384 threads, about 7 K
- * four-byte words a tile; 8- and 16-byte words in about the same bytes):
- * u32 6912 words (27 KiB), u64 4608 (36 KiB), u128 2304 (36 KiB). Large
- * tiles make long runs of one digit in the scatter (coalesced stores) and
- * few look-back steps.
+ * Per word type, 256 threads and 3 blocks per SM (at most 85 registers), a
+ * tile of 24 KiB (u32: 6144 words) or 32 KiB (u64: 4096, u128: 2048).
+ * Measured on the H100 (bench/results/h100-radix-2026-11-25.md), u32 2^28
+ * with a look-back of one tile a step: this 7.56 ms; 384 x 18 at 2 blocks
+ * per SM 8.36, 512 x 14 at 2 8.34, 384 x 20 at 1 11.5; u64, (key, index)
+ * and u128 words rank the shapes alike. Large tiles make long runs of one digit in the scatter
+ * (coalesced stores) and few look-back steps per word.
+ * (-D overrides, for tuning runs: GS_RADIX_{T,I,B}{32,64,128}.)
  */
+#ifndef GS_RADIX_T32
+#define GS_RADIX_T32 256
+#define GS_RADIX_I32 24
+#define GS_RADIX_B32 3
+#endif
+#ifndef GS_RADIX_T64
+#define GS_RADIX_T64 256
+#define GS_RADIX_I64 16
+#define GS_RADIX_B64 3
+#endif
+#ifndef GS_RADIX_T128
+#define GS_RADIX_T128 256
+#define GS_RADIX_I128 8
+#define GS_RADIX_B128 3
+#endif
 template <class T> struct Tune;
 template <> struct Tune<uint32_t> {
-	typedef OCfg<384, 18, 2> One;
+	typedef OCfg<GS_RADIX_T32, GS_RADIX_I32, GS_RADIX_B32> One;
 };
 template <> struct Tune<uint64_t> {
-	typedef OCfg<384, 12, 2> One;
+	typedef OCfg<GS_RADIX_T64, GS_RADIX_I64, GS_RADIX_B64> One;
 };
 template <> struct Tune<gs_u128> {
-	typedef OCfg<384, 6, 2> One;
+	typedef OCfg<GS_RADIX_T128, GS_RADIX_I128, GS_RADIX_B128> One;
 };
 
 /*
- * The upfront histogram: HIST_THREADS per block, HIST_UNROLL words per
- * thread in flight per step, HIST_BLOCKS_PER_SM blocks per SM (a grid of
- * that many per SM strides over the words).
+ * How a warp finds the lanes that hold the same digit: 1, CUB's MatchAny
+ * (one ballot per digit bit); 0, __match_any_sync (on the H100 the sort of
+ * 2^28 u32 words took 12.1 ms with it, 8.55 ms with the ballots).
  */
-enum { HIST_THREADS = 256, HIST_UNROLL = 8, HIST_BLOCKS_PER_SM = 4 };
+#ifndef GS_RADIX_RANK_BALLOT
+#define GS_RADIX_RANK_BALLOT 1
+#endif
+enum { RANK_BALLOT = GS_RADIX_RANK_BALLOT };
+
+/* Status words of LB_BATCH tiles one look-back step reads at once (u32
+ * 2^28 on the H100: 1 tile 8.36 ms, 4 tiles 7.83, 8 tiles 7.96). */
+#ifndef GS_RADIX_LB_BATCH
+#define GS_RADIX_LB_BATCH 4
+#endif
+enum { LB_BATCH = GS_RADIX_LB_BATCH };
+
+/*
+ * The upfront histogram: HIST_THREADS per block, HIST_UNROLL words per
+ * thread in flight per step (half as many 16-byte words), HIST_BLOCKS_PER_SM
+ * blocks per SM (a grid of that many per SM strides over the words).
+ */
+enum { HIST_THREADS = 256, HIST_UNROLL = 8, HIST_BLOCKS_PER_SM = 8 };
 
 /* The copy back (an odd number of digit passes left the words in scratch). */
 enum { COPY_THREADS = 256, COPY_BLOCKS_PER_SM = 8 };
