@@ -20,9 +20,9 @@
  *
  * Scratch (device bytes per word, extra_bytes): the other buffer (n * w),
  * the look-back words (8 bytes per bin per tile: 256 * 8 / TILE(w) per
- * word: 0.33 (w = 4, TILE 6144), 0.5 (8, 4096), 1 (16, 2048)) and 33 KiB
+ * word: 0.33 (w = 4, TILE 6144), 0.5 (8, 4096), 1 (16, 2048)) and 32.5 KiB
  * of tables; for n < 2, none. So n * w + 2048 * ceil(n / TILE(w)) +
- * 33 KiB (n * w rounded up to 256).
+ * 32.5 KiB (n * w rounded up to 256).
  */
 #include "radix_kernels.cuh"
 
