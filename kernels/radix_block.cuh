@@ -127,8 +127,9 @@ __device__ __forceinline__ V bins_exclusive_scan(V x, V *s_w)
 
 /*
  * The look-back status word of one (tile, bin) of a digit pass (Merrill &
- * Garland's decoupled look-back as Onesweep, Adinets & Merrill 2022,
- * section 3, applies it per digit): the flag in bits 63-62 (0: nothing
+ * Garland's decoupled look-back, applied per digit as in Onesweep, Adinets
+ * & Merrill 2022; GRS section VI's phase 2, the prefix sums of the tiles'
+ * histograms, done inside the pass): the flag in bits 63-62 (0: nothing
  * yet, 1: the tile's own count, 2: the inclusive prefix of all tiles up to
  * and with this one), the pass's tag in bits 61-56 (pass + 1, so that one
  * buffer, zeroed once per sort, serves every pass: a word of an earlier

@@ -32,7 +32,7 @@ namespace gs_radix {
 enum : uint32_t { INFO_SKIP = 1, INFO_ALT = 2 };
 
 /*
- * The upfront histogram (Onesweep, section 3.1): hist[p * BINS + v] +=
+ * The upfront histogram (Onesweep): hist[p * BINS + v] +=
  * the number of words of d[0..n) whose byte lo + p is v, for p < np. Each
  * block counts a strided share of the words in shared memory and adds its
  * nonzero counts to hist (zeroed before). hist holds 64-bit counts; a
@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(BINS) k_scan(uint64_t *hist, uint64_t n, int n
  * digit starts (k_scan); lb: the pass's look-back words, BINS per tile,
  * zeroed before the sort or written by other passes only (st_tag).
  *
- * Steps (GRS, section VI, phases 1 and 3; Onesweep, section 3):
+ * Steps (GRS, section VI, phases 1 and 3; Onesweep):
  * 1. load the tile, warp-striped (word i of lane l of warp w is word
  *    (w * ITEMS + i) * 32 + l of the tile: coalesced loads), a short last
  *    tile padded with the largest word, which ranks last;
