@@ -23,7 +23,9 @@
  * Each distribution runs at a few sizes; uniform and few-unique at all.
  *
  * (key, index = position) words are sorted with key_bits 32 (8-byte) and
- * 96 (16-byte), as gpu_sort_chunk.cu sorts them; all others with 8 * width.
+ * 96 (16-byte), as gpu_sort_chunk.cu sorts them, and at two sizes with
+ * key_bits that cut into the index (33, 36, 63 / 97, 100, 127); all
+ * others with 8 * width.
  *
  * Interface checks per sorter: a width it does not take (3), key_bits out
  * of 1..8*width and too little scratch give cudaErrorInvalidValue; extra_bytes never decreases as n
@@ -226,14 +228,16 @@ std::string device_sort(const gs_sorter *s, const std::vector<T> &h, int key_bit
 	return why;
 }
 
+/* key_bits 0: as gpu_sort_chunk.cu sorts distribution d (32 / 96 for
+ * pairs, else 8 * width); else that many (named in the case). */
 template <class T>
-void sort_case(const gs_sorter *s, const char *tname, Dist d, size_t n)
+void sort_case(const gs_sorter *s, const char *tname, Dist d, size_t n, int key_bits = 0)
 {
-	const std::string nm =
-		std::string(s->name) + "/" + tname + "/" + dist_name[d] + "/n=" + std::to_string(n);
+	const std::string nm = std::string(s->name) + "/" + tname + "/" + dist_name[d] + "/n=" + std::to_string(n) +
+			       (key_bits ? "/key_bits=" + std::to_string(key_bits) : "");
 	std::vector<T> h = make_words<T>(d, n), out;
 	uint64_t passes = 0;
-	const int kb = d != PAIRS ? 8 * (int)sizeof(T) : sizeof(T) == 8 ? 32 : 96;
+	const int kb = key_bits ? key_bits : d != PAIRS ? 8 * (int)sizeof(T) : sizeof(T) == 8 ? 32 : 96;
 	std::string why = device_sort(s, h, kb, out, &passes);
 	if (why.empty()) {
 		std::sort(h.begin(), h.end(), [](const T &a, const T &b) { return word_less(a, b); });
@@ -274,6 +278,13 @@ void width_cases(const gs_sorter *s, const char *tname, int maxl, bool small)
 			if (!small || n < 50000)
 				sort_case<T>(s, tname, (Dist)d, n);
 	}
+	/* key_bits not a multiple of 8 (a radix sort's partial top digit) and
+	 * beyond the key: pairs' words equal in those top bits still ascend in
+	 * the rest (8 bytes: key, index; 16 bytes: 96 key bits, index) */
+	if (sizeof(T) > 4)
+		for (int kb : sizeof(T) == 8 ? std::vector<int>{33, 36, 63} : std::vector<int>{97, 100, 127})
+			for (size_t n : {(size_t)1000, (size_t)65537})
+				sort_case<T>(s, tname, PAIRS, n, kb);
 }
 
 /* A width the sorter does not take, too little scratch: refused, and the
