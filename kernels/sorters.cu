@@ -8,7 +8,8 @@
 /* One line per engine: X(NAME), for the `extern const gs_sorter
  * gs_sorter_NAME` its file defines. The first is a new ctx's default. */
 #define GS_SORTERS(X) \
-	X(bitonic)    /* bitonic.cu: Capannini, Silvestri, Baraglia */
+	X(bitonic)    /* bitonic.cu: Capannini, Silvestri, Baraglia */ \
+	X(quick)      /* quick.cu: Cederman & Tsigas */
 
 #define GS_DECLARE(e) extern const gs_sorter gs_sorter_##e;
 GS_SORTERS(GS_DECLARE)

@@ -1,0 +1,93 @@
+/*
+ * quick_tuning.cuh - GPU-Quicksort's configuration per element type and
+ * the host-side sizes that follow from it (how many phase-one rounds, how
+ * long a sequence phase one leaves to phase two, table capacities). Plain
+ * C++: extra_bytes and the dispatch in quick.cu share these formulas.
+ */
+#ifndef GPUSORT_QUICK_TUNING_CUH
+#define GPUSORT_QUICK_TUNING_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gs_u128; /* sorter.cuh */
+
+namespace gs_quick {
+
+/*
+ * A configuration. THREADS: threads per block (both phases). ITEMS:
+ * elements a thread holds in registers while partitioning one tile, so a
+ * tile is TILE = THREADS * ITEMS elements (16 KiB). SORT: the longest
+ * sequence the shared-memory bitonic sort takes (Cederman & Tsigas,
+ * section 3.2.2, "Overhead"; 32 KiB of shared memory). LEAFMIN: phase one
+ * never leaves phase two a sequence shorter than this of its own accord.
+ * MAXSEQ: the paper's maxseq (section 3.2.1): phase one partitions only
+ * sequences longer than minlength = max(LEAFMIN, n / MAXSEQ), so a round
+ * never holds MAXSEQ sequences. RSLACK: phase-one rounds launched beyond
+ * log2(n / minlength), for pivots that split unevenly (section 5.2's
+ * min/max average halves the value range, not the count: zipf-like data
+ * needs about as many extra rounds as the log2 of its value spread).
+ */
+template <int THREADS_, int ITEMS_, int SORT_>
+struct QCfg {
+	enum { THREADS = THREADS_, ITEMS = ITEMS_, TILE = THREADS_ * ITEMS_, NW = THREADS_ / 32, SORT = SORT_ };
+	enum { LEAFMIN = 2 * SORT_, MAXSEQ = 2048, RSLACK = 24 };
+	static_assert(THREADS_ % 32 == 0 && ITEMS_ <= 32 && (SORT_ & (SORT_ - 1)) == 0, "bad quick config");
+};
+
+template <class T> struct QTr;
+template <> struct QTr<uint32_t> {
+	typedef QCfg<256, 16, 8192> Def;
+};
+template <> struct QTr<uint64_t> {
+	typedef QCfg<256, 8, 4096> Def;
+};
+template <> struct QTr<gs_u128> {
+	typedef QCfg<256, 4, 2048> Def;
+};
+
+inline int ceil_log2_u64(uint64_t x)
+{
+	int l = 0;
+	while (l < 64 && ((uint64_t)1 << l) < x)
+		++l;
+	return l;
+}
+
+/*
+ * The sizes of one sort of n words of `width` bytes with configuration C.
+ * minlen: the paper's minlength. maxpart: a bound on the sequences one
+ * phase-one round partitions (each is longer than minlen, and they are
+ * disjoint). rounds: phase-one rounds that may partition (0: the whole
+ * input goes to phase two at once); rounds_bound: the same without the
+ * n <= minlen case, never decreasing in n (what extra_bytes sizes by).
+ * list_cap: entries of a round's work list (partitions plus the ranges it
+ * fills with one value: at most 1 + 3 per partition of the round before).
+ * tile_cap: tiles of one round (the list's lengths add up to at most n).
+ * leaf_cap: phase two's sequences (at most 3 per partition, plus 1).
+ */
+template <class C>
+struct QSizes {
+	uint64_t minlen, maxpart, list_cap, tile_cap, leaf_cap;
+	int rounds, rounds_bound;
+
+	QSizes(uint64_t n, int width)
+	{
+		const uint64_t per = (n + C::MAXSEQ - 1) / C::MAXSEQ;
+		minlen = per > (uint64_t)C::LEAFMIN ? per : (uint64_t)C::LEAFMIN;
+		maxpart = n / C::LEAFMIN + 1;
+		if (maxpart > (uint64_t)C::MAXSEQ)
+			maxpart = C::MAXSEQ;
+		rounds_bound = ceil_log2_u64(maxpart) + C::RSLACK;
+		if (rounds_bound > 8 * width + 2) /* each round halves a value range */
+			rounds_bound = 8 * width + 2;
+		rounds = n <= minlen ? 0 : rounds_bound;
+		list_cap = 4 * maxpart + 8;
+		tile_cap = n / C::TILE + list_cap + 1;
+		leaf_cap = 3 * maxpart * (uint64_t)rounds_bound + 8;
+	}
+};
+
+} // namespace gs_quick
+
+#endif
