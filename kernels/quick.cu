@@ -12,15 +12,15 @@
  * loop of Algorithm 1 became a fixed number of device-planned rounds.
  *
  * Device memory per sort (extra_bytes), for n words of w bytes, TILE =
- * 4096 / 2048 / 1024 words and m = min(2048, n / LEAFMIN + 1) with LEAFMIN
+ * 8192 / 4096 / 2048 words and m = min(4096, n / LEAFMIN + 1) with LEAFMIN
  * = 16384 / 8192 / 4096 (u32 / u64 / u128):
  *   n w                           the auxiliary buffer (section 3.1)
  *   + 4 w (n / TILE + 4 m + 9)    per-tile min/max of a round
- *   + (4 m + 8) (2 E + 4)         two work lists (E = 48 / 56 / 64 bytes)
- *   + 24 (3 m R + 8)              phase two's sequences (R <= 35 / 37 / 37
- *                                 rounds, log2(m) + 24)
- * plus alignment: about n w + n w / 1000 + 5.5 MiB at most (u32: 1.004
- * n w for n = 2^28).
+ *   + (4 m + 8) (2 E + 4)         two work lists (E = 48 / 48 / 64 bytes)
+ *   + 24 (3 m R + 8)              phase two's sequences (R <= 32 rounds,
+ *                                 log2(m) + 20)
+ * plus alignment: n w + n w / 2048 + at most 13 MiB (u32, n = 2^28:
+ * 1.013 n w).
  */
 #include "quick_kernels.cuh"
 #include "quick_tuning.cuh"
@@ -96,19 +96,22 @@ cudaError_t sort_t(T *d, size_t n, unsigned char *scratch, cudaStream_t st, uint
 	t.list_cap = (uint32_t)z.list_cap;
 	t.leaf_cap = (uint32_t)z.leaf_cap;
 
-	int g1 = 1, g2 = 1;
+	int g1 = 1, gf = 1, g2 = 1;
 	cudaError_t err = grid_of(k_round<T, C>, C::THREADS, &g1);
+	if (err == cudaSuccess)
+		err = grid_of(k_finish<T, C>, C::THREADS, &gf);
 	if (err == cudaSuccess)
 		err = grid_of(k_phase2<T, C>, C::THREADS, &g2);
 	if (err != cudaSuccess)
 		return err;
-	k_start<T><<<1, 1, 0, st>>>(t, n, z.rounds);
+	k_start<T, C><<<1, 1, 0, st>>>(t, n, z.rounds);
 	if ((err = cudaGetLastError()) != cudaSuccess)
 		return err;
 	/* rounds 0 .. R-1 partition; round R only fills what R-1 left */
 	for (int r = 0; z.rounds && r <= z.rounds; ++r) {
-		k_plan<T, C><<<1, 1024, 0, st>>>(t, r & 1);
-		k_round<T, C><<<g1, C::THREADS, 0, st>>>(t, r & 1, r == z.rounds - 1);
+		k_round<T, C><<<g1, C::THREADS, 0, st>>>(t, r & 1);
+		if (r < z.rounds)
+			k_finish<T, C><<<gf, C::THREADS, 0, st>>>(t, r & 1, r == z.rounds - 1);
 		if ((err = cudaGetLastError()) != cudaSuccess)
 			return err;
 		if (passes)

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "bitonic_block.cuh" /* Word<T>: inf, cx */
+#include "bitonic_kernels.cuh" /* Word<T>, swz2, group_steps, local_group */
 #include "quick_tuning.cuh"
 
 namespace gs_quick {
@@ -184,7 +184,8 @@ __device__ __forceinline__ void block_mm(T (&mm)[4], QSmem<T, C> &sm)
  * in registers, so the second pass reads no device memory; the counts are
  * per warp (ballots, each warp's 32 * ITEMS elements read striped, so that
  * both the loads and the stores of one side are runs of consecutive
- * addresses) and the cumulative sum over the warps is thread 0's.
+ * addresses), the cumulative sum over the warps is thread 0's, and the
+ * second pass recomputes the ballots rather than keep ranks in registers.
  * mm: thread 0 gets the tile's min/max bookkeeping (mm_init's layout).
  * Ends with the block synchronized.
  */
@@ -195,24 +196,19 @@ __device__ __forceinline__ void part_tile(const T *__restrict__ src, T *__restri
 	const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5, wb = w * 32 * C::ITEMS;
 	const uint32_t below = (1u << lane) - 1;
 	T v[C::ITEMS];
-	uint32_t rk[C::ITEMS];
 	const T *s = src + s0 + o;
 #pragma unroll
 	for (int j = 0; j < C::ITEMS; ++j) {
 		const uint32_t i = wb + j * 32 + lane;
 		v[j] = i < cnt ? s[i] : p; /* padding: equal to the pivot, never written */
 	}
-	uint32_t nl = 0, ng = 0, isl = 0, isg = 0;
+	uint32_t nl = 0, ng = 0;
 	mm_init(mm);
 #pragma unroll
 	for (int j = 0; j < C::ITEMS; ++j) {
 		const bool l = QW<T>::lt(v[j], p), g = QW<T>::lt(p, v[j]);
-		const uint32_t bl = __ballot_sync(~0u, l), bg = __ballot_sync(~0u, g);
-		rk[j] = l ? nl + __popc(bl & below) : ng + __popc(bg & below);
-		nl += __popc(bl);
-		ng += __popc(bg);
-		isl |= (uint32_t)l << j;
-		isg |= (uint32_t)g << j;
+		nl += __popc(__ballot_sync(~0u, l));
+		ng += __popc(__ballot_sync(~0u, g));
 		if (l) {
 			mm[0] = wmin(mm[0], v[j]);
 			mm[1] = wmax(mm[1], v[j]);
@@ -243,12 +239,17 @@ __device__ __forceinline__ void part_tile(const T *__restrict__ src, T *__restri
 	}
 	__syncthreads();
 	T *dl = dst + s0 + sm.lbase + sm.wl[w], *dg = dst + s0 + sm.gbase + sm.wg[w];
+	nl = ng = 0;
 #pragma unroll
 	for (int j = 0; j < C::ITEMS; ++j) {
-		if ((isl >> j) & 1)
-			dl[rk[j]] = v[j];
-		else if ((isg >> j) & 1)
-			dg[rk[j]] = v[j];
+		const bool l = QW<T>::lt(v[j], p), g = QW<T>::lt(p, v[j]);
+		const uint32_t bl = __ballot_sync(~0u, l), bg = __ballot_sync(~0u, g);
+		if (l)
+			dl[nl + __popc(bl & below)] = v[j];
+		else if (g)
+			dg[ng + __popc(bg & below)] = v[j];
+		nl += __popc(bl);
+		ng += __popc(bg);
 	}
 	__syncthreads();
 }
@@ -262,27 +263,78 @@ __device__ __forceinline__ void block_fill(T *d, uint64_t len, const T &v)
 		d[i] = v;
 }
 
+/* One stage S of sorting v ascending in registers (Batcher's bitonic
+ * network in the form whose comparators all put the minimum at the lower
+ * index: the first step of stage S pairs m with m ^ (2^S - 1)), then the
+ * stages above it. */
+template <class T, int RB, int S>
+__device__ __forceinline__ void reg_stage(T (&v)[1 << RB])
+{
+#pragma unroll
+	for (int m = 0; m < (1 << RB); ++m)
+		if (!(m & (1 << (S - 1))))
+			Word<T>::cx(v[m], v[m ^ ((1 << S) - 1)]);
+	gs_bitonic::group_steps<T, RB, S - 2, 0, 0>(v);
+	if constexpr (S < RB)
+		reg_stage<T, RB, S + 1>(v);
+}
+
 /*
  * Sort src[0 .. len) (1 <= len <= C::SORT) into dst[0 .. len) by the whole
  * block through the shared-memory tile buf (C::SORT words); src may be dst.
  * Section 3.2.2, "Overhead": a sequence that fits in shared memory is
  * sorted there by bitonic sort (section 5.2 names the algorithm), padded
  * with +inf to a power of two (the padding sorts last; an all-ones word of
- * the input ties with it, which leaves the first len words right). Ends
- * with the block synchronized.
+ * the input ties with it, which leaves the first len words right). Above
+ * SORT / 8 words it is the bitonic engine's tile sort on the whole tile
+ * (bitonic_kernels.cuh, k_bitonic_local: registers, then local_group's
+ * register groups through the swizzled tile); below, a plain network on the
+ * next power of two, one comparator per thread and step. Ends with the
+ * block synchronized.
  */
 template <class T, class C>
 __device__ void block_sort(const T *src, T *dst, uint32_t len, T *buf)
 {
+	typedef typename C::Tile B;
+	constexpr int TB = B::TB, RB = B::RB, WB = gs_bitonic::Tr<T>::WB, R = 1 << RB;
+	constexpr uint32_t NT = C::THREADS;
+	const uint32_t tid = threadIdx.x;
+	if (len > C::SORT / 8) {
+#pragma unroll 8
+		for (int q = 0; q < R; ++q) {
+			const uint32_t e = tid + q * NT;
+			buf[gs_bitonic::swz2<RB, WB>(tid, q * NT, NT - 1)] = e < len ? src[e] : Word<T>::inf();
+		}
+		__syncthreads();
+		const uint32_t eb = tid << RB, ebits = ((1u << TB) - 1) & ~(R - 1u);
+		T v[R];
+#pragma unroll
+		for (int m = 0; m < R; ++m)
+			v[m] = buf[gs_bitonic::swz2<RB, WB>(eb, (uint32_t)m, ebits)];
+		reg_stage<T, RB, 1>(v);
+#pragma unroll
+		for (int m = 0; m < R; ++m)
+			buf[gs_bitonic::swz2<RB, WB>(eb, (uint32_t)m, ebits)] = v[m];
+		gs_bitonic::local_group<T, B, RB + 1, 0>(buf);
+		__syncthreads();
+#pragma unroll 8
+		for (int q = 0; q < R; ++q) {
+			const uint32_t e = tid + q * NT;
+			if (e < len)
+				dst[e] = buf[gs_bitonic::swz2<RB, WB>(tid, q * NT, NT - 1)];
+		}
+		__syncthreads();
+		return;
+	}
 	uint32_t P = 1;
 	while (P < len)
 		P <<= 1;
-	for (uint32_t i = threadIdx.x; i < P; i += C::THREADS)
+	for (uint32_t i = tid; i < P; i += NT)
 		buf[i] = i < len ? src[i] : Word<T>::inf();
 	__syncthreads();
 	for (uint32_t k = 2; k <= P; k <<= 1)
 		for (uint32_t j = k >> 1; j; j >>= 1) {
-			for (uint32_t i = threadIdx.x; i < P / 2; i += C::THREADS) {
+			for (uint32_t i = tid; i < P / 2; i += NT) {
 				const uint32_t lo = 2 * i - (i & (j - 1)), hi = lo + j;
 				T a = buf[lo], b = buf[hi];
 				if (lo & k)
@@ -294,7 +346,7 @@ __device__ void block_sort(const T *src, T *dst, uint32_t len, T *buf)
 			}
 			__syncthreads();
 		}
-	for (uint32_t i = threadIdx.x; i < len; i += C::THREADS)
+	for (uint32_t i = tid; i < len; i += NT)
 		dst[i] = buf[i];
 	__syncthreads();
 }

@@ -8,11 +8,12 @@
  *
  * No host synchronization (sorter.cuh): the paper's host loop (Algorithm
  * 1) reads the sequences back after every phase-one round to assign
- * blocks. Here the work list stays on the device: a round is k_plan (one
- * block: the tiles of every listed sequence, a cumulative sum) and
- * k_round (a persistent grid pulling the round's tiles in order), and the
- * host launches a fixed number of rounds (QSizes::rounds), each of which
- * costs two empty launches once the list has run dry. Phase two is one
+ * blocks. Here the work list stays on the device: a round is k_round (a
+ * persistent grid pulling the round's tiles in order) and k_finish (a
+ * block per listed sequence makes its children; the last block to finish
+ * numbers the next list's tiles, a cumulative sum), and the host launches
+ * a fixed number of rounds (QSizes::rounds), each of which costs two empty
+ * launches once the list has run dry. Phase two is one
  * persistent grid pulling phase-one's leftovers from a device counter.
  * Dynamic parallelism is not used (it needs relocatable device code).
  *
@@ -55,10 +56,11 @@ struct QLeaf {
 };
 
 /* The counters: entries in the two work lists (round r reads list r & 1,
- * appends to the other), phase-two leaves and the next one to take. */
+ * appends to the other), phase-two leaves and the next one to take,
+ * k_finish's blocks done. */
 struct QCtl {
 	uint32_t cnt[2];
-	uint32_t nleaf, leaf_next;
+	uint32_t nleaf, leaf_next, fin;
 };
 
 /* The device tables a sort uses, all in scratch. */
@@ -82,12 +84,20 @@ __device__ __forceinline__ QEnt<T> *lst(const QTabs<T> &t, int i)
 	return i ? t.list[1] : t.list[0];
 }
 
+/* Tiles of a list entry of len words. */
+template <class C>
+__device__ __forceinline__ uint32_t ent_tiles(uint64_t len)
+{
+	return (uint32_t)((len + C::TILE - 1) / C::TILE);
+}
+
 /*
  * Start (one thread): empty lists; the whole input as round 0's one
- * sequence with Algorithm 1's start pivot, the median of the first,
- * middle and last word, or (rounds == 0) as phase two's one leaf.
+ * sequence, numbered (pref), with Algorithm 1's start pivot, the median of
+ * the first, middle and last word, or (rounds == 0) as phase two's one
+ * leaf.
  */
-template <class T>
+template <class T, class C>
 __global__ void k_start(QTabs<T> t, uint64_t n, int rounds)
 {
 	QCtl *c = t.ctl;
@@ -95,6 +105,7 @@ __global__ void k_start(QTabs<T> t, uint64_t n, int rounds)
 	c->cnt[1] = 0;
 	c->nleaf = 0;
 	c->leaf_next = 0;
+	c->fin = 0;
 	if (!rounds) {
 		QLeaf f = {0, n, 0, 0};
 		t.leaves[0] = f;
@@ -110,41 +121,37 @@ __global__ void k_start(QTabs<T> t, uint64_t n, int rounds)
 	e.done = 0;
 	t.list[0][0] = e;
 	c->cnt[0] = 1;
-}
-
-/* Tiles of list entry e. */
-template <class C, class T>
-__device__ __forceinline__ uint32_t ent_tiles(const QEnt<T> &e)
-{
-	return (uint32_t)((e.len + C::TILE - 1) / C::TILE);
+	t.pref[0] = 0;
+	t.pref[1] = ent_tiles<C>(n);
 }
 
 /*
- * Plan round r (one block of 1024 threads): pref[i] = the tiles of list
- * entries 0 .. i-1, pref[count] their total (Algorithm 1's block
- * assignment: a sequence gets blocks in proportion to its length, one per
- * tile); the other list emptied for the round's children.
+ * Number the tiles of list li (the whole block, after every entry is
+ * written): pref[i] = the tiles of entries 0 .. i-1, pref[count] their
+ * total (Algorithm 1's block assignment: a sequence gets blocks in
+ * proportion to its length, one per tile); the other list emptied for the
+ * next round's children.
  */
 template <class T, class C>
-__global__ void __launch_bounds__(1024) k_plan(QTabs<T> t, int cur)
+__device__ void plan_list(const QTabs<T> &t, int li, typename cub::BlockScan<uint32_t, C::THREADS>::TempStorage &tmp)
 {
-	typedef cub::BlockScan<uint32_t, 1024> Scan;
-	__shared__ typename Scan::TempStorage tmp;
-	const uint32_t ne = min(cur ? t.ctl->cnt[1] : t.ctl->cnt[0], t.list_cap);
-	if (threadIdx.x == 0)
-		(cur ? t.ctl->cnt[0] : t.ctl->cnt[1]) = 0;
-	const uint32_t per = (ne + 1023) / 1024, b = threadIdx.x * per, e = min(b + per, ne);
+	volatile uint32_t *cnt = t.ctl->cnt;
+	const uint32_t ne = min(cnt[li], t.list_cap);
+	const QEnt<T> *l = lst(t, li);
+	const uint32_t per = (ne + C::THREADS - 1) / C::THREADS, b = threadIdx.x * per, e = min(b + per, ne);
 	uint32_t sum = 0;
 	for (uint32_t i = b; i < e; ++i)
-		sum += ent_tiles<C>(lst(t, cur)[i]);
+		sum += ent_tiles<C>(__ldcg((const unsigned long long *)&l[i].len));
 	uint32_t ex, tot;
-	Scan(tmp).ExclusiveSum(sum, ex, tot);
+	cub::BlockScan<uint32_t, C::THREADS>(tmp).ExclusiveSum(sum, ex, tot);
 	for (uint32_t i = b; i < e; ++i) {
 		t.pref[i] = ex;
-		ex += ent_tiles<C>(lst(t, cur)[i]);
+		ex += ent_tiles<C>(__ldcg((const unsigned long long *)&l[i].len));
 	}
-	if (threadIdx.x == 0)
+	if (threadIdx.x == 0) {
 		t.pref[ne] = tot;
+		cnt[li ^ 1] = 0;
+	}
 }
 
 /* Append entry e to list li (thread 0 of a block); false when full. */
@@ -181,14 +188,15 @@ __device__ __forceinline__ QEnt<T> ent_make(const T &pivot, uint64_t start, uint
 	return e;
 }
 
-/* Shared memory of k_round: up to 3 ranges of d the block fills itself
- * after finishing a sequence (when the next list is full). */
+/* Shared memory of k_finish: up to 3 ranges of d the block fills itself
+ * after finishing a sequence (when the next list is full); e: whether
+ * this block is the round's last. */
 template <class T, class C>
 struct QRoundSmem {
 	QSmem<T, C> sm;
 	T fv[3];
 	uint64_t fs[3], fl[3];
-	uint32_t e, last, nf;
+	uint32_t e, nf;
 };
 
 /*
@@ -233,19 +241,18 @@ __device__ void finish_seq(const QTabs<T> &t, int nxt, bool last, const QEnt<T> 
 }
 
 /*
- * One phase-one round over list `cur` (a persistent grid: block b takes
- * tiles b, b + grid, ... of k_plan's numbering). A tile of a partition
- * entry is partitioned with part_tile into the other buffer, its place
- * there reserved by fetch-and-add on the entry's cursors (Algorithm 2);
- * a tile of a fill entry writes the value to d. The block that finishes
- * an entry's last tile reduces the tiles' min/max (stats, one row of four
- * words per tile) and makes the children (finish_seq). last: the final
- * partitioning round (no child goes to the next list but fills).
+ * The tiles of one phase-one round over list `cur` (a persistent grid:
+ * block b takes tiles b, b + grid, ... of plan_list's numbering). A tile of
+ * a partition entry is partitioned with part_tile into the other buffer,
+ * its place there reserved by fetch-and-add on the entry's cursors
+ * (Algorithm 2), its min/max written to its row of stats (four words); a
+ * tile of a fill entry writes the value to d.
  */
 template <class T, class C>
-__global__ void __launch_bounds__(C::THREADS) k_round(QTabs<T> t, int cur, int last)
+__global__ void __launch_bounds__(C::THREADS, C::RMINB) k_round(QTabs<T> t, int cur)
 {
-	__shared__ QRoundSmem<T, C> rs;
+	__shared__ QSmem<T, C> sm;
+	__shared__ uint32_t s_e;
 	const uint32_t ne = min(t.ctl->cnt[cur], t.list_cap), total = t.pref[ne];
 	QEnt<T> *list = lst(t, cur);
 	for (uint32_t ti = blockIdx.x; ti < total; ti += gridDim.x) {
@@ -258,10 +265,10 @@ __global__ void __launch_bounds__(C::THREADS) k_round(QTabs<T> t, int cur, int l
 				else
 					hi = mid - 1;
 			}
-			rs.e = lo;
+			s_e = lo;
 		}
 		__syncthreads();
-		const uint32_t ei = rs.e;
+		const uint32_t ei = s_e;
 		QEnt<T> *q = &list[ei];
 		const uint64_t start = q->start, len = q->len, o = (uint64_t)(ti - t.pref[ei]) * C::TILE;
 		const uint32_t cnt = (uint32_t)min((uint64_t)C::TILE, len - o), flags = q->flags;
@@ -274,41 +281,67 @@ __global__ void __launch_bounds__(C::THREADS) k_round(QTabs<T> t, int cur, int l
 		const T *src = flags & F_AUX ? t.aux : t.d;
 		T *dst = flags & F_AUX ? t.d : t.aux;
 		T mm[4];
-		part_tile<T, C>(src, dst, start, o, cnt, pivot, rs.sm,
+		part_tile<T, C>(src, dst, start, o, cnt, pivot, sm,
 				[&](uint32_t tl, uint32_t tg, uint64_t &lb, uint64_t &gb) {
 					lb = atomicAdd(&q->lcur, (unsigned long long)tl);
 					gb = len - atomicAdd(&q->gcur, (unsigned long long)tg) - tg;
 				},
 				mm);
-		if (threadIdx.x == 0) {
+		if (threadIdx.x == 0)
+#pragma unroll
 			for (int k = 0; k < 4; ++k)
 				t.stats[4 * (uint64_t)ti + k] = mm[k];
-			__threadfence();
-			const uint32_t nt = t.pref[ei + 1] - t.pref[ei];
-			rs.last = atomicAdd(&q->done, 1u) == nt - 1;
+	}
+}
+
+/*
+ * The end of a phase-one round over list `cur` (block b takes entries b,
+ * b + grid, ...): a partition entry's block reduces its tiles' min/max and
+ * makes its children (finish_seq); the last block to finish numbers the
+ * next list (plan_list, the block-count check of Algorithm 2 moved to the
+ * end of the round). last: the final partitioning round.
+ */
+template <class T, class C>
+__global__ void __launch_bounds__(C::THREADS) k_finish(QTabs<T> t, int cur, int last)
+{
+	__shared__ QRoundSmem<T, C> rs;
+	__shared__ typename cub::BlockScan<uint32_t, C::THREADS>::TempStorage tmp;
+	const uint32_t ne = min(t.ctl->cnt[cur], t.list_cap);
+	const QEnt<T> *list = lst(t, cur);
+	for (uint32_t ei = blockIdx.x; ei < ne; ei += gridDim.x) {
+		const QEnt<T> e = list[ei];
+		if (e.flags & F_FILL)
+			continue;
+		const uint64_t b = t.pref[ei], nt = t.pref[ei + 1] - b;
+		T mm[4];
+		mm_init(mm);
+#pragma unroll 4
+		for (uint64_t k = threadIdx.x; k < nt; k += C::THREADS) {
+			T o4[4];
+#pragma unroll
+			for (int u = 0; u < 4; ++u)
+				o4[u] = t.stats[4 * (b + k) + u];
+			mm_merge(mm, o4);
 		}
+		block_mm<T, C>(mm, rs.sm);
+		if (threadIdx.x == 0)
+			finish_seq<T, C>(t, cur ^ 1, last, e, e.lcur, e.gcur, (e.flags & F_AUX) ^ F_AUX, mm, &rs);
 		__syncthreads();
-		if (rs.last) {
-			__threadfence();
-			mm_init(mm);
-			const uint64_t b = t.pref[ei], nt = t.pref[ei + 1] - b;
-			for (uint64_t k = threadIdx.x; k < nt; k += C::THREADS) {
-				T o4[4];
-				for (int u = 0; u < 4; ++u)
-					o4[u] = QW<T>::ldcg(&t.stats[4 * (b + k) + u]);
-				mm_merge(mm, o4);
-			}
-			block_mm<T, C>(mm, rs.sm);
-			if (threadIdx.x == 0) {
-				const uint64_t L = atomicAdd(&q->lcur, 0ull), G = atomicAdd(&q->gcur, 0ull);
-				finish_seq<T, C>(t, cur ^ 1, last, *q, L, G, (flags & F_AUX) ^ F_AUX, mm, &rs);
-			}
-			__syncthreads();
-			for (uint32_t f = 0; f < rs.nf; ++f)
-				block_fill<C>(t.d + rs.fs[f], rs.fl[f], rs.fv[f]);
-		}
+		for (uint32_t f = 0; f < rs.nf; ++f)
+			block_fill<C>(t.d + rs.fs[f], rs.fl[f], rs.fv[f]);
 		__syncthreads();
 	}
+	if (threadIdx.x == 0) {
+		__threadfence();
+		rs.e = atomicAdd(&t.ctl->fin, 1u) == gridDim.x - 1;
+	}
+	__syncthreads();
+	if (!rs.e)
+		return;
+	__threadfence();
+	if (threadIdx.x == 0)
+		t.ctl->fin = 0;
+	plan_list<T, C>(t, cur ^ 1, tmp);
 }
 
 /* A sequence on phase two's stack; mm: its min and max are known (mn, mx)
@@ -347,7 +380,7 @@ struct QP2Smem {
  * of one value are written to d.
  */
 template <class T, class C>
-__global__ void __launch_bounds__(C::THREADS) k_phase2(QTabs<T> t)
+__global__ void __launch_bounds__(C::THREADS, 2) k_phase2(QTabs<T> t)
 {
 	__shared__ QP2Smem<T, C> s;
 	const uint32_t nleaf = min(t.ctl->nleaf, t.leaf_cap);

@@ -10,40 +10,47 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct gs_u128; /* sorter.cuh */
+#include "bitonic_tuning.cuh"
 
 namespace gs_quick {
 
 /*
  * A configuration. THREADS: threads per block (both phases). ITEMS:
  * elements a thread holds in registers while partitioning one tile, so a
- * tile is TILE = THREADS * ITEMS elements (16 KiB). SORT: the longest
- * sequence the shared-memory bitonic sort takes (Cederman & Tsigas,
- * section 3.2.2, "Overhead"; 32 KiB of shared memory). LEAFMIN: phase one
- * never leaves phase two a sequence shorter than this of its own accord.
- * MAXSEQ: the paper's maxseq (section 3.2.1): phase one partitions only
- * sequences longer than minlength = max(LEAFMIN, n / MAXSEQ), so a round
- * never holds MAXSEQ sequences. RSLACK: phase-one rounds launched beyond
- * log2(n / minlength), for pivots that split unevenly (section 5.2's
- * min/max average halves the value range, not the count: zipf-like data
- * needs about as many extra rounds as the log2 of its value spread).
+ * tile is TILE = THREADS * ITEMS elements (32 KiB: a block's fixed costs
+ * per tile, a fetch-and-add round trip and three barriers, spread over
+ * more words). Tile: the bitonic engine's tile-sort configuration
+ * (bitonic_tuning.cuh) phase two sorts short sequences with, SORT = 2^TB
+ * words (32 KiB of shared memory, THREADS threads); Cederman & Tsigas,
+ * section 3.2.2, "Overhead". LEAFMIN: phase one never leaves phase two a
+ * sequence shorter than this of its own accord. MAXSEQ: the paper's
+ * maxseq (section 3.2.1): phase one partitions only sequences longer than
+ * minlength = max(LEAFMIN, n / MAXSEQ), so a round never holds MAXSEQ
+ * sequences. RSLACK: phase-one rounds launched beyond log2(n / minlength),
+ * for pivots that split unevenly (section 5.2's min/max average halves the
+ * value range, not the count: zipf-like data needs about as many extra
+ * rounds as the log2 of its value spread).
  */
-template <int THREADS_, int ITEMS_, int SORT_>
+template <int THREADS_, int ITEMS_, int RMINB_, class Tile_>
 struct QCfg {
-	enum { THREADS = THREADS_, ITEMS = ITEMS_, TILE = THREADS_ * ITEMS_, NW = THREADS_ / 32, SORT = SORT_ };
-	enum { LEAFMIN = 2 * SORT_, MAXSEQ = 2048, RSLACK = 24 };
-	static_assert(THREADS_ % 32 == 0 && ITEMS_ <= 32 && (SORT_ & (SORT_ - 1)) == 0, "bad quick config");
+	typedef Tile_ Tile;
+	enum { THREADS = THREADS_, ITEMS = ITEMS_, TILE = THREADS_ * ITEMS_, NW = THREADS_ / 32, SORT = 1 << Tile_::TB };
+	enum { LEAFMIN = 2 * SORT, MAXSEQ = 4096, RSLACK = 20, RMINB = RMINB_ };
+	static_assert(THREADS_ % 32 == 0 && ITEMS_ <= 32 && (1 << Tile_::NTB) == THREADS_, "bad quick config");
 };
 
+/* Per element type: tiles of 32 KiB, shared-memory sorts of 8192 / 4096 /
+ * 2048 words (u32 and u64: the bitonic engine's own tile; u128: half of it,
+ * 256 threads). */
 template <class T> struct QTr;
 template <> struct QTr<uint32_t> {
-	typedef QCfg<256, 16, 8192> Def;
+	typedef QCfg<256, 32, 4, gs_bitonic::Tr<uint32_t>::Def> Def;
 };
 template <> struct QTr<uint64_t> {
-	typedef QCfg<256, 8, 4096> Def;
+	typedef QCfg<256, 16, 3, gs_bitonic::Tr<uint64_t>::Def> Def;
 };
 template <> struct QTr<gs_u128> {
-	typedef QCfg<256, 4, 2048> Def;
+	typedef QCfg<256, 8, 3, gs_bitonic::BCfg<11, 3, 2, -1, 0> > Def;
 };
 
 inline int ceil_log2_u64(uint64_t x)
