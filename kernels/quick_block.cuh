@@ -279,53 +279,74 @@ __device__ __forceinline__ void reg_stage(T (&v)[1 << RB])
 		reg_stage<T, RB, S + 1>(v);
 }
 
+/* The bitonic tile configuration B with K fewer register bits: a tile of
+ * 2^(TB - K) words on the same 2^NTB threads. */
+template <class B, int K>
+using TileLess = gs_bitonic::BCfg<B::TB - K, B::RB - K, B::MINB, B::STG, B::EQC>;
+
 /*
- * Sort src[0 .. len) (1 <= len <= C::SORT) into dst[0 .. len) by the whole
- * block through the shared-memory tile buf (C::SORT words); src may be dst.
- * Section 3.2.2, "Overhead": a sequence that fits in shared memory is
- * sorted there by bitonic sort (section 5.2 names the algorithm), padded
- * with +inf to a power of two (the padding sorts last; an all-ones word of
- * the input ties with it, which leaves the first len words right). Above
- * SORT / 8 words it is the bitonic engine's tile sort on the whole tile
- * (bitonic_kernels.cuh, k_bitonic_local: registers, then local_group's
- * register groups through the swizzled tile); below, a plain network on the
- * next power of two, one comparator per thread and step. Ends with the
- * block synchronized.
+ * Sort src[0 .. len) (1 <= len <= 2^B::TB) into dst[0 .. len) through the
+ * shared-memory tile buf with the bitonic engine's tile sort of
+ * configuration B (bitonic_kernels.cuh, k_bitonic_local: each thread
+ * sorts 2^RB words in registers, then local_group's register groups merge
+ * through the swizzled tile), padded with +inf. Ends with the block
+ * synchronized.
  */
-template <class T, class C>
+template <class T, class B>
+__device__ __forceinline__ void tile_sort(const T *src, T *dst, uint32_t len, T *buf)
+{
+	constexpr int TB = B::TB, RB = B::RB, WB = gs_bitonic::Tr<T>::WB, R = 1 << RB;
+	constexpr uint32_t NT = 1u << B::NTB;
+	const uint32_t tid = threadIdx.x;
+#pragma unroll 8
+	for (int q = 0; q < R; ++q) {
+		const uint32_t e = tid + q * NT;
+		buf[gs_bitonic::swz2<RB, WB>(tid, q * NT, NT - 1)] = e < len ? src[e] : Word<T>::inf();
+	}
+	__syncthreads();
+	const uint32_t eb = tid << RB, ebits = ((1u << TB) - 1) & ~(R - 1u);
+	T v[R];
+#pragma unroll
+	for (int m = 0; m < R; ++m)
+		v[m] = buf[gs_bitonic::swz2<RB, WB>(eb, (uint32_t)m, ebits)];
+	reg_stage<T, RB, 1>(v);
+#pragma unroll
+	for (int m = 0; m < R; ++m)
+		buf[gs_bitonic::swz2<RB, WB>(eb, (uint32_t)m, ebits)] = v[m];
+	gs_bitonic::local_group<T, B, RB + 1, 0>(buf);
+	__syncthreads();
+#pragma unroll 8
+	for (int q = 0; q < R; ++q) {
+		const uint32_t e = tid + q * NT;
+		if (e < len)
+			dst[e] = buf[gs_bitonic::swz2<RB, WB>(tid, q * NT, NT - 1)];
+	}
+	__syncthreads();
+}
+
+/*
+ * Sort src[0 .. len) (1 <= len <= C::SORT >> K) into dst[0 .. len) by the
+ * whole block through the shared-memory tile buf (C::SORT words); src may
+ * be dst. Section 3.2.2, "Overhead": a sequence that fits in shared memory
+ * is sorted there by bitonic sort (section 5.2 names the algorithm),
+ * padded with +inf to a power of two (the padding sorts last; an all-ones
+ * word of the input ties with it, which leaves the first len words right).
+ * Above half the tile, tile_sort on the whole tile; else the same on a
+ * tile half as long (while the configuration keeps 2^2 registers a
+ * thread), and below that a plain network on the next power of two, one
+ * comparator per thread and step. Ends with the block synchronized.
+ */
+template <class T, class C, int K = 0>
 __device__ void block_sort(const T *src, T *dst, uint32_t len, T *buf)
 {
 	typedef typename C::Tile B;
-	constexpr int TB = B::TB, RB = B::RB, WB = gs_bitonic::Tr<T>::WB, R = 1 << RB;
+	if constexpr (B::RB - K >= 2) {
+		if (len > (uint32_t)(C::SORT >> (K + 1)))
+			return tile_sort<T, TileLess<B, K> >(src, dst, len, buf);
+		return block_sort<T, C, K + 1>(src, dst, len, buf);
+	}
 	constexpr uint32_t NT = C::THREADS;
 	const uint32_t tid = threadIdx.x;
-	if (len > C::SORT / 8) {
-#pragma unroll 8
-		for (int q = 0; q < R; ++q) {
-			const uint32_t e = tid + q * NT;
-			buf[gs_bitonic::swz2<RB, WB>(tid, q * NT, NT - 1)] = e < len ? src[e] : Word<T>::inf();
-		}
-		__syncthreads();
-		const uint32_t eb = tid << RB, ebits = ((1u << TB) - 1) & ~(R - 1u);
-		T v[R];
-#pragma unroll
-		for (int m = 0; m < R; ++m)
-			v[m] = buf[gs_bitonic::swz2<RB, WB>(eb, (uint32_t)m, ebits)];
-		reg_stage<T, RB, 1>(v);
-#pragma unroll
-		for (int m = 0; m < R; ++m)
-			buf[gs_bitonic::swz2<RB, WB>(eb, (uint32_t)m, ebits)] = v[m];
-		gs_bitonic::local_group<T, B, RB + 1, 0>(buf);
-		__syncthreads();
-#pragma unroll 8
-		for (int q = 0; q < R; ++q) {
-			const uint32_t e = tid + q * NT;
-			if (e < len)
-				dst[e] = buf[gs_bitonic::swz2<RB, WB>(tid, q * NT, NT - 1)];
-		}
-		__syncthreads();
-		return;
-	}
 	uint32_t P = 1;
 	while (P < len)
 		P <<= 1;
