@@ -20,7 +20,7 @@
  *   + 24 (3 m R + 8)              phase two's sequences (R <= 32 rounds,
  *                                 log2(m) + 20)
  * plus alignment: n w + n w / 2048 + at most 13 MiB (u32, n = 2^28:
- * 1.013 n w).
+ * 1.011 n w, 11 MiB of tables).
  */
 #include "quick_kernels.cuh"
 #include "quick_tuning.cuh"

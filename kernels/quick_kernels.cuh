@@ -38,15 +38,14 @@ enum { F_AUX = 1, F_FILL = 2 };
  * An entry of a phase-one work list: partition [start, start + len) of
  * the buffer flags & F_AUX about pivot, or with F_FILL: write pivot to
  * d[start .. start + len). lcur, gcur: the words so far reserved below
- * and above the pivot (the paper's sstart/send, moved by fetch-and-add);
- * done: tiles finished (the last block to finish makes the children).
+ * and above the pivot (the paper's sstart/send, moved by fetch-and-add).
  */
 template <class T>
 struct QEnt {
 	T pivot;
 	uint64_t start, len;
 	unsigned long long lcur, gcur;
-	uint32_t flags, done;
+	uint32_t flags;
 };
 
 /* A sequence for phase two: [start, start + len) of d or aux. */
@@ -118,7 +117,6 @@ __global__ void k_start(QTabs<T> t, uint64_t n, int rounds)
 	e.len = n;
 	e.lcur = e.gcur = 0;
 	e.flags = 0;
-	e.done = 0;
 	t.list[0][0] = e;
 	c->cnt[0] = 1;
 	t.pref[0] = 0;
@@ -184,7 +182,6 @@ __device__ __forceinline__ QEnt<T> ent_make(const T &pivot, uint64_t start, uint
 	e.len = len;
 	e.lcur = e.gcur = 0;
 	e.flags = flags;
-	e.done = 0;
 	return e;
 }
 
@@ -200,8 +197,9 @@ struct QRoundSmem {
 };
 
 /*
- * Thread 0 of the block that finished list entry e's last tile (Algorithm
- * 2's "last block in the sequence to finish"): e partitioned into buffer
+ * Thread 0 of the block of k_finish that ends list entry e (Algorithm 2's
+ * "last block in the sequence to finish", here after the round's last
+ * tile): e partitioned into buffer
  * dst_aux as [start, +L) below, [start+L, end-G) equal to the pivot, [end-G,
  * end) above; mm the min/max of the two sides (mm_init's layout). The gap
  * is filled with the pivot, a side of one value with that value (in d, by

@@ -29,7 +29,10 @@ namespace gs_quick {
  * sequences. RSLACK: phase-one rounds launched beyond log2(n / minlength),
  * for pivots that split unevenly (section 5.2's min/max average halves the
  * value range, not the count: zipf-like data needs about as many extra
- * rounds as the log2 of its value spread).
+ * rounds as the log2 of its value spread). RMINB: blocks per SM asked of
+ * the compiler for the partition kernel k_round (__launch_bounds__), which
+ * caps its registers: more tiles in flight per SM (u32: 64 registers, 4
+ * blocks; u64, u128: 80, 3 blocks; a few spilled bytes).
  */
 template <int THREADS_, int ITEMS_, int RMINB_, class Tile_>
 struct QCfg {
@@ -68,10 +71,11 @@ inline int ceil_log2_u64(uint64_t x)
  * disjoint). rounds: phase-one rounds that may partition (0: the whole
  * input goes to phase two at once); rounds_bound: the same without the
  * n <= minlen case, never decreasing in n (what extra_bytes sizes by).
- * list_cap: entries of a round's work list (partitions plus the ranges it
- * fills with one value: at most 1 + 3 per partition of the round before).
- * tile_cap: tiles of one round (the list's lengths add up to at most n).
- * leaf_cap: phase two's sequences (at most 3 per partition, plus 1).
+ * list_cap: entries of a round's work list (fewer than maxpart partitions
+ * and at most 3 ranges filled with one value per partition of the round
+ * before). tile_cap: tiles of one round (the list's lengths add up to at
+ * most n). leaf_cap: phase two's sequences (at most 2 per partition, its
+ * sides, plus the start's one; 3 per partition kept).
  */
 template <class C>
 struct QSizes {
