@@ -9,8 +9,8 @@
  * gs_sorter_NAME` its file defines. The first is a new ctx's default. */
 #define GS_SORTERS(X) \
 	X(bitonic)    /* bitonic.cu: Capannini, Silvestri, Baraglia */ \
-	X(bitonic)    /* bitonic.cu: Capannini, Silvestri, Baraglia */ \
 	X(radix)      /* radix.cu: Bandyopadhyay & Sahni (GRS); Adinets & Merrill (Onesweep) */ \
+	X(quick)      /* quick.cu: Cederman & Tsigas (GPU-Quicksort) */ \
 	X(sample)     /* sample.cu: Dehne & Zaboli */ \
 	X(abisort)    /* abisort.cu: Zachmann (Bilardi & Nicolau; GPU-ABiSort) */
 
