@@ -20,17 +20,21 @@ static int word_class(const keys_spec *s)
 
 /*
  * Order of preference per word class, fastest first, from sorter_bench on
- * the H100 (bench/results/INDEX.md, "in-device engines"). A sorter missing
- * from the build is skipped.
+ * the H100 (bench/results/h100-{radix,sample,abisort,quick}-2026-11-25.md;
+ * ms at 2^28 words): u32 radix 7.1, sample 14.7, abisort 20.3, quick 22.0,
+ * bitonic 24.0; u64 radix ~18.5, sample 34.5, abisort 36.9, quick 41.2,
+ * bitonic 53.9; (key, index) pairs likewise, radix first. A sorter
+ * missing from the build is skipped.
  */
+#define PLAN_SORTER_ORDER { "radix", "sample", "abisort", "quick", "bitonic", NULL }
 static const struct {
 	int word;
-	const char *order[4];
+	const char *order[6];
 } prefs[] = {
-	{ 4, { "radix", "bitonic", NULL } },
-	{ 8, { "radix", "bitonic", NULL } },
-	{ 8 + 1, { "radix", "bitonic", NULL } },
-	{ 16 + 1, { "radix", "bitonic", NULL } },
+	{ 4, PLAN_SORTER_ORDER },
+	{ 8, PLAN_SORTER_ORDER },
+	{ 8 + 1, PLAN_SORTER_ORDER },
+	{ 16 + 1, PLAN_SORTER_ORDER },
 };
 
 static int find(const plan_sorter_info *info, int n, const char *name)
@@ -50,7 +54,7 @@ int plan_sorter(const keys_spec *s, uint64_t records, const plan_sorter_info *in
 		if (prefs[p].word != w)
 			continue;
 		int first = -1;
-		for (int k = 0; k < 4 && prefs[p].order[k]; k++) {
+		for (int k = 0; prefs[p].order[k]; k++) {
 			int i = find(info, n, prefs[p].order[k]);
 			if (i < 0 || info[i].capacity == 0)
 				continue;
@@ -67,7 +71,7 @@ int plan_sorter(const keys_spec *s, uint64_t records, const plan_sorter_info *in
 		 * (Capannini et al., section 6.2 and section 7, Fig. 8B: the in-place
 		 * sort halves the runs) */
 		int best = first;
-		for (int k = 0; k < 4 && prefs[p].order[k]; k++) {
+		for (int k = 0; prefs[p].order[k]; k++) {
 			int i = find(info, n, prefs[p].order[k]);
 			if (i >= 0 && info[i].capacity > info[best].capacity)
 				best = i;
