@@ -7,14 +7,14 @@
 #
 #   STEPS (default all, comma-separated):
 #     n       time against n: every sorter, CUB radix and thrust::sort, u32
-#             2^20..2^30, u64 2^20..2^29, (key, index) words of 8 and 16
+#             2^22..2^30, u64 2^22..2^29, (key, index) words of 8 and 16
 #             bytes (bench/sorter_bench)
 #     dist    every distribution at 2^26 words: u32, u64, 8-byte pairs
 #     e2e     the whole file-to-file sort of N GiB of u64 (default 16) with
 #             each --algorithm: once fitting the device, once with
 #             --gpu-memory a quarter of the data (runs, merged), beside cat;
 #             --stats' runs and stage times beside the wall time
-#     layout  records of 8..256 bytes with a 4-byte key (key-index-then-
+#     layout  records of 16, 64 and 256 bytes with a 4-byte key (key-index-then-
 #             gather: the (key, index) words are sorted, then the records
 #             gathered) at 4 GiB, each --algorithm, the device stages
 #     buckets the sample sorter's largest bucket against its bound, every
@@ -50,10 +50,10 @@ echo
 if want n; then
 	echo "## 1. Time against n (median of 3 runs, sort alone, words already on the device)"
 	echo
-	$SB --width 4 --log 20:30 --runs 3 | tail -n +3
-	$SB --width 8 --log 20:29 --runs 3 | tail -n +5
-	$SB --width 8 --pairs --log 20:29 --runs 3 | tail -n +5
-	$SB --width 16 --pairs --log 20:28 --runs 3 | tail -n +5
+	$SB --width 4 --log 22:30 --runs 3 | tail -n +3
+	$SB --width 8 --log 22:29 --runs 3 | tail -n +5
+	$SB --width 8 --pairs --log 22:29 --runs 3 | tail -n +5
+	$SB --width 16 --pairs --log 22:28 --runs 3 | tail -n +5
 	echo
 fi
 if want dist; then
@@ -115,7 +115,7 @@ if want layout; then
 	echo
 	echo "| run | wall s | x cat | engine, runs | device stages (--stats) |"
 	echo "|---|---|---|---|---|"
-	for rs in 8 16 32 64 128 256; do
+	for rs in 16 64 256; do
 		n=$((4294967296 / rs))
 		$GEN -n $n --record-size $rs -k u32 -o "$d/in" 2> /dev/null || continue
 		cat "$d/in" > /dev/null

@@ -84,13 +84,31 @@ size_t arena_avail(const gpu_ctx *c, size_t pads)
 	return c->arena_bytes > fixed ? c->arena_bytes - fixed : 0;
 }
 
+/*
+ * The most records n with n * per + scratch(n) <= avail. scratch grows
+ * with n (a sorter's extra_bytes never decreases), so the largest such n
+ * is found by bisection: a sorter with a second buffer of the words gets
+ * about half the records of an in-place one, not none.
+ */
+template <class F>
+size_t fit_records(size_t avail, size_t per, F scratch)
+{
+	size_t lo = 0, hi = avail / per;
+	while (lo < hi) {
+		const size_t mid = lo + (hi - lo + 1) / 2;
+		const size_t sb = scratch(mid);
+		if (sb <= avail && mid <= (avail - sb) / per)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 size_t capacity(const gpu_ctx *c, const keys_spec &L)
 {
 	const size_t avail = arena_avail(c, 4), per = per_record(L, false);
-	const size_t sb = sort_scratch_bytes(c, L, avail / per);
-	if (avail <= sb)
-		return 0;
-	return within_limit(L, (avail - sb) / per);
+	return within_limit(L, fit_records(avail, per, [&](size_t n) { return sort_scratch_bytes(c, L, n); }));
 }
 
 /* Elements per merge tile for the layout's element type. */
@@ -110,8 +128,8 @@ size_t merge_scratch_bytes(const keys_spec &L, size_t n)
 /*
  * Records a merged chunk can take: the sort's areas plus a second element
  * buffer (key-only: a second copy of the records; general: a second pair
- * array) and the split table, which is sized here for the largest n the
- * rest could take, so that it fits for every smaller n too. The slack after
+ * array), the split table and the sorter's scratch, for the largest n
+ * they fit beside (fit_records). The slack after
  * d_out (tie refinement's scan) stays; the split table may share it, as
  * the table is dead before the refinement starts.
  */
@@ -119,10 +137,9 @@ size_t merge_capacity(const gpu_ctx *c, const keys_spec &L)
 {
 	const size_t avail = arena_avail(c, 8), per = per_record(L, true);
 	/* the sorter's scratch too: keys over 12 bytes are refined by sorting */
-	const size_t sb = merge_scratch_bytes(L, avail / per) + sort_scratch_bytes(c, L, avail / per);
-	if (avail <= sb)
-		return 0;
-	return within_limit(L, (avail - sb) / per);
+	return within_limit(L, fit_records(avail, per, [&](size_t n) {
+				    return merge_scratch_bytes(L, n) + sort_scratch_bytes(c, L, n);
+			    }));
 }
 
 double ms_between(gpu_ctx *c, int a, int b, int *err)
