@@ -66,7 +66,7 @@ LIB_OBJ  := $(SRC_OBJ) $(KERN_OBJ)
 TESTS    := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/test_*.c))
 # built with CUDA: the GPU test runs in `make check` too, and says SKIP without a
 # GPU; test_plan checks the bitonic planner on the host (no GPU needed)
-GPU_TESTS := $(if $(filter yes,$(CUDA)),tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/test_plan tests/gpu/abisort_replay)
+GPU_TESTS := $(if $(filter yes,$(CUDA)),tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/test_plan tests/gpu/abisort_replay tests/gpu/test_capacity)
 
 .PHONY: all config deps check check-gpu bench bench-cpu install uninstall deb man clean
 
@@ -174,6 +174,11 @@ tests/gpu/test_sorters: tests/gpu/test_sorters.cu tests/gpu/report.h $(KERN_HDR)
 	$(say) NVCC $@
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $< $(KERN_OBJ)
 
+# the chunk and merge capacities of every sorter, arithmetic only (no GPU)
+tests/gpu/test_capacity: tests/gpu/test_capacity.cu tests/gpu/report.h $(KERN_HDR) $(KERN_OBJ)
+	$(say) NVCC $@
+	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $< $(KERN_OBJ)
+
 # the adaptive bitonic merge replayed on the host, thread by thread (no GPU)
 tests/gpu/abisort_replay: tests/gpu/abisort_replay.cu tests/gpu/report.h $(KERN_HDR)
 	$(say) NVCC $@
@@ -257,6 +262,6 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpusort $(DESTDIR)$(PREFIX)/share/man/man1/gpusort.1
 
 clean:
-	rm -rf build gpusort gpusort_*.deb bench/gen bench/gpu_bench bench/sorter_bench bench/sample_buckets bench/abisort_count bench/abisort_phases tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/test_plan tests/gpu/abisort_replay bench/checkrec bench/experiments/iobench bench/experiments/iobench.d
+	rm -rf build gpusort gpusort_*.deb bench/gen bench/gpu_bench bench/sorter_bench bench/sample_buckets bench/abisort_count bench/abisort_phases tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/test_plan tests/gpu/abisort_replay tests/gpu/test_capacity bench/checkrec bench/experiments/iobench bench/experiments/iobench.d
 
 -include $(shell find build -name '*.d' 2>/dev/null)
