@@ -144,6 +144,12 @@ deps:
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing; \
 	else echo "gpusort: dependencies present (liburing-dev, libxxhash-dev)"; fi
 
+# the random cases of tests/text_diff.sh (text lines against GNU sort)
+tests/bin/text_gen: tests/text_gen.c
+	@mkdir -p tests/bin
+	$(say) CC $@
+	$(Q)$(CC) -std=c11 $(WARN) -O2 -o $@ $<
+
 tests/checksorted: tests/checksorted.c
 	$(say) CC $@
 	$(Q)$(CC) -std=c11 $(WARN) -O2 -o $@ $<
@@ -180,8 +186,8 @@ bench/gpu_bench: bench/gpu_bench.cu $(KERN_HDR) $(wildcard kernels/*.cu)
 	$(say) NVCC $@
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $<
 
-check: all tests/refsort tests/checksorted $(TESTS) $(GPU_TESTS) tests/bin/gpusort-fakegpu tests/bin/gpusort-test
-	@sh tests/run.sh $(TESTS) $(GPU_TESTS) tests/fakegpu.sh tests/install.sh tests/options.sh tests/faults.sh
+check: all tests/refsort tests/checksorted $(TESTS) $(GPU_TESTS) tests/bin/gpusort-fakegpu tests/bin/gpusort-test tests/bin/text_gen
+	@sh tests/run.sh $(TESTS) $(GPU_TESTS) tests/fakegpu.sh tests/install.sh tests/options.sh tests/faults.sh tests/text_diff.sh
 
 # On a GPU machine: the kernels' tests, compute-sanitizer, GPU == CPU output,
 # then every CLI test through the GPU engine (the default when a GPU is there).

@@ -2,7 +2,7 @@
  * merge_phase.h - the merge, the third step of a sort (job.c): the runs that
  * run formation left in c->runs (or, with -m, the inputs) merged into the
  * output. On the GPU (gpumerge.h) when the engine is there and the runs are
- * all in memory, unless --merge=cpu; else on the CPU (merge.h), in passes of
+ * all in memory, unless --merge-engine=cpu; else on the CPU (merge.h), in passes of
  * at most the plan's fan-in runs (groups of consecutive runs, so that ties
  * keep input order) until one pass writes the output. Sizes from
  * plan_merge_make (plan.h) with the bytes of the runs then in memory.

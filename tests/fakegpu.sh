@@ -137,7 +137,7 @@ bound rec1k 262144 "--record-size 1024 -k u32" "--record-size 1024 -k u32"
 $GEN -n 1000000 -k u64 -o "$d/at" 2> /dev/null
 small device gpu "$d/at" "-k u64" --parallel=1 --device=0
 small algorithm gpu "$d/at" "-k u64" --parallel=1 --algorithm=bitonic
-small merge-gpu gpu "$d/at" "-k u64" --parallel=1 --merge=gpu
+small merge-gpu gpu "$d/at" "-k u64" --parallel=1 --merge-engine=gpu
 small gpu-memory cpu "$d/at" "-k u64" --parallel=1 --gpu-memory 20M
 # no single CPU chunk under -S: the device's run phase and merge
 small not-one-chunk gpu "$d/at" "-k u64" --parallel=1 -S 8M
@@ -191,11 +191,11 @@ failed resident-kept GPUSORT_FAULT=gpu-fail -S 64M --gpu-memory 20M
 failed resident-spilled GPUSORT_FAULT=gpu-fail -S 8M --gpu-memory 4M -T "$d/tmp"
 failed chunked "GPUSORT_FAULT=gpu-fail GPUSORT_RESIDENT=0" -S 8M -T "$d/tmp"
 failed merge GPUSORT_FAULT=gpu-fail-merge -S 64M --gpu-memory 20M
-# --merge=gpu insists on the device: its failure is an error, the old output kept
+# --merge-engine=gpu insists on the device: its failure is an error, the old output kept
 printf 'old\n' > "$d/gf.out"
-GPUSORT_FAULT=gpu-fail-merge $G -k u64 -S 64M --gpu-memory 20M --merge=gpu "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
+GPUSORT_FAULT=gpu-fail-merge $G -k u64 -S 64M --gpu-memory 20M --merge-engine=gpu "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
 rc=$?
-if [ $rc = 2 ] && grep -q "^gpusort: --merge=gpu: GPU sort failed: merge" "$d/gf.err" && [ "$(cat "$d/gf.out")" = old ] &&
+if [ $rc = 2 ] && grep -q "^gpusort: --merge-engine=gpu: GPU sort failed: merge" "$d/gf.err" && [ "$(cat "$d/gf.out")" = old ] &&
 	[ -z "$(ls "$d/tmp")" ]; then echo "PASS fakegpu-gpu-fails-merge-gpu-asked"
 else bad fakegpu-gpu-fails-merge-gpu-asked "exit status $rc: $(head -n 1 "$d/gf.err")"; fi
 

@@ -1,0 +1,75 @@
+/*
+ * text_io.h - lines in and out: a reader that hands out one line at a time
+ * from a file, a pipe or a spilled run (checking a run's XXH3 when it has
+ * read it all), and a buffered writer with -u's filter. Lines are handed
+ * out and taken without their delimiter; a last line without one is a
+ * line.
+ */
+#ifndef GPUSORT_TEXT_IO_H
+#define GPUSORT_TEXT_IO_H
+#include <stddef.h>
+#include <stdint.h>
+#include "text_spec.h"
+
+typedef struct text_reader {
+	int fd;
+	int own;               /* close fd in text_reader_close */
+	uint64_t off;          /* next byte to read: a run's are read by offset */
+	int positioned;        /* read with pread from off (a spilled run), else read() */
+	uint8_t *buf;
+	size_t cap, beg, end;  /* unread bytes: buf[beg, end) */
+	int eof;
+	unsigned char eol;
+	uint64_t lines;        /* lines handed out */
+	void *xxh;             /* a run's running hash, or NULL */
+	uint64_t want;         /* the run's hash, checked at its end */
+	char name[4096];       /* for messages */
+} text_reader;
+
+/*
+ * Open a reader on path ("-": standard input), or on a run's descriptor
+ * (run_fd >= 0: read from offset 0 with pread, hash checked against want
+ * at the end). bufsize: the first buffer's bytes (it grows for a longer
+ * line). Returns 0 or -errno.
+ */
+int text_reader_open(text_reader *r, const char *path, int run_fd, uint64_t want, unsigned char eol, size_t bufsize);
+
+/*
+ * The next line: *line and *len (without the delimiter), valid until the
+ * next call. Returns 1, 0 at the end, -errno on a read error, or -EBADMSG
+ * when a run's hash does not match.
+ */
+int text_reader_next(text_reader *r, const uint8_t **line, size_t *len);
+
+void text_reader_close(text_reader *r);
+
+typedef struct text_writer {
+	int fd;
+	uint8_t *buf;
+	size_t len, cap;
+	unsigned char eol;
+	const text_spec *unique; /* -u: drop a line equal to the last one written; NULL: keep all */
+	uint8_t *last;
+	size_t last_len, last_cap;
+	int have_last;
+	uint64_t lines, bytes;   /* written */
+	void *xxh;               /* a run's running hash, or NULL */
+} text_writer;
+
+/*
+ * Start a writer on fd with a buffer of bufsize bytes, lines ending in eol;
+ * unique: the spec
+ * whose -u applies, or NULL; hash: 1 to hash what is written (a run).
+ * Returns 0 or -ENOMEM.
+ */
+int text_writer_open(text_writer *w, int fd, size_t bufsize, unsigned char eol, const text_spec *unique, int hash);
+
+/* Write one line and its delimiter (unless -u drops it). Returns 0 or -errno. */
+int text_writer_line(text_writer *w, const uint8_t *line, size_t len);
+
+/* Write out the buffer. Returns 0 or -errno. *hash (may be NULL): the run's hash. */
+int text_writer_flush(text_writer *w, uint64_t *hash);
+
+void text_writer_close(text_writer *w);
+
+#endif

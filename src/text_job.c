@@ -1,0 +1,425 @@
+/* text_job.c - a sort, merge or check of text lines (text_job.h). */
+#define _GNU_SOURCE
+#include "text_job.h"
+#include "engine.h"
+#include "text_cmp.h"
+#include "text_io.h"
+#include "text_load.h"
+#include "text_merge.h"
+#include "text_sort.h"
+#include "util.h"
+#include "../io/io.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TEXT_FANIN 16                    /* runs merged at once without --batch-size (sort(1)'s too) */
+#define TEXT_GPU_MIN_LINES ((size_t)1 << 20) /* a lone chunk smaller than this is not worth starting a GPU */
+#define TEXT_MIN_BUDGET ((size_t)1 << 20)
+
+/* A sorted sequence the merge reads: an input file (-m) or a spilled run. */
+typedef struct item {
+	const char *path; /* an input, or NULL for a run */
+	int fd;           /* a run's descriptor */
+	uint64_t hash;    /* a run's XXH3 */
+} item;
+
+typedef struct tjob {
+	const job_opts *o;
+	const text_spec *s;
+	text_result *res;
+	item *items;
+	int n, cap;
+	int next_tmp;
+	engine eng;
+	int eng_open;
+	text_sorter sorter;
+	io_output out;
+	int out_open;
+	const char *out_name;
+	size_t bufsize;   /* a merge reader's buffer */
+} tjob;
+
+static int fail(tjob *t, const char *fmt, ...)
+{
+	if (t->res->r.status)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->res->r.msg, sizeof t->res->r.msg, fmt, ap);
+	va_end(ap);
+	t->res->r.status = 2;
+	return -1;
+}
+
+static int fanin(const tjob *t)
+{
+	return t->o->batch_size ? t->o->batch_size : TEXT_FANIN;
+}
+
+static int push(tjob *t, item it)
+{
+	if (t->n == t->cap) {
+		int cap = t->cap ? t->cap * 2 : 64;
+		item *ni = realloc(t->items, (size_t)cap * sizeof *ni);
+		if (!ni)
+			return fail(t, "out of memory");
+		t->items = ni;
+		t->cap = cap;
+	}
+	t->items[t->n++] = it;
+	return 0;
+}
+
+static const text_spec *uniq(const tjob *t)
+{
+	return t->s->unique ? t->s : NULL;
+}
+
+/* A new spill file and a hashing writer on it: its descriptor, or -1 (t->res filled). */
+static int new_run(tjob *t, text_writer *w)
+{
+	const char *dir = t->o->tmpdirs[t->next_tmp++ % t->o->ntmp];
+	io_file f;
+	int rc = io_open_spill(&f, dir);
+	if (rc)
+		return fail(t, "cannot create temporary file in '%s': %s", dir, strerror(-rc));
+	if (f.dfd >= 0)
+		close(f.dfd);
+	if (text_writer_open(w, f.fd, (size_t)1 << 20, t->s->eol, uniq(t), 1)) {
+		close(f.fd);
+		return fail(t, "out of memory");
+	}
+	return f.fd;
+}
+
+/* Finish writer w of a run on fd into *it (closing fd on a failure). */
+static int end_run(tjob *t, text_writer *w, int fd, item *it)
+{
+	uint64_t h;
+	int rc = text_writer_flush(w, &h);
+	text_writer_close(w);
+	if (rc) {
+		close(fd);
+		return fail(t, "write failed: a temporary file: %s", strerror(-rc));
+	}
+	t->res->runs++;
+	*it = (item){ NULL, fd, h };
+	return 0;
+}
+
+/* Write the sorted chunk c (t->sorter.order) to w; errors name `name`. */
+static int write_chunk(tjob *t, const text_chunk *c, text_writer *w, const char *name)
+{
+	const uint32_t *ord = t->sorter.order;
+	for (size_t k = 0; k < c->n; k++) {
+		uint32_t i = ord[k];
+		int rc = text_writer_line(w, c->buf + c->start[i], (size_t)(c->start[i + 1] - c->start[i] - 1));
+		if (rc)
+			return fail(t, "write failed: %s: %s", name, strerror(-rc));
+	}
+	return 0;
+}
+
+static int spill_chunk(tjob *t, const text_chunk *c)
+{
+	text_writer w;
+	int fd = new_run(t, &w);
+	if (fd < 0)
+		return -1;
+	item it = { NULL, -1, 0 };
+	if (write_chunk(t, c, &w, "a temporary file")) {
+		text_writer_close(&w);
+		close(fd);
+		return -1;
+	}
+	return end_run(t, &w, fd, &it) || push(t, it) ? -1 : 0;
+}
+
+/*
+ * Merge items its[0, k) and, when mem is not NULL, the sorted
+ * chunk mem after them, into w.
+ */
+static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, text_writer *w, const char *name)
+{
+	int ns = k + (mem != NULL);
+	text_source *src = calloc((size_t)(ns ? ns : 1), sizeof *src);
+	text_reader *rd = calloc((size_t)(k ? k : 1), sizeof *rd);
+	int rc = -1, opened = 0;
+	if (!src || !rd) {
+		fail(t, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < k; i++, opened++) {
+		const item *it = &its[i];
+		int e = text_reader_open(&rd[i], it->path, it->path ? -1 : it->fd, it->hash, t->s->eol, t->bufsize);
+		if (e) {
+			fail(t, "cannot read: %s: %s", it->path ? it->path : "a temporary file", strerror(-e));
+			goto out;
+		}
+		src[i].r = &rd[i];
+	}
+	if (mem) {
+		src[k].c = mem;
+		src[k].order = t->sorter.order;
+	}
+	char err[4400];
+	double t0 = util_now();
+	if (text_merge(t->s, src, ns, w, name, &t->res->ties, err, sizeof err))
+		fail(t, "%s", err);
+	else
+		rc = 0;
+	t->res->merge_s += util_now() - t0;
+out:
+	for (int i = 0; i < opened; i++)
+		text_reader_close(&rd[i]);
+	free(rd);
+	free(src);
+	return rc;
+}
+
+/* Close the runs among items[0, n). */
+static void drop_items(item *its, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!its[i].path && its[i].fd >= 0) {
+			close(its[i].fd);
+			its[i].fd = -1;
+		}
+}
+
+/*
+ * Merge passes until at most fanin - reserve items are left (reserve: a
+ * source that joins the last merge): each group of fanin consecutive
+ * items becomes one run, in place, so input order is kept.
+ */
+static int reduce(tjob *t, int reserve)
+{
+	int F = fanin(t);
+	while (t->n + reserve > F) {
+		int out = 0;
+		for (int i = 0; i < t->n; i += F) {
+			int k = t->n - i < F ? t->n - i : F;
+			item merged = t->items[i];
+			if (k > 1) {
+				text_writer w;
+				int fd = new_run(t, &w);
+				if (fd < 0)
+					return -1;
+				if (merge_into(t, t->items + i, k, NULL, &w, "a temporary file")) {
+					text_writer_close(&w);
+					close(fd);
+					return -1;
+				}
+				drop_items(t->items + i, k);
+				if (end_run(t, &w, fd, &merged))
+					return -1;
+			}
+			t->items[i].fd = -1; /* moved to items[out] */
+			t->items[out++] = merged;
+		}
+		t->n = out;
+		t->res->merge_passes++;
+	}
+	return 0;
+}
+
+static int open_output(tjob *t, text_writer *w)
+{
+	int rc = io_output_open(&t->out, t->o->output);
+	if (rc)
+		return fail(t, "open failed: %s: %s", t->o->output, strerror(-rc));
+	t->out_open = 1;
+	t->out.sync = t->o->sync;
+	if (text_writer_open(w, t->out.f.fd, (size_t)1 << 20, t->s->eol, uniq(t), 0))
+		return fail(t, "out of memory");
+	return 0;
+}
+
+static int commit_output(tjob *t, text_writer *w)
+{
+	int rc = text_writer_flush(w, NULL);
+	t->out.f.pos += w->bytes; /* the commit cuts the file at pos */
+	text_writer_close(w);
+	if (rc)
+		return fail(t, "write failed: %s: %s", t->out_name, strerror(-rc));
+	rc = io_output_commit(&t->out);
+	t->out_open = 0;
+	if (rc)
+		return fail(t, "write failed: %s: %s", t->out_name, strerror(-rc));
+	return 0;
+}
+
+/* The chunk sort's engine: the GPU's when asked and worth it (more than one chunk, or a large one). */
+static int open_engine(tjob *t, size_t lines, int last)
+{
+	job_opts eo = *t->o;
+	text_sort_layout(&eo.keys);
+	eo.use_gpu = t->o->use_gpu && (!last || lines >= TEXT_GPU_MIN_LINES || t->o->device >= 0);
+	char note[512] = "";
+	if (engine_open(&t->eng, &eo, 0, note, sizeof note))
+		return fail(t, "%s", t->eng.errmsg);
+	t->eng_open = 1;
+	t->sorter.eng = &t->eng;
+	t->res->engine = t->eng.name;
+	return 0;
+}
+
+static int sort_job(tjob *t)
+{
+	const job_opts *o = t->o;
+	size_t budget = o->mem > TEXT_MIN_BUDGET ? (size_t)o->mem : TEXT_MIN_BUDGET;
+	text_loader l;
+	text_load_init(&l, o->inputs, o->ninputs, t->s->eol, budget);
+	text_writer w;
+	int rc = -1, last = 0;
+	for (;;) {
+		text_chunk c;
+		double t0 = util_now();
+		int got = text_load_chunk(&l, &c, &last);
+		t->res->read_s += util_now() - t0;
+		if (got < 0) {
+			fail(t, "%s", l.err);
+			goto out;
+		}
+		if (!got)
+			break;
+		t->res->chunks++;
+		t->res->lines += c.n;
+		if (!t->eng_open && open_engine(t, c.n, last))
+			goto out;
+		if (text_sort_chunk(&t->sorter, &c)) {
+			fail(t, "%s", t->sorter.err);
+			goto out;
+		}
+		if (!last) {
+			if (spill_chunk(t, &c))
+				goto out;
+			continue;
+		}
+		/* the last chunk: straight out, or merged from memory with the runs */
+		if (reduce(t, 1) || open_output(t, &w))
+			goto out;
+		if (t->n ? merge_into(t, t->items, t->n, &c, &w, t->out_name) : write_chunk(t, &c, &w, t->out_name)) {
+			text_writer_close(&w);
+			goto out;
+		}
+		rc = commit_output(t, &w);
+		goto out;
+	}
+	/* no lines left after the runs (or none at all) */
+	if (reduce(t, 0) || open_output(t, &w))
+		goto out;
+	if (t->n && merge_into(t, t->items, t->n, NULL, &w, t->out_name)) {
+		text_writer_close(&w);
+		goto out;
+	}
+	rc = commit_output(t, &w);
+out:
+	t->res->bytes = l.bytes;
+	text_load_free(&l);
+	return rc;
+}
+
+static int merge_job(tjob *t)
+{
+	const job_opts *o = t->o;
+	for (int i = 0; i < o->ninputs; i++)
+		if (push(t, (item){ o->inputs[i], -1, 0 }))
+			return -1;
+	text_writer w;
+	if (reduce(t, 0) || open_output(t, &w))
+		return -1;
+	if (merge_into(t, t->items, t->n, NULL, &w, t->out_name)) {
+		text_writer_close(&w);
+		return -1;
+	}
+	return commit_output(t, &w);
+}
+
+static int check_job(tjob *t)
+{
+	const char *name = t->o->inputs[0];
+	text_reader r;
+	int rc = text_reader_open(&r, name, -1, 0, t->s->eol, (size_t)1 << 20);
+	if (rc)
+		return fail(t, "cannot read: %s: %s", name, strerror(-rc));
+	uint8_t *prev = NULL;
+	size_t plen = 0, pcap = 0;
+	int have = 0, ret = 0;
+	const uint8_t *line;
+	size_t len;
+	while ((rc = text_reader_next(&r, &line, &len)) == 1) {
+		if (have) {
+			int d = text_cmp(t->s, prev, plen, line, len);
+			if (t->s->unique ? d >= 0 : d > 0) {
+				text_result *res = t->res;
+				res->r.status = 1;
+				snprintf(res->r.msg, sizeof res->r.msg, "%s:%" PRIu64 ": disorder: ", name, r.lines);
+				if ((res->disorder = malloc(len + 1))) {
+					memcpy(res->disorder, line, len);
+					res->disorder[len] = t->s->eol;
+					res->disorder_len = len + 1;
+				}
+				break;
+			}
+		}
+		if (len > pcap) {
+			pcap = len * 2 + 64;
+			uint8_t *np = realloc(prev, pcap);
+			if (!np) {
+				ret = fail(t, "out of memory");
+				break;
+			}
+			prev = np;
+		}
+		memcpy(prev, line, len);
+		plen = len;
+		have = 1;
+	}
+	if (rc < 0)
+		ret = fail(t, "read failed: %s: %s", name, strerror(-rc));
+	t->res->lines = r.lines;
+	free(prev);
+	text_reader_close(&r);
+	return ret;
+}
+
+void text_job_run(const job_opts *o, const text_spec *s, text_result *res)
+{
+	memset(res, 0, sizeof *res);
+	res->engine = "cpu";
+	tjob t;
+	memset(&t, 0, sizeof t);
+	t.o = o;
+	t.s = s;
+	t.res = res;
+	t.out_name = o->output ? o->output : "'standard output'";
+	t.sorter.s = s;
+	t.sorter.threads = o->threads > 0 ? o->threads : 1;
+	size_t per = (size_t)(o->mem / (uint64_t)(fanin(&t) + 1));
+	t.bufsize = per < ((size_t)64 << 10) ? (size_t)64 << 10 : per > ((size_t)8 << 20) ? (size_t)8 << 20 : per;
+	double t0 = util_now();
+	if (o->check)
+		check_job(&t);
+	else if (o->merge_only)
+		merge_job(&t);
+	else
+		sort_job(&t);
+	if (t.out_open)
+		io_output_abort(&t.out);
+	drop_items(t.items, t.n);
+	free(t.items);
+	text_sort_free(&t.sorter);
+	res->ties += t.sorter.ties;
+	res->sort_s = t.sorter.sort_s;
+	res->ties_s = t.sorter.ties_s;
+	if (t.eng_open)
+		engine_close(&t.eng);
+	res->total_s = util_now() - t0;
+}

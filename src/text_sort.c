@@ -1,0 +1,149 @@
+/* text_sort.c - a chunk of lines sorted through prefix records (text_sort.h). */
+#define _GNU_SOURCE
+#include "text_sort.h"
+#include "cpusort.h"
+#include "text_cmp.h"
+#include "text_prefix.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void text_sort_layout(keys_spec *ks)
+{
+	memset(ks, 0, sizeof *ks);
+	ks->record_size = TEXT_RECORD;
+	ks->key_width = TEXT_RECORD;
+	ks->n = 1;
+	ks->f[0] = (keys_field){ .offset = 0, .width = TEXT_RECORD, .kind = KEYS_BYTES };
+	ks->key_only = 1;
+}
+
+static inline uint32_t rec_index(const uint8_t *r)
+{
+	return (uint32_t)r[12] << 24 | (uint32_t)r[13] << 16 | (uint32_t)r[14] << 8 | r[15];
+}
+
+typedef struct job {
+	text_sorter *t;
+	const text_chunk *c;
+	const uint8_t *sorted;
+} job;
+
+static void make_records(void *arg, int part, int parts)
+{
+	job *j = arg;
+	size_t lo, hi;
+	util_split(j->c->n, part, parts, &lo, &hi);
+	for (size_t i = lo; i < hi; i++) {
+		uint8_t *r = j->t->a + i * TEXT_RECORD;
+		const uint64_t *st = j->c->start;
+		text_prefix(j->t->s, j->c->buf + st[i], (size_t)(st[i + 1] - st[i] - 1), r);
+		r[12] = (uint8_t)(i >> 24), r[13] = (uint8_t)(i >> 16), r[14] = (uint8_t)(i >> 8), r[15] = (uint8_t)i;
+	}
+}
+
+/* qsort_r's order of two line indices: the full comparison, then input order. */
+static int cmp_lines(const void *x, const void *y, void *arg)
+{
+	const job *j = arg;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	const uint64_t *st = j->c->start;
+	int d = text_cmp(j->t->s, j->c->buf + st[a], (size_t)(st[a + 1] - st[a] - 1), j->c->buf + st[b],
+			 (size_t)(st[b + 1] - st[b] - 1));
+	return d ? d : (a > b) - (a < b);
+}
+
+/* Part `part` of the sorted records: indices out, runs of equal prefixes
+ * sorted. A part starts at the first run that starts in its share. */
+static void finish_ties(void *arg, int part, int parts)
+{
+	job *j = arg;
+	size_t n = j->c->n, lo, hi;
+	util_split(n, part, parts, &lo, &hi);
+	const uint8_t *R = j->sorted;
+	while (lo > 0 && lo < n && !memcmp(R + lo * TEXT_RECORD, R + (lo - 1) * TEXT_RECORD, 12))
+		lo++;
+	while (hi < n && hi > 0 && !memcmp(R + hi * TEXT_RECORD, R + (hi - 1) * TEXT_RECORD, 12))
+		hi++;
+	uint64_t ties = 0;
+	for (size_t i = lo; i < hi;) {
+		size_t e = i + 1;
+		while (e < n && !memcmp(R + e * TEXT_RECORD, R + i * TEXT_RECORD, 12))
+			e++;
+		for (size_t k = i; k < e; k++)
+			j->t->order[k] = rec_index(R + k * TEXT_RECORD);
+		if (e - i > 1) {
+			qsort_r(j->t->order + i, e - i, sizeof(uint32_t), cmp_lines, j);
+			ties += e - i;
+		}
+		i = e;
+	}
+	__atomic_add_fetch(&j->t->ties, ties, __ATOMIC_RELAXED);
+}
+
+static int grow(text_sorter *t, size_t n)
+{
+	if (n <= t->cap)
+		return 0;
+	size_t cap = n + n / 4;
+	free(t->a);
+	free(t->b);
+	free(t->order);
+	free(t->scratch);
+	t->a = util_alloc_huge(cap * TEXT_RECORD);
+	t->b = util_alloc_huge(cap * TEXT_RECORD);
+	t->order = malloc(cap * sizeof *t->order);
+	size_t sb = t->eng ? t->eng->scratch_per_record * cap : 0;
+	t->scratch = sb ? util_alloc_aligned(sb, 64) : NULL;
+	if (!t->a || !t->b || !t->order || (sb && !t->scratch)) {
+		text_sort_free(t);
+		snprintf(t->err, sizeof t->err, "out of memory sorting %zu lines", n);
+		return -1;
+	}
+	t->cap = cap;
+	return 0;
+}
+
+int text_sort_chunk(text_sorter *t, const text_chunk *c)
+{
+	if (c->n > TEXT_MAX_LINES) {
+		snprintf(t->err, sizeof t->err, "a chunk of %zu lines is more than %zu", c->n, TEXT_MAX_LINES);
+		return -1;
+	}
+	if (grow(t, c->n))
+		return -1;
+	job j = { t, c, NULL };
+	int par = c->n >= 65536 ? t->threads : 1;
+	double t0 = util_now();
+	util_par_run(par, make_records, &j);
+	uint8_t *sorted;
+	if (t->eng && c->n <= t->eng->max_records) {
+		if (t->eng->sort(t->eng, t->a, t->b, c->n, t->scratch, &sorted)) {
+			snprintf(t->err, sizeof t->err, "%s", t->eng->errmsg);
+			return -1;
+		}
+	} else {
+		keys_spec ks;
+		text_sort_layout(&ks);
+		sorted = cpusort_sort(&ks, t->a, t->b, c->n, NULL, t->threads);
+	}
+	double t1 = util_now();
+	j.sorted = sorted;
+	util_par_run(par, finish_ties, &j);
+	t->sort_s += t1 - t0;
+	t->ties_s += util_now() - t1;
+	return 0;
+}
+
+void text_sort_free(text_sorter *t)
+{
+	free(t->a);
+	free(t->b);
+	free(t->order);
+	free(t->scratch);
+	t->a = t->b = t->scratch = NULL;
+	t->order = NULL;
+	t->cap = 0;
+}
