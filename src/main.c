@@ -465,6 +465,8 @@ static int run_text(job_opts *o, text_spec *ts, const char *files0, const char *
 	}
 	if (res.r.status)
 		die("%s", res.r.msg);
+	if (res.r.notice[0])
+		fprintf(stderr, "gpusort: %s\n", res.r.notice);
 	return 0;
 }
 

@@ -169,23 +169,42 @@ static int put(text_writer *w, const uint8_t *p, size_t n)
 	return 0;
 }
 
+uint64_t text_line_hash(const uint8_t *line, size_t len)
+{
+	return XXH3_64bits(line, len);
+}
+
+/* Keep a copy of the line just written (-u and --verify compare with it). */
+static int keep_last(text_writer *w, const uint8_t *line, size_t len)
+{
+	if (len > w->last_cap) {
+		size_t cap = len * 2 + 64;
+		uint8_t *nl = realloc(w->last, cap);
+		if (!nl)
+			return -ENOMEM;
+		w->last = nl;
+		w->last_cap = cap;
+	}
+	memcpy(w->last, line, len);
+	w->last_len = len;
+	w->have_last = 1;
+	return 0;
+}
+
 int text_writer_line(text_writer *w, const uint8_t *line, size_t len)
 {
-	if (w->unique) {
-		if (w->have_last && !text_cmp(w->unique, w->last, w->last_len, line, len))
-			return 0;
-		if (len > w->last_cap) {
-			size_t cap = len * 2 + 64;
-			uint8_t *nl = realloc(w->last, cap);
-			if (!nl)
-				return -ENOMEM;
-			w->last = nl;
-			w->last_cap = cap;
-		}
-		memcpy(w->last, line, len);
-		w->last_len = len;
-		w->have_last = 1;
+	int d = 1;
+	if (w->have_last && (w->unique || w->verify))
+		d = text_cmp(w->unique ? w->unique : w->verify, w->last, w->last_len, line, len);
+	if (w->unique && !d)
+		return 0;
+	if (w->verify) {
+		if (d > 0 && w->have_last && !w->vbad)
+			w->vbad = w->lines + 1;
+		w->vsum += text_line_hash(line, len);
 	}
+	if ((w->unique || w->verify) && keep_last(w, line, len))
+		return -ENOMEM;
 	w->lines++;
 	int rc = put(w, line, len);
 	return rc ? rc : put(w, &w->eol, 1);

@@ -54,7 +54,13 @@ typedef struct text_writer {
 	int have_last;
 	uint64_t lines, bytes;   /* written */
 	void *xxh;               /* a run's running hash, or NULL */
+	const text_spec *verify; /* --verify: check the order and sum the lines (text_line_hash); NULL: off */
+	uint64_t vsum;           /* --verify: the sum of the written lines' hashes */
+	uint64_t vbad;           /* --verify: the number of the first line out of order; 0: none */
 } text_writer;
+
+/* --verify's hash of one line: sums of these compare multisets of lines. */
+uint64_t text_line_hash(const uint8_t *line, size_t len);
 
 /*
  * Start a writer on fd with a buffer of bufsize bytes, lines ending in eol;
@@ -64,7 +70,11 @@ typedef struct text_writer {
  */
 int text_writer_open(text_writer *w, int fd, size_t bufsize, unsigned char eol, const text_spec *unique, int hash);
 
-/* Write one line and its delimiter (unless -u drops it). Returns 0 or -errno. */
+/*
+ * Write one line and its delimiter (unless -u drops it); with w->verify
+ * set, check it against the last line written and add its hash to vsum.
+ * Returns 0 or -errno.
+ */
 int text_writer_line(text_writer *w, const uint8_t *line, size_t len);
 
 /* Write out the buffer. Returns 0 or -errno. *hash (may be NULL): the run's hash. */

@@ -37,6 +37,7 @@ typedef struct tjob {
 	int n, cap;
 	int next_tmp;
 	engine eng;
+	job_opts eng_opts; /* the engine's options (it keeps a pointer to their key layout) */
 	int eng_open;
 	text_sorter sorter;
 	io_output out;
@@ -238,11 +239,35 @@ static int open_output(tjob *t, text_writer *w)
 	t->out.sync = t->o->sync;
 	if (text_writer_open(w, t->out.f.fd, (size_t)1 << 20, t->s->eol, uniq(t), 0))
 		return fail(t, "out of memory");
+	if (t->o->verify)
+		w->verify = t->s;
+	return 0;
+}
+
+/* --verify's verdict on the written output: 0, or -1 (the output is not committed). */
+static int verify_output(tjob *t, const text_writer *w)
+{
+	const job_opts *o = t->o;
+	text_result *res = t->res;
+	if (w->vbad)
+		return fail(t, "verify: FAILED: output line %" PRIu64 " is out of order%s", w->vbad,
+			    o->merge_only ? " (is every -m input sorted?)" : "");
+	int multiset = !t->s->unique && !o->merge_only;
+	if (multiset && (w->lines != res->lines || w->vsum != t->sorter.vsum))
+		return fail(t, "verify: FAILED: the output's lines differ from the input's (%" PRIu64 " in, %" PRIu64 " out)",
+			    res->lines, w->lines);
+	snprintf(res->r.notice, sizeof res->r.notice, "verify: %" PRIu64 " lines, order ok, %s (xxh3 sum %016" PRIx64 ")",
+		 w->lines, t->s->unique ? "multiset not compared (-u drops lines)"
+			   : o->merge_only ? "multiset not compared (-m)" : "multiset ok", w->vsum);
 	return 0;
 }
 
 static int commit_output(tjob *t, text_writer *w)
 {
+	if (t->o->verify && verify_output(t, w)) {
+		text_writer_close(w);
+		return -1;
+	}
 	int rc = text_writer_flush(w, NULL);
 	t->out.f.pos += w->bytes; /* the commit cuts the file at pos */
 	text_writer_close(w);
@@ -258,11 +283,12 @@ static int commit_output(tjob *t, text_writer *w)
 /* The chunk sort's engine: the GPU's when asked and worth it (more than one chunk, or a large one). */
 static int open_engine(tjob *t, size_t lines, int last)
 {
-	job_opts eo = *t->o;
-	text_sort_layout(&eo.keys);
-	eo.use_gpu = t->o->use_gpu && (!last || lines >= TEXT_GPU_MIN_LINES || t->o->device >= 0);
+	job_opts *eo = &t->eng_opts;
+	*eo = *t->o;
+	text_sort_layout(&eo->keys);
+	eo->use_gpu = t->o->use_gpu && (!last || lines >= TEXT_GPU_MIN_LINES || t->o->device >= 0);
 	char note[512] = "";
-	if (engine_open(&t->eng, &eo, 0, note, sizeof note))
+	if (engine_open(&t->eng, eo, 0, note, sizeof note))
 		return fail(t, "%s", t->eng.errmsg);
 	t->eng_open = 1;
 	t->sorter.eng = &t->eng;
@@ -402,6 +428,7 @@ void text_job_run(const job_opts *o, const text_spec *s, text_result *res)
 	t.out_name = o->output ? o->output : "'standard output'";
 	t.sorter.s = s;
 	t.sorter.threads = o->threads > 0 ? o->threads : 1;
+	t.sorter.verify = o->verify;
 	size_t per = (size_t)(o->mem / (uint64_t)(fanin(&t) + 1));
 	t.bufsize = per < ((size_t)64 << 10) ? (size_t)64 << 10 : per > ((size_t)8 << 20) ? (size_t)8 << 20 : per;
 	double t0 = util_now();

@@ -1,5 +1,5 @@
 /*
- * text_job.h - a whole sort of text lines (DESIGN.md section 10): the
+ * text_job.h - a whole sort of text lines (DESIGN.md section 11): the
  * inputs read in chunks that fit -S, each sorted in memory (text_sort.h);
  * one chunk is written straight out, more are spilled as runs (XXH3
  * checked when read back) and merged, the last chunk from memory, in as

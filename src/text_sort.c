@@ -3,6 +3,7 @@
 #include "text_sort.h"
 #include "cpusort.h"
 #include "text_cmp.h"
+#include "text_io.h"
 #include "text_prefix.h"
 #include "util.h"
 
@@ -36,12 +37,19 @@ static void make_records(void *arg, int part, int parts)
 	job *j = arg;
 	size_t lo, hi;
 	util_split(j->c->n, part, parts, &lo, &hi);
+	uint64_t sum = 0;
 	for (size_t i = lo; i < hi; i++) {
 		uint8_t *r = j->t->a + i * TEXT_RECORD;
 		const uint64_t *st = j->c->start;
-		text_prefix(j->t->s, j->c->buf + st[i], (size_t)(st[i + 1] - st[i] - 1), r);
+		const uint8_t *line = j->c->buf + st[i];
+		size_t len = (size_t)(st[i + 1] - st[i] - 1);
+		text_prefix(j->t->s, line, len, r);
 		r[12] = (uint8_t)(i >> 24), r[13] = (uint8_t)(i >> 16), r[14] = (uint8_t)(i >> 8), r[15] = (uint8_t)i;
+		if (j->t->verify)
+			sum += text_line_hash(line, len);
 	}
+	if (sum)
+		__atomic_add_fetch(&j->t->vsum, sum, __ATOMIC_RELAXED);
 }
 
 /* qsort_r's order of two line indices: the full comparison, then input order. */

@@ -32,6 +32,8 @@ typedef struct text_sorter {
 	uint32_t *order;       /* the sorted chunk: line indices */
 	size_t cap;            /* lines the buffers hold */
 	uint64_t ties;         /* lines whose place the full comparison decided */
+	int verify;            /* --verify: sum the lines' hashes into vsum */
+	uint64_t vsum;
 	double sort_s, ties_s; /* seconds in the record sort and in the ties */
 	char err[512];
 } text_sorter;

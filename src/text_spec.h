@@ -2,7 +2,7 @@
  * text_spec.h - the ordering of text lines (sort(1)'s interface, under
  * LC_ALL=C): -k KEYDEF keys, the global ordering letters (b d f g h i M n R
  * r V), -t, -z, -s, -u, parsed and completed as GNU sort 9 does it
- * (DESIGN.md section 10). Plain data and its parsing; comparing lines is
+ * (DESIGN.md section 11). Plain data and its parsing; comparing lines is
  * text_cmp.h's.
  */
 #ifndef GPUSORT_TEXT_SPEC_H

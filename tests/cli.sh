@@ -834,7 +834,8 @@ fi
 chmod 644 unreadable.bin
 e "unknown-long-option" "$K --frobnicate a.bin"
 e "unknown-short-option" "$K -Z a.bin"
-e "no-key-no-record-size" "a.bin"
+e "text-key-with-record-size" "--record-size 4 -k 1,1 a.bin"
+e "text-option-with-typed-key" "-k u32 -t, a.bin"
 e "record-size-0" "--record-size 0 a.bin"
 e "record-size-too-big" "--record-size 1048577 a.bin"
 e "record-size-letters" "--record-size abc a.bin"
