@@ -189,6 +189,12 @@ bench/gpu_bench: bench/gpu_bench.cu $(KERN_HDR) $(wildcard kernels/*.cu)
 check: all tests/refsort tests/checksorted $(TESTS) $(GPU_TESTS) tests/bin/gpusort-fakegpu tests/bin/gpusort-test tests/bin/text_gen bench/gen_lines
 	@sh tests/run.sh $(TESTS) $(GPU_TESTS) tests/fakegpu.sh tests/install.sh tests/options.sh tests/faults.sh tests/text_diff.sh tests/text_cli.sh
 
+# GNU coreutils' own sort tests with gpusort as their sort (tests/gnu/check-gnu.sh:
+# the source from `apt-get source coreutils`, built once under build/gnu/; the
+# table of results is tests/GNU-SORT.md)
+check-gnu: gpusort tests/bin/gpusort-test
+	@sh tests/gnu/check-gnu.sh
+
 # On a GPU machine: the kernels' tests, compute-sanitizer, GPU == CPU output,
 # then every CLI test through the GPU engine (the default when a GPU is there).
 check-gpu: all tests/refsort tests/checksorted tests/gpu/test_gpu_sort tests/bin/gpusort-test

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,13 +33,33 @@
 #define EXIT_DISORDER 1
 #define EXIT_TROUBLE 2
 
+/*
+ * The name messages start with: "gpusort", whatever argv[0] is; the test
+ * build takes GPUSORT_PROGRAM_NAME, so that GNU's sort tests (make
+ * check-gnu) can run it as their "sort".
+ */
+static const char *progname = "gpusort";
+
 static _Noreturn void die(const char *fmt, ...)
 {
+	char buf[8192];
 	va_list ap;
-	fputs("gpusort: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
+	/* each line of a message starts with the program name ("gpusort: " in the text) */
+	fprintf(stderr, "%s: ", progname);
+	for (const char *p = buf; *p; p++) {
+		if (!strncmp(p, "\ngpusort: ", 10)) {
+			fprintf(stderr, "\n%s: ", progname);
+			p += 9;
+		} else if (!strncmp(p, "'gpusort --help'", 16)) {
+			fprintf(stderr, "'%s --help'", progname);
+			p += 15;
+		} else {
+			fputc(*p, stderr);
+		}
+	}
 	fputc('\n', stderr);
 	exit(EXIT_TROUBLE);
 }
@@ -296,20 +317,21 @@ static long parse_int_arg(const char *opt, const char *arg, long lo, long hi)
 }
 
 /*
- * --batch-size=NMERGE: the most runs one merge takes (sort(1)'s option and,
- * near enough, its messages: sort's two lines made one). 2..MERGE_MAX_FANIN.
+ * --batch-size=NMERGE: the most runs one merge takes (sort(1)'s option and
+ * messages, second lines included: scripts may match them). 2..MERGE_MAX_FANIN.
  */
 static int parse_batch_size(const char *arg)
 {
 	char *end;
 	errno = 0;
 	long v = strtol(arg, &end, 10);
-	if (!*arg || *end || (errno && errno != ERANGE) || (errno == ERANGE && v < 0))
+	if (!*arg || *end || (errno && errno != ERANGE) || (errno == ERANGE && v < 0) || v < 0)
 		usage_error("invalid --batch-size argument '%s'", arg);
 	if (v < 2)
-		usage_error("invalid --batch-size argument '%s': the minimum is 2", arg);
+		usage_error("invalid --batch-size argument '%s'\ngpusort: minimum --batch-size argument is '2'", arg);
 	if (errno == ERANGE || v > MERGE_MAX_FANIN)
-		usage_error("--batch-size argument '%s' too large: the maximum is %d", arg, MERGE_MAX_FANIN);
+		usage_error("--batch-size argument '%s' too large\ngpusort: maximum --batch-size argument with current "
+			    "rlimit is %d", arg, MERGE_MAX_FANIN);
 	return (int)v;
 }
 
@@ -378,6 +400,45 @@ static int is_text_key(const char *arg)
 	return *arg >= '0' && *arg <= '9';
 }
 
+/*
+ * sort(1)'s obsolete key syntax, which GNU sort 9 still takes: an operand
+ * "+F[.C][OPTS]" and an optional next argument "-F[.C][OPTS]" are the key
+ * -k F+1[.C+1][OPTS][,F[.C][OPTS]] (with the end field F+1 when its C is
+ * given and not 0). Returns 1 and appends the key (consuming the "-F" at
+ * argv[*optind]), or 0 when arg is not such a key (then it is a file).
+ */
+static int obsolete_key(text_spec *ts, const char *arg, char **argv, int argc, int *optind_p)
+{
+	if (arg[0] != '+' || !(arg[1] >= '0' && arg[1] <= '9'))
+		return 0;
+	char *end;
+	unsigned long sf = strtoul(arg + 1, &end, 10), sc = 0;
+	if (*end == '.') {
+		if (!(end[1] >= '0' && end[1] <= '9'))
+			return 0;
+		sc = strtoul(end + 1, &end, 10);
+	}
+	if (strspn(end, "bdfghiMnRrV") != strlen(end))
+		return 0; /* "+1x": a file name */
+	char def[256], msg[512];
+	int n = snprintf(def, sizeof def, "%lu.%lu%s", sf + 1, sc + 1, end);
+	const char *next = *optind_p < argc ? argv[*optind_p] : NULL;
+	if (next && next[0] == '-' && next[1] >= '0' && next[1] <= '9') {
+		unsigned long ef = strtoul(next + 1, &end, 10), ec = 0;
+		if (*end == '.')
+			ec = strtoul(end + 1, &end, 10);
+		/* +A.x -B.y: -k A+1.x+1,B when y is 0 (B 0: the end of field 1, as GNU), B+1.y when not */
+		if (ec)
+			n += snprintf(def + n, sizeof def - (size_t)n, ",%lu.%lu%s", ef + 1, ec, end);
+		else
+			n += snprintf(def + n, sizeof def - (size_t)n, ",%lu%s", ef ? ef : 1, end);
+		(*optind_p)++;
+	}
+	if (n >= (int)sizeof def || text_spec_add_key(ts, def, msg, sizeof msg))
+		usage_error("%s", msg);
+	return 1;
+}
+
 /* --sort=WORD: the ordering letter it stands for. */
 static const char *sort_word(const char *arg)
 {
@@ -442,7 +503,8 @@ static int run_text(job_opts *o, text_spec *ts, const char *files0, const char *
 		char **names;
 		int n;
 		if (operands)
-			usage_error("extra operand '%s'\nfile operands cannot be combined with --files0-from", o->inputs[0]);
+			usage_error("extra operand '%s'\nfile operands cannot be combined with --files0-from\n"
+				    "Try 'gpusort --help' for more information.", o->inputs[0]);
 		if (text_files0_read(files0, &names, &n, msg, sizeof msg))
 			die("%s", msg);
 		o->inputs = names;
@@ -457,7 +519,7 @@ static int run_text(job_opts *o, text_spec *ts, const char *files0, const char *
 		text_stats(&res, o->stats);
 	if (res.r.status == EXIT_DISORDER) {
 		if (check == JOB_CHECK_DIAGNOSE) {
-			fprintf(stderr, "gpusort: %s", res.r.msg);
+			fprintf(stderr, "%s: %s", progname, res.r.msg);
 			fwrite(res.disorder, 1, res.disorder_len, stderr);
 		}
 		free(res.disorder);
@@ -466,7 +528,7 @@ static int run_text(job_opts *o, text_spec *ts, const char *files0, const char *
 	if (res.r.status)
 		die("%s", res.r.msg);
 	if (res.r.notice[0])
-		fprintf(stderr, "gpusort: %s\n", res.r.notice);
+		fprintf(stderr, "%s: %s\n", progname, res.r.notice);
 	return 0;
 }
 
@@ -487,13 +549,42 @@ int main(int argc, char **argv)
 	text_spec_init(&ts);
 	const char *files0 = NULL, *random_source = NULL, *text_only = NULL, *gnu_key = NULL, *typed_key = NULL;
 	char letter[3] = "-x";
+	char **operands = calloc((size_t)argc + 1, sizeof *operands);
+	int nops = 0;
+	if (!operands)
+		die("out of memory");
+	/* sort(1)'s --p is --parallel; here --progress shares the prefix */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--p")) {
+			argv[i] = (char *)"--parallel";
+		} else if (!strncmp(argv[i], "--p=", 4)) {
+			char *a = malloc(strlen(argv[i]) + 8);
+			if (!a)
+				die("out of memory");
+			sprintf(a, "--parallel=%s", argv[i] + 4);
+			argv[i] = a;
+		}
+	}
 	const char *tmpdirs[64];
 	int ntmp = 0;
 	char msg[512];
 
+	/* --compress-program waits for its children: a SIGCHLD ignored by the
+	 * parent (and so by us) would have them reaped unseen, as sort(1) knows */
+	signal(SIGCHLD, SIG_DFL);
+#if GPUSORT_TEST_HOOKS
+	if (getenv("GPUSORT_PROGRAM_NAME") && *getenv("GPUSORT_PROGRAM_NAME"))
+		progname = getenv("GPUSORT_PROGRAM_NAME");
+#endif
 	opterr = 0; /* our own messages: they start with "gpusort: " whatever argv[0] is */
-	while ((c = getopt_long(argc, argv, ":bcCdfghik:mMno:rRsS:t:T:uVy:z", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "-:bcCdfghik:mMno:rRsS:t:T:uVy:z", longopts, NULL)) != -1) {
 		switch (c) {
+		case 1: /* an operand, in order: a file, or sort(1)'s obsolete +POS key */
+			if (obsolete_key(&ts, optarg, argv, argc, &optind))
+				gnu_key = optarg;
+			else
+				operands[nops++] = optarg;
+			break;
 		case 'k':
 			if (is_text_key(optarg)) {
 				if (text_spec_add_key(&ts, optarg, msg, sizeof msg))
@@ -552,13 +643,22 @@ int main(int argc, char **argv)
 		case 'u':
 			o.unique = ts.unique = 1;
 			break;
-		case 'c': check = JOB_CHECK_DIAGNOSE; break;
-		case OPT_CHECK:
-			check = !optarg || pick("--check", optarg, checks, 3) == 0 ? JOB_CHECK_DIAGNOSE : JOB_CHECK_QUIET;
+		case 'c':
+		case 'C':
+		case OPT_CHECK: {
+			int want = c == 'c' || (c == OPT_CHECK && (!optarg || pick("--check", optarg, checks, 3) == 0))
+					   ? JOB_CHECK_DIAGNOSE : JOB_CHECK_QUIET;
+			if (check && check != want)
+				usage_error("options '-cC' are incompatible");
+			check = want;
 			break;
-		case 'C': check = JOB_CHECK_QUIET; break;
+		}
 		case 'm': o.merge_only = 1; break;
-		case 'o': o.output = optarg; break;
+		case 'o':
+			if (o.output && strcmp(o.output, optarg))
+				usage_error("multiple output files specified");
+			o.output = optarg;
+			break;
 		case 'S': o.mem = parse_size_arg("-S", optarg); break;
 		case 'T':
 			if (ntmp == 64)
@@ -602,9 +702,11 @@ int main(int argc, char **argv)
 			die("unrecognized option '%s' (see gpusort --help)", argv[optind - 1]);
 		}
 	}
+	while (optind < argc) /* after "--" */
+		operands[nops++] = argv[optind++];
 	if (clean) {
-		if (optind < argc)
-			usage_error("extra operand '%s' not allowed with --clean-temp", argv[optind]);
+		if (nops)
+			usage_error("extra operand '%s' not allowed with --clean-temp", operands[0]);
 		return clean_temp(tmpdirs, ntmp);
 	}
 	/* algorithm: 0 auto, 1 cpu, 2 a GPU engine */
@@ -625,8 +727,8 @@ int main(int argc, char **argv)
 		usage_error("%s", msg);
 
 	static char *stdin_only[] = { "-" };
-	o.inputs = optind < argc ? argv + optind : stdin_only;
-	o.ninputs = optind < argc ? argc - optind : 1;
+	o.inputs = nops ? operands : stdin_only;
+	o.ninputs = nops ? nops : 1;
 	if (check && o.ninputs > 1)
 		usage_error("extra operand '%s' not allowed with -%c", o.inputs[1], check == JOB_CHECK_QUIET ? 'C' : 'c');
 	if (check && o.output)
@@ -664,7 +766,7 @@ int main(int argc, char **argv)
 
 	io_signals_install();
 	if (text)
-		return run_text(&o, &ts, files0, random_source, check, optind < argc);
+		return run_text(&o, &ts, files0, random_source, check, nops > 0);
 	job_result res;
 	if (check) {
 		job_check(&o, &res);

@@ -12,7 +12,7 @@ int text_files0_read(const char *from, char ***names, int *n, char *msg, size_t 
 	int is_stdin = !strcmp(from, "-");
 	FILE *f = is_stdin ? stdin : fopen(from, "r");
 	if (!f) {
-		snprintf(msg, msglen, "cannot open '%s' for reading: %s", from, strerror(errno));
+		snprintf(msg, msglen, "open failed: %s: %s", from, strerror(errno));
 		return -1;
 	}
 	char **v = NULL, *line = NULL;
@@ -29,7 +29,7 @@ int text_files0_read(const char *from, char ***names, int *n, char *msg, size_t 
 			break;
 		}
 		if (is_stdin && l == 1 && line[0] == '-') {
-			snprintf(msg, msglen, "when reading file names from standard input, no file name of '-' allowed");
+			snprintf(msg, msglen, "when reading file names from stdin, no file name of '-' allowed");
 			rc = -1;
 			break;
 		}

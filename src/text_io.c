@@ -12,25 +12,19 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-int text_reader_open(text_reader *r, const char *path, int run_fd, uint64_t want, unsigned char eol, size_t bufsize)
+static int reader_init(text_reader *r, unsigned char eol, size_t bufsize)
 {
 	memset(r, 0, sizeof *r);
+	r->fd = -1;
 	r->eol = eol;
 	r->cap = bufsize < 4096 ? 4096 : bufsize;
-	if (!(r->buf = malloc(r->cap)))
+	return (r->buf = malloc(r->cap)) ? 0 : -ENOMEM;
+}
+
+int text_reader_open(text_reader *r, const char *path, unsigned char eol, size_t bufsize)
+{
+	if (reader_init(r, eol, bufsize))
 		return -ENOMEM;
-	if (run_fd >= 0) {
-		r->fd = run_fd;
-		r->positioned = 1;
-		r->want = want;
-		if (!(r->xxh = XXH3_createState())) {
-			free(r->buf);
-			return -ENOMEM;
-		}
-		XXH3_64bits_reset(r->xxh);
-		snprintf(r->name, sizeof r->name, "a spilled run");
-		return 0;
-	}
 	snprintf(r->name, sizeof r->name, "%s", path);
 	if (!strcmp(path, "-")) {
 		r->fd = STDIN_FILENO;
@@ -44,6 +38,23 @@ int text_reader_open(text_reader *r, const char *path, int run_fd, uint64_t want
 		return e;
 	}
 	r->own = 1;
+	return 0;
+}
+
+int text_reader_open_run(text_reader *r, int fd, int positioned, uint64_t want, unsigned char eol, size_t bufsize)
+{
+	if (reader_init(r, eol, bufsize))
+		return -ENOMEM;
+	r->fd = fd;
+	r->positioned = positioned;
+	r->want = want;
+	if (!(r->xxh = XXH3_createState())) {
+		free(r->buf);
+		r->buf = NULL;
+		return -ENOMEM;
+	}
+	XXH3_64bits_reset(r->xxh);
+	snprintf(r->name, sizeof r->name, "a spilled run");
 	return 0;
 }
 

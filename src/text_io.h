@@ -27,12 +27,17 @@ typedef struct text_reader {
 } text_reader;
 
 /*
- * Open a reader on path ("-": standard input), or on a run's descriptor
- * (run_fd >= 0: read from offset 0 with pread, hash checked against want
- * at the end). bufsize: the first buffer's bytes (it grows for a longer
- * line). Returns 0 or -errno.
+ * Open a reader on path ("-": standard input). bufsize: the first
+ * buffer's bytes (it grows for a longer line). Returns 0 or -errno.
  */
-int text_reader_open(text_reader *r, const char *path, int run_fd, uint64_t want, unsigned char eol, size_t bufsize);
+int text_reader_open(text_reader *r, const char *path, unsigned char eol, size_t bufsize);
+
+/*
+ * Open a reader on a run: descriptor fd, read from offset 0 with pread
+ * (positioned) or as a stream (a decompressor's pipe), its XXH3 checked
+ * against want at its end. fd stays the caller's. Returns 0 or -ENOMEM.
+ */
+int text_reader_open_run(text_reader *r, int fd, int positioned, uint64_t want, unsigned char eol, size_t bufsize);
 
 /*
  * The next line: *line and *len (without the delimiter), valid until the

@@ -11,22 +11,27 @@
 #include "../io/io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define TEXT_FANIN 16                    /* runs merged at once without --batch-size (sort(1)'s too) */
 #define TEXT_GPU_MIN_LINES ((size_t)1 << 20) /* a lone chunk smaller than this is not worth starting a GPU */
-#define TEXT_MIN_BUDGET ((size_t)1 << 20)
+#define TEXT_NAMED_ROOM 64 /* fewer free descriptors than this: runs are named files, closed between passes */
+#define TEXT_MIN_BUDGET ((size_t)16 << 10) /* -S 1K still sorts, in many small runs, as sort(1) does */
 
 /* A sorted sequence the merge reads: an input file (-m) or a spilled run. */
 typedef struct item {
 	const char *path; /* an input, or NULL for a run */
-	int fd;           /* a run's descriptor */
+	int fd;           /* a run's descriptor; -1 while a named run is closed */
 	uint64_t hash;    /* a run's XXH3 */
+	char *tmp;        /* a named run's path (descriptors short), or NULL: an unlinked file */
+	int slot;         /* tmp's registration for removal on signals, or -1 */
 } item;
 
 typedef struct tjob {
@@ -40,10 +45,13 @@ typedef struct tjob {
 	job_opts eng_opts; /* the engine's options (it keeps a pointer to their key layout) */
 	int eng_open;
 	text_sorter sorter;
+	io_filter z;      /* --compress-program: the compressor of the run being written */
 	io_output out;
 	int out_open;
 	const char *out_name;
 	size_t bufsize;   /* a merge reader's buffer */
+	int fd_room;      /* descriptors free at the start (fd_room) */
+	int named;        /* runs are named files, closed between passes: descriptors are short */
 } tjob;
 
 static int fail(tjob *t, const char *fmt, ...)
@@ -58,9 +66,28 @@ static int fail(tjob *t, const char *fmt, ...)
 	return -1;
 }
 
+/*
+ * Descriptors this process may still open: RLIMIT_NOFILE less those open
+ * (counted when the limit is small; a large limit is room enough).
+ */
+static int fd_room(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 4096)
+		return 4096;
+	int used = 0;
+	for (int fd = 0; fd < (int)rl.rlim_cur; fd++)
+		used += fcntl(fd, F_GETFD) != -1;
+	return (int)rl.rlim_cur - used;
+}
+
+/* Runs merged at once: --batch-size (or 16), fewer when descriptors are
+ * short (as sort(1) does under a low `ulimit -n`), never fewer than 2. */
 static int fanin(const tjob *t)
 {
-	return t->o->batch_size ? t->o->batch_size : TEXT_FANIN;
+	int f = t->o->batch_size ? t->o->batch_size : TEXT_FANIN;
+	int room = t->fd_room - 1; /* the output, or the run being written */
+	return room < f ? (room < 2 ? 2 : room) : f;
 }
 
 static int push(tjob *t, item it)
@@ -82,35 +109,110 @@ static const text_spec *uniq(const tjob *t)
 	return t->s->unique ? t->s : NULL;
 }
 
-/* A new spill file and a hashing writer on it: its descriptor, or -1 (t->res filled). */
-static int new_run(tjob *t, text_writer *w)
+/* Close and remove the runs among its[0, n) (inputs are left alone). */
+static void drop_items(item *its, int n)
 {
-	const char *dir = t->o->tmpdirs[t->next_tmp++ % t->o->ntmp];
-	io_file f;
-	int rc = io_open_spill(&f, dir);
-	if (rc)
-		return fail(t, "cannot create temporary file in '%s': %s", dir, strerror(-rc));
-	if (f.dfd >= 0)
-		close(f.dfd);
-	if (text_writer_open(w, f.fd, (size_t)1 << 20, t->s->eol, uniq(t), 1)) {
-		close(f.fd);
-		return fail(t, "out of memory");
+	for (int i = 0; i < n; i++) {
+		if (its[i].path)
+			continue;
+		if (its[i].fd >= 0)
+			close(its[i].fd);
+		its[i].fd = -1;
+		if (its[i].tmp) {
+			unlink(its[i].tmp);
+			io_tmp_unregister(its[i].slot);
+			free(its[i].tmp);
+			its[i].tmp = NULL;
+		}
 	}
-	return f.fd;
 }
 
-/* Finish writer w of a run on fd into *it (closing fd on a failure). */
-static int end_run(tjob *t, text_writer *w, int fd, item *it)
+/*
+ * A new spill file into *it and a hashing writer on it (through
+ * --compress-program's compressor, t->z, when given). The file is
+ * unlinked at once, so that nothing outlives the process, unless
+ * descriptors are short (t->named): then it is a named file in the -T
+ * directory, closed once written and removed when merged. 0, or -1 (t->res
+ * filled, nothing left behind).
+ */
+static int new_run(tjob *t, text_writer *w, item *it)
 {
-	uint64_t h;
-	int rc = text_writer_flush(w, &h);
+	const char *dir = t->o->tmpdirs[t->next_tmp++ % t->o->ntmp];
+	*it = (item){ NULL, -1, 0, NULL, -1 };
+	int rc;
+	if (t->named) {
+		size_t len = strlen(dir) + 32;
+		if (!(it->tmp = malloc(len)))
+			return fail(t, "out of memory");
+		snprintf(it->tmp, len, "%s/gpusort.%d.XXXXXX", dir, (int)getpid());
+		if ((it->fd = mkostemp(it->tmp, O_CLOEXEC)) < 0) {
+			rc = errno;
+			free(it->tmp);
+			it->tmp = NULL;
+			return fail(t, "cannot create temporary file in '%s': %s", dir, strerror(rc));
+		}
+		it->slot = io_tmp_register(it->tmp); /* none free (-ENOSPC): removed at the end all the same */
+	} else {
+		io_file f;
+		if ((rc = io_open_spill(&f, dir)))
+			return fail(t, "cannot create temporary file in '%s': %s", dir, strerror(-rc));
+		if (f.dfd >= 0)
+			close(f.dfd);
+		it->fd = f.fd;
+	}
+	int wfd = it->fd;
+	if (t->o->compress) {
+		if ((rc = io_filter_start(&t->z, t->o->compress, NULL, it->fd, 1, "a spilled run"))) {
+			drop_items(it, 1);
+			return fail(t, "couldn't execute compress program '%s': %s", t->o->compress, strerror(-rc));
+		}
+		wfd = t->z.f.fd;
+	}
+	if (text_writer_open(w, wfd, (size_t)1 << 20, t->s->eol, uniq(t), 1)) {
+		io_filter_kill(&t->z);
+		drop_items(it, 1);
+		return fail(t, "out of memory");
+	}
+	return 0;
+}
+
+/* The compressor of the run just written has ended well: 0, or -1 (t->res filled). */
+static int end_compressor(tjob *t)
+{
+	if (!t->o->compress)
+		return 0;
+	char how[128];
+	int st = io_filter_finish(&t->z, NULL);
+	if (st < 0)
+		return fail(t, "%s: %s", t->o->compress, strerror(-st));
+	if (st > 0)
+		return fail(t, "%s %s", t->o->compress, io_filter_how(st, how, sizeof how));
+	return 0;
+}
+
+/* Finish writer w of the run *it (its hash recorded; a named run closed).
+ * 0, or -1 with the run dropped. */
+static int end_run(tjob *t, text_writer *w, item *it)
+{
+	int rc = text_writer_flush(w, &it->hash);
 	text_writer_close(w);
 	if (rc) {
-		close(fd);
+		io_filter_kill(&t->z);
+		drop_items(it, 1);
 		return fail(t, "write failed: a temporary file: %s", strerror(-rc));
 	}
+	if (end_compressor(t)) {
+		drop_items(it, 1);
+		return -1;
+	}
+	if (it->tmp && close(it->fd)) {
+		it->fd = -1;
+		drop_items(it, 1);
+		return fail(t, "write failed: %s: %s", it->tmp, strerror(errno));
+	}
+	if (it->tmp)
+		it->fd = -1;
 	t->res->runs++;
-	*it = (item){ NULL, fd, h };
 	return 0;
 }
 
@@ -130,16 +232,22 @@ static int write_chunk(tjob *t, const text_chunk *c, text_writer *w, const char 
 static int spill_chunk(tjob *t, const text_chunk *c)
 {
 	text_writer w;
-	int fd = new_run(t, &w);
-	if (fd < 0)
+	item it;
+	if (new_run(t, &w, &it))
 		return -1;
-	item it = { NULL, -1, 0 };
 	if (write_chunk(t, c, &w, "a temporary file")) {
 		text_writer_close(&w);
-		close(fd);
+		io_filter_kill(&t->z);
+		drop_items(&it, 1);
 		return -1;
 	}
-	return end_run(t, &w, fd, &it) || push(t, it) ? -1 : 0;
+	if (end_run(t, &w, &it))
+		return -1;
+	if (push(t, it)) {
+		drop_items(&it, 1);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -151,14 +259,40 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 	int ns = k + (mem != NULL);
 	text_source *src = calloc((size_t)(ns ? ns : 1), sizeof *src);
 	text_reader *rd = calloc((size_t)(k ? k : 1), sizeof *rd);
+	io_filter *dz = calloc((size_t)(k ? k : 1), sizeof *dz); /* --compress-program's decompressors */
 	int rc = -1, opened = 0;
-	if (!src || !rd) {
+	if (!src || !rd || !dz) {
 		fail(t, "out of memory");
 		goto out;
 	}
 	for (int i = 0; i < k; i++, opened++) {
 		const item *it = &its[i];
-		int e = text_reader_open(&rd[i], it->path, it->path ? -1 : it->fd, it->hash, t->s->eol, t->bufsize);
+		int e;
+		if (it->path) {
+			e = text_reader_open(&rd[i], it->path, t->s->eol, t->bufsize);
+		} else {
+			/* a named run is opened now, and closed with its reader (or once its decompressor has it) */
+			int fd = it->tmp ? open(it->tmp, O_RDONLY | O_CLOEXEC) : it->fd;
+			if (fd < 0) {
+				fail(t, "cannot read: %s: %s", it->tmp, strerror(errno));
+				goto out;
+			}
+			if (t->o->compress) {
+				e = io_filter_start(&dz[i], t->o->compress, "-d", fd, 0, "a spilled run");
+				if (it->tmp)
+					close(fd);
+				if (e) {
+					fail(t, "couldn't execute compress program '%s -d': %s", t->o->compress, strerror(-e));
+					goto out;
+				}
+				e = text_reader_open_run(&rd[i], dz[i].f.fd, 0, it->hash, t->s->eol, t->bufsize);
+			} else {
+				e = text_reader_open_run(&rd[i], fd, 1, it->hash, t->s->eol, t->bufsize);
+				if (it->tmp && e)
+					close(fd);
+				rd[i].own = it->tmp != NULL;
+			}
+		}
 		if (e) {
 			fail(t, "cannot read: %s: %s", it->path ? it->path : "a temporary file", strerror(-e));
 			goto out;
@@ -179,19 +313,17 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 out:
 	for (int i = 0; i < opened; i++)
 		text_reader_close(&rd[i]);
+	for (int i = 0; dz && i < k; i++) {
+		char how[128];
+		int st = rc ? (io_filter_kill(&dz[i]), 0) : io_filter_finish(&dz[i], NULL);
+		if (st && !rc)
+			rc = st < 0 ? fail(t, "%s -d: %s", t->o->compress, strerror(-st))
+				    : fail(t, "%s -d %s", t->o->compress, io_filter_how(st, how, sizeof how));
+	}
+	free(dz);
 	free(rd);
 	free(src);
 	return rc;
-}
-
-/* Close the runs among items[0, n). */
-static void drop_items(item *its, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (!its[i].path && its[i].fd >= 0) {
-			close(its[i].fd);
-			its[i].fd = -1;
-		}
 }
 
 /*
@@ -209,19 +341,21 @@ static int reduce(tjob *t, int reserve)
 			item merged = t->items[i];
 			if (k > 1) {
 				text_writer w;
-				int fd = new_run(t, &w);
-				if (fd < 0)
+				if (new_run(t, &w, &merged))
 					return -1;
 				if (merge_into(t, t->items + i, k, NULL, &w, "a temporary file")) {
 					text_writer_close(&w);
-					close(fd);
+					io_filter_kill(&t->z);
+					drop_items(&merged, 1);
 					return -1;
 				}
 				drop_items(t->items + i, k);
-				if (end_run(t, &w, fd, &merged))
+				if (end_run(t, &w, &merged))
 					return -1;
 			}
-			t->items[i].fd = -1; /* moved to items[out] */
+			/* moved to items[out] */
+			t->items[i].fd = -1;
+			t->items[i].tmp = NULL;
 			t->items[out++] = merged;
 		}
 		t->n = out;
@@ -326,6 +460,9 @@ static int sort_job(tjob *t)
 		if (!last) {
 			if (spill_chunk(t, &c))
 				goto out;
+			/* each unlinked run holds a descriptor: merge them down before they run out */
+			if (!t->named && t->n >= t->fd_room / 2 && reduce(t, 1))
+				goto out;
 			continue;
 		}
 		/* the last chunk: straight out, or merged from memory with the runs */
@@ -356,7 +493,7 @@ static int merge_job(tjob *t)
 {
 	const job_opts *o = t->o;
 	for (int i = 0; i < o->ninputs; i++)
-		if (push(t, (item){ o->inputs[i], -1, 0 }))
+		if (push(t, (item){ o->inputs[i], -1, 0, NULL, -1 }))
 			return -1;
 	text_writer w;
 	if (reduce(t, 0) || open_output(t, &w))
@@ -372,7 +509,7 @@ static int check_job(tjob *t)
 {
 	const char *name = t->o->inputs[0];
 	text_reader r;
-	int rc = text_reader_open(&r, name, -1, 0, t->s->eol, (size_t)1 << 20);
+	int rc = text_reader_open(&r, name, t->s->eol, (size_t)1 << 20);
 	if (rc)
 		return fail(t, "cannot read: %s: %s", name, strerror(-rc));
 	uint8_t *prev = NULL;
@@ -429,6 +566,8 @@ void text_job_run(const job_opts *o, const text_spec *s, text_result *res)
 	t.sorter.s = s;
 	t.sorter.threads = o->threads > 0 ? o->threads : 1;
 	t.sorter.verify = o->verify;
+	t.fd_room = fd_room();
+	t.named = t.fd_room < TEXT_NAMED_ROOM;
 	size_t per = (size_t)(o->mem / (uint64_t)(fanin(&t) + 1));
 	t.bufsize = per < ((size_t)64 << 10) ? (size_t)64 << 10 : per > ((size_t)8 << 20) ? (size_t)8 << 20 : per;
 	double t0 = util_now();
