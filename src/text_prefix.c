@@ -56,54 +56,112 @@ static void code_general(const uint8_t *p, size_t len, uint8_t *out)
 		out[1 + i] = (uint8_t)(u >> (56 - 8 * i));
 }
 
-/* The first TEXT_PREFIX bytes a plain or -f/-d/-i key compares, 0-padded. */
-static void code_bytes(const text_key *k, const uint8_t *p, const uint8_t *lim, uint8_t *out)
+/* The TEXT_PREFIX bytes a plain or -f/-d/-i key compares from its byte
+ * `off` on (bytes -d/-i drop not counted), 0-padded. */
+static void code_bytes(const text_key *k, const uint8_t *p, const uint8_t *lim, size_t off, uint8_t *out)
 {
 	size_t m = 0;
+	if (!k->ignore && !k->fold) {
+		if ((size_t)(lim - p) > off) {
+			size_t n = (size_t)(lim - p) - off;
+			memcpy(out, p + off, n < TEXT_PREFIX ? n : TEXT_PREFIX);
+		}
+		return;
+	}
 	for (; p < lim && m < TEXT_PREFIX; p++) {
 		if (text_ignored(k->ignore, *p))
 			continue;
+		if (off) {
+			off--;
+			continue;
+		}
 		out[m++] = k->fold && *p >= 'a' && *p <= 'z' ? (uint8_t)(*p - 32) : *p;
 	}
 }
 
-void text_prefix(const text_spec *s, const uint8_t *line, size_t len, uint8_t out[TEXT_PREFIX])
+/* 1 when the first key orders by value (-n -g -h -M -R -V), not by bytes. */
+static int by_value(const text_key *k)
+{
+	return k->numeric || k->general || k->human || k->month || k->random || k->version;
+}
+
+static void invert(uint8_t out[TEXT_PREFIX])
+{
+	for (int i = 0; i < TEXT_PREFIX; i++)
+		out[i] = (uint8_t)~out[i];
+}
+
+/* The bytes key k compares in [b, e): its length, less what -d/-i drop. */
+static size_t compared_len(const text_key *k, const uint8_t *b, const uint8_t *e)
+{
+	if (!k->ignore)
+		return (size_t)(e - b);
+	size_t n = 0;
+	for (; b < e; b++)
+		n += !text_ignored(k->ignore, *b);
+	return n;
+}
+
+/* A value key's code (-n -h -g -M -R; -V and keys with -f/-d/-i: none, all tie). */
+static void code_value(const text_spec *s, const text_key *k, const uint8_t *b, const uint8_t *e, uint8_t *out)
+{
+	size_t n = (size_t)(e - b);
+	if (k->ignore || k->fold || k->version) {
+		/* all tie */
+	} else if (k->numeric || k->human) {
+		text_decimal d;
+		size_t skip = 0;
+		while (skip < n && text_blank(b[skip]))
+			skip++;
+		if (k->human)
+			out[0] = (uint8_t)(128 + text_human_unit(b + skip, n - skip));
+		text_num_parse(b + skip, n - skip, &d);
+		code_decimal(&d, out + k->human, TEXT_PREFIX - (size_t)k->human);
+	} else if (k->general) {
+		code_general(b, n, out);
+	} else if (k->month) {
+		out[0] = (uint8_t)text_month(b, n);
+	} else {
+		uint8_t h[16];
+		text_hash(s->salt, b, n, h);
+		memcpy(out, h, TEXT_PREFIX);
+	}
+}
+
+int text_prefix_at(const text_spec *s, int ki, const uint8_t *line, size_t len, size_t off, uint8_t out[TEXT_PREFIX],
+		   size_t *klen)
 {
 	memset(out, 0, TEXT_PREFIX);
-	int rev = s->reverse;
-	if (!s->nkeys) {
-		memcpy(out, line, len < TEXT_PREFIX ? len : TEXT_PREFIX);
-	} else {
-		const text_key *k = &s->key[0];
-		const uint8_t *b, *e;
-		text_key_bounds(s, k, line, len, &b, &e);
-		size_t n = (size_t)(e - b);
-		rev = k->reverse;
-		int value = k->numeric || k->general || k->human || k->month || k->random || k->version;
-		if (!value) {
-			code_bytes(k, b, e, out);
-		} else if (k->ignore || k->fold || k->version) {
-			/* all tie */
-		} else if (k->numeric || k->human) {
-			text_decimal d;
-			size_t skip = 0;
-			while (skip < n && text_blank(b[skip]))
-				skip++;
-			if (k->human)
-				out[0] = (uint8_t)(128 + text_human_unit(b + skip, n - skip));
-			text_num_parse(b + skip, n - skip, &d);
-			code_decimal(&d, out + k->human, TEXT_PREFIX - (size_t)k->human);
-		} else if (k->general) {
-			code_general(b, n, out);
-		} else if (k->month) {
-			out[0] = (uint8_t)text_month(b, n);
-		} else {
-			uint8_t h[16];
-			text_hash(s->salt, b, n, h);
-			memcpy(out, h, TEXT_PREFIX);
-		}
+	if (ki >= s->nkeys) {
+		if (ki > s->nkeys || (s->nkeys && (s->stable || s->unique)))
+			return 0;
+		/* the whole line: the last-resort comparison, or the only one */
+		if (len > off)
+			memcpy(out, line + off, len - off < TEXT_PREFIX ? len - off : TEXT_PREFIX);
+		if (s->reverse)
+			invert(out);
+		*klen = len;
+		return 1;
 	}
-	if (rev)
-		for (int i = 0; i < TEXT_PREFIX; i++)
-			out[i] = (uint8_t)~out[i];
+	const text_key *k = &s->key[ki];
+	const uint8_t *b, *e;
+	if (by_value(k) && off)
+		return 0; /* a value's code has no more bytes */
+	text_key_bounds(s, k, line, len, &b, &e);
+	if (by_value(k)) {
+		code_value(s, k, b, e, out);
+		*klen = SIZE_MAX; /* never seen as used up */
+	} else {
+		code_bytes(k, b, e, off, out);
+		*klen = compared_len(k, b, e);
+	}
+	if (k->reverse)
+		invert(out);
+	return 1;
+}
+
+void text_prefix(const text_spec *s, const uint8_t *line, size_t len, uint8_t out[TEXT_PREFIX])
+{
+	size_t klen;
+	text_prefix_at(s, 0, line, len, 0, out, &klen);
 }

@@ -2,9 +2,11 @@
  * text_sort.h - sorting one chunk of lines in memory (DESIGN.md section
  * 10): each line becomes a 16-byte record, its TEXT_PREFIX-byte key
  * prefix (text_prefix.h) then its index (big-endian u32); the job's chunk
- * engine (engine.h: the CPU's radix sort, or the GPU) sorts the records;
- * each run of equal prefixes is then put in order on the CPU by the full
- * comparison (text_cmp.h), ties of that by index (input order).
+ * engine sorts the records: the GPU's (engine.h) by all 16 bytes, the
+ * CPU's radix sort (cpusort.h) stably by the prefix bytes alone; each
+ * run of equal prefixes is then put in order on the CPU: long runs by the
+ * key's next prefix bytes or the next key's (text_prefix_at), the rest by
+ * the full comparison (text_cmp.h), ties of that by index (input order).
  */
 #ifndef GPUSORT_TEXT_SORT_H
 #define GPUSORT_TEXT_SORT_H
