@@ -1,6 +1,6 @@
 /*
  * text_sort.h - sorting one chunk of lines in memory (DESIGN.md section
- * 10): each line becomes a 16-byte record, its TEXT_PREFIX-byte key
+ * 11): each line becomes a 16-byte record, its TEXT_PREFIX-byte key
  * prefix (text_prefix.h) then its index (big-endian u32); the job's chunk
  * engine sorts the records: the GPU's (engine.h) by all 16 bytes, the
  * CPU's radix sort (cpusort.h) stably by the prefix bytes alone; each
