@@ -221,6 +221,12 @@ int text_writer_line(text_writer *w, const uint8_t *line, size_t len)
 	return rc ? rc : put(w, &w->eol, 1);
 }
 
+int text_writer_bytes(text_writer *w, const uint8_t *buf, size_t n, uint64_t lines)
+{
+	w->lines += lines;
+	return put(w, buf, n);
+}
+
 int text_writer_flush(text_writer *w, uint64_t *hash)
 {
 	size_t done = 0;

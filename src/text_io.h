@@ -82,6 +82,13 @@ int text_writer_open(text_writer *w, int fd, size_t bufsize, unsigned char eol, 
  */
 int text_writer_line(text_writer *w, const uint8_t *line, size_t len);
 
+/*
+ * Write n bytes holding `lines` whole lines, delimiters included, as they
+ * are (no -u, no --verify: the caller makes sure neither is on).
+ * Returns 0 or -errno.
+ */
+int text_writer_bytes(text_writer *w, const uint8_t *buf, size_t n, uint64_t lines);
+
 /* Write out the buffer. Returns 0 or -errno. *hash (may be NULL): the run's hash. */
 int text_writer_flush(text_writer *w, uint64_t *hash);
 

@@ -3,6 +3,7 @@
 #include "text_job.h"
 #include "engine.h"
 #include "text_cmp.h"
+#include "text_gather.h"
 #include "text_io.h"
 #include "text_load.h"
 #include "text_merge.h"
@@ -220,6 +221,10 @@ static int end_run(tjob *t, text_writer *w, item *it)
 static int write_chunk(tjob *t, const text_chunk *c, text_writer *w, const char *name)
 {
 	const uint32_t *ord = t->sorter.order;
+	if (!w->unique && !w->verify) {
+		int rc = text_gather_write(c, ord, w, t->sorter.threads);
+		return rc ? fail(t, "write failed: %s: %s", name, strerror(-rc)) : 0;
+	}
 	for (size_t k = 0; k < c->n; k++) {
 		uint32_t i = ord[k];
 		int rc = text_writer_line(w, c->buf + c->start[i], (size_t)(c->start[i + 1] - c->start[i] - 1));

@@ -168,8 +168,8 @@ static int grow(text_sorter *t, size_t n)
 	free(t->b);
 	free(t->order);
 	free(t->scratch);
-	t->a = util_alloc_huge(cap * TEXT_RECORD);
-	t->b = util_alloc_huge(cap * TEXT_RECORD);
+	t->a = malloc(cap * TEXT_RECORD);
+	t->b = malloc(cap * TEXT_RECORD);
 	t->order = malloc(cap * sizeof *t->order);
 	size_t sb = t->eng ? t->eng->scratch_per_record * cap : 0;
 	t->scratch = sb ? util_alloc_aligned(sb, 64) : NULL;
