@@ -2,7 +2,8 @@
  * text_gather.h - writing a sorted chunk: its lines, scattered over the
  * chunk's buffer in sorted order, copied into one contiguous batch after
  * another by all threads (each copy is a cache miss: one thread alone is
- * bound by memory latency), each batch then written whole.
+ * bound by memory latency), each batch written whole by a thread of its
+ * own while the next is gathered.
  */
 #ifndef GPUSORT_TEXT_GATHER_H
 #define GPUSORT_TEXT_GATHER_H
