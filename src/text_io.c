@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "text_io.h"
 #include "text_cmp.h"
+#include "../io/io_fault.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +31,7 @@ int text_reader_open(text_reader *r, const char *path, unsigned char eol, size_t
 		r->fd = STDIN_FILENO;
 		return 0;
 	}
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	r->fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
 		int e = -errno;
 		free(r->buf);
@@ -75,12 +76,16 @@ static ssize_t fill(text_reader *r)
 		r->cap *= 2;
 	}
 	for (;;) {
-		ssize_t n = r->positioned ? pread(r->fd, r->buf + r->end, r->cap - r->end, (off_t)r->off)
-					  : read(r->fd, r->buf + r->end, r->cap - r->end);
+		size_t want = r->cap - r->end;
+		ssize_t n = io_fault_rw(IO_FAULT_READ, &want) ? -1
+			    : r->positioned ? pread(r->fd, r->buf + r->end, want, (off_t)r->off)
+					    : read(r->fd, r->buf + r->end, want);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -errno;
+		if (n > 0 && r->xxh && io_fault_is("corrupt-spill"))
+			r->buf[r->end] ^= 1; /* a bad disk: the run's hash must catch it */
 		if (r->xxh)
 			XXH3_64bits_update(r->xxh, r->buf + r->end, (size_t)n);
 		r->off += (uint64_t)n;
@@ -165,7 +170,8 @@ static int put(text_writer *w, const uint8_t *p, size_t n)
 				return rc;
 		}
 		if (!w->len && n >= w->cap) { /* a long line: straight out */
-			ssize_t k = write(w->fd, p, n);
+			size_t want = n;
+			ssize_t k = io_fault_rw(IO_FAULT_WRITE, &want) ? -1 : write(w->fd, p, want);
 			if (k < 0 && errno == EINTR)
 				continue;
 			if (k < 0)
@@ -231,7 +237,8 @@ int text_writer_flush(text_writer *w, uint64_t *hash)
 {
 	size_t done = 0;
 	while (done < w->len) {
-		ssize_t k = write(w->fd, w->buf + done, w->len - done);
+		size_t want = w->len - done;
+		ssize_t k = io_fault_rw(IO_FAULT_WRITE, &want) ? -1 : write(w->fd, w->buf + done, want);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)

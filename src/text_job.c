@@ -10,6 +10,7 @@
 #include "text_sort.h"
 #include "util.h"
 #include "../io/io.h"
+#include "../io/io_fault.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -146,7 +147,7 @@ static int new_run(tjob *t, text_writer *w, item *it)
 		if (!(it->tmp = malloc(len)))
 			return fail(t, "out of memory");
 		snprintf(it->tmp, len, "%s/gpusort.%d.XXXXXX", dir, (int)getpid());
-		if ((it->fd = mkostemp(it->tmp, O_CLOEXEC)) < 0) {
+		if ((it->fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : mkostemp(it->tmp, O_CLOEXEC)) < 0) {
 			rc = errno;
 			free(it->tmp);
 			it->tmp = NULL;
@@ -277,7 +278,7 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 			e = text_reader_open(&rd[i], it->path, t->s->eol, t->bufsize);
 		} else {
 			/* a named run is opened now, and closed with its reader (or once its decompressor has it) */
-			int fd = it->tmp ? open(it->tmp, O_RDONLY | O_CLOEXEC) : it->fd;
+			int fd = !it->tmp ? it->fd : io_fault_sys(IO_FAULT_OPEN) ? -1 : open(it->tmp, O_RDONLY | O_CLOEXEC);
 			if (fd < 0) {
 				fail(t, "cannot read: %s: %s", it->tmp, strerror(errno));
 				goto out;

@@ -1,6 +1,7 @@
 /* text_load.c - inputs read into chunks of lines (text_load.h). */
 #define _GNU_SOURCE
 #include "text_load.h"
+#include "../io/io_fault.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -87,7 +88,7 @@ int text_load_chunk(text_loader *l, text_chunk *c, int *last)
 			if (!strcmp(l->name, "-")) {
 				l->fd = STDIN_FILENO;
 				l->own = 0;
-			} else if ((l->fd = open(l->name, O_RDONLY | O_CLOEXEC)) < 0) {
+			} else if ((l->fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(l->name, O_RDONLY | O_CLOEXEC)) < 0) {
 				return fail(l, "cannot read", errno);
 			} else {
 				l->own = 1;
@@ -102,7 +103,7 @@ int text_load_chunk(text_loader *l, text_chunk *c, int *last)
 				return oom(l);
 		}
 		size_t room = l->cap - l->len;
-		ssize_t k = read(l->fd, l->buf + l->len, room);
+		ssize_t k = io_fault_rw(IO_FAULT_READ, &room) ? -1 : read(l->fd, l->buf + l->len, room);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)

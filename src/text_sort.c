@@ -15,10 +15,9 @@ void text_sort_layout(keys_spec *ks)
 {
 	memset(ks, 0, sizeof *ks);
 	ks->record_size = TEXT_RECORD;
-	ks->key_width = TEXT_RECORD;
+	ks->key_width = TEXT_PREFIX;
 	ks->n = 1;
-	ks->f[0] = (keys_field){ .offset = 0, .width = TEXT_RECORD, .kind = KEYS_BYTES };
-	ks->key_only = 1;
+	ks->f[0] = (keys_field){ .offset = 0, .width = TEXT_PREFIX, .kind = KEYS_BYTES };
 }
 
 static inline uint32_t rec_index(const uint8_t *r)

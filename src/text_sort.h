@@ -2,7 +2,7 @@
  * text_sort.h - sorting one chunk of lines in memory (DESIGN.md section
  * 11): each line becomes a 16-byte record, its TEXT_PREFIX-byte key
  * prefix (text_prefix.h) then its index (big-endian u32); the job's chunk
- * engine sorts the records: the GPU's (engine.h) by all 16 bytes, the
+ * engine sorts the records: the GPU's (engine.h) by the prefix, the
  * CPU's radix sort (cpusort.h) stably by the prefix bytes alone; each
  * run of equal prefixes is then put in order on the CPU: long runs by the
  * key's next prefix bytes or the next key's (text_prefix_at), the rest by

@@ -160,6 +160,39 @@ big spill-two-keys -t, -k2,2 -k3,3gr
 big spill-unique -t, -k2.1,2.3 -u
 big spill-stable-reverse -t, -k2,2f -s -r
 
+# faults (the test build, tests/README.md): a failed open, read or write of
+# an input, a run or the output, or a corrupt run, stops the sort with exit 2,
+# the old output kept and no temporary file left; a short transfer changes
+# nothing
+GST=$PWD/tests/bin/gpusort-test
+sort -t, -k2,2 "$d/big" > "$d/exp"
+# fault NAME SPEC WANT: WANT 2 (an error) or 0 (the right output)
+fault() {
+	echo old > "$d/fo"
+	GPUSORT_FAULT=$2 "$GST" -S 1M --batch-size=4 -T "$d/t" -t, -k2,2 "$d/big" -o "$d/fo" 2> "$d/ferr"
+	_rc=$?
+	_left=$(ls -A "$d/t"; ls -a "$d" | grep '\.gpusort\.')
+	if [ -n "$_left" ]; then
+		fail "$1" "temporary files left: $_left"
+	elif [ "$3" = 2 ] && { [ $_rc != 2 ] || [ "$(cat "$d/fo")" != old ] || [ ! -s "$d/ferr" ]; }; then
+		fail "$1" "status $_rc (want 2 and the old output): $(head -c 200 "$d/ferr")"
+	elif [ "$3" = 0 ] && { [ $_rc != 0 ] || ! cmp -s "$d/exp" "$d/fo"; }; then
+		fail "$1" "status $_rc or a wrong output: $(head -c 200 "$d/ferr")"
+	else
+		pass "$1"
+	fi
+}
+if [ -x "$GST" ]; then
+	fault fault-open-input open@1 2
+	fault fault-read-input read@2 2
+	fault fault-read-run read@60 2
+	fault fault-write-run write@2:ENOSPC 2
+	fault fault-write-late write@40+:ENOSPC 2
+	fault fault-corrupt-run corrupt-spill 2
+	fault fault-read-short read@3:short 0
+	fault fault-write-short write@3:short 0
+fi
+
 # the fake GPU (tests/fake_gpu.c) sorts the prefix records of every chunk
 if [ -x "$FG" ]; then
 	sort -t, -k3,3n "$d/big" > "$d/exp"
