@@ -334,16 +334,21 @@ out:
 
 /*
  * Merge passes until at most fanin - reserve items are left (reserve: a
- * source that joins the last merge): each group of fanin consecutive
- * items becomes one run, in place, so input order is kept.
+ * source that joins the last merge): groups of consecutive items become
+ * one run each, in place, so input order is kept; when merging the first
+ * few is enough (17 runs, 16 at once: the first 2, or 3 with a reserve),
+ * only those are merged, as sort(1) does, not every run once more.
  */
 static int reduce(tjob *t, int reserve)
 {
 	int F = fanin(t);
 	while (t->n + reserve > F) {
-		int out = 0;
-		for (int i = 0; i < t->n; i += F) {
-			int k = t->n - i < F ? t->n - i : F;
+		int excess = t->n + reserve - F, out = 0;
+		for (int i = 0, k; i < t->n; i += k) {
+			if (excess + 1 <= F)
+				k = i ? 1 : excess + 1;
+			else
+				k = t->n - i < F ? t->n - i : F;
 			item merged = t->items[i];
 			if (k > 1) {
 				text_writer w;
