@@ -68,7 +68,7 @@ TESTS    := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/test_*.c))
 # GPU; test_plan checks the bitonic planner on the host (no GPU needed)
 GPU_TESTS := $(if $(filter yes,$(CUDA)),tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/test_plan tests/gpu/abisort_replay tests/gpu/test_capacity)
 
-.PHONY: all config deps check check-gpu bench bench-cpu install uninstall deb man clean
+.PHONY: all config deps check check-gpu check-gnu bench bench-cpu bench-text install uninstall deb man clean
 
 all: config gpusort bench/gen
 
@@ -144,6 +144,12 @@ deps:
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing; \
 	else echo "gpusort: dependencies present (liburing-dev, libxxhash-dev)"; fi
 
+# the random cases of tests/text_diff.sh (text lines against GNU sort)
+tests/bin/text_gen: tests/text_gen.c
+	@mkdir -p tests/bin
+	$(say) CC $@
+	$(Q)$(CC) -std=c11 $(WARN) -O2 -o $@ $<
+
 tests/checksorted: tests/checksorted.c
 	$(say) CC $@
 	$(Q)$(CC) -std=c11 $(WARN) -O2 -o $@ $<
@@ -215,8 +221,14 @@ bench/abisort_phases: bench/abisort_count.cu $(KERN_HDR) $(wildcard kernels/abis
 	$(say) NVCC $@
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $<
 
-check: all tests/refsort tests/checksorted $(TESTS) $(GPU_TESTS) tests/bin/gpusort-fakegpu tests/bin/gpusort-test
-	@sh tests/run.sh $(TESTS) $(GPU_TESTS) tests/fakegpu.sh tests/install.sh tests/options.sh tests/faults.sh
+check: all tests/refsort tests/checksorted $(TESTS) $(GPU_TESTS) tests/bin/gpusort-fakegpu tests/bin/gpusort-test tests/bin/text_gen bench/gen_lines
+	@sh tests/run.sh $(TESTS) $(GPU_TESTS) tests/fakegpu.sh tests/install.sh tests/options.sh tests/faults.sh tests/text_diff.sh tests/text_cli.sh
+
+# GNU coreutils' own sort tests with gpusort as their sort (tests/gnu/check-gnu.sh:
+# the source from `apt-get source coreutils`, built once under build/gnu/; the
+# table of results is tests/GNU-SORT.md)
+check-gnu: gpusort tests/bin/gpusort-test
+	@sh tests/gnu/check-gnu.sh
 
 # On a GPU machine: the kernels' tests, compute-sanitizer, GPU == CPU output,
 # then every CLI test through the GPU engine (the default when a GPU is there).
@@ -230,8 +242,18 @@ bench/checkrec: bench/checkrec.c
 	$(say) CC $@
 	$(Q)$(CC) -std=c11 $(WARN) -O2 -pthread -o $@ $<
 
-bench: all bench/checkrec
+bench: all bench/checkrec bench/gen_lines
 	@sh bench/run.sh
+	@sh bench/text.sh
+
+# the text workloads alone (bench/text.sh: CSV keys and gensort lines, 1 GiB;
+# the GPU machine's 10 GiB: sh bench/text.sh --sizes "1 10")
+bench-text: all bench/gen_lines
+	@sh bench/text.sh
+
+bench/gen_lines: bench/gen_lines.c
+	$(say) CC $@
+	$(Q)$(CC) -std=c11 $(WARN) -O2 -o $@ $<
 
 # the issue's CPU target: 1 GiB of 100-byte records, gpusort --cpu vs GNU sort
 bench-cpu: all bench/checkrec
@@ -262,6 +284,6 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpusort $(DESTDIR)$(PREFIX)/share/man/man1/gpusort.1
 
 clean:
-	rm -rf build gpusort gpusort_*.deb bench/gen bench/gpu_bench bench/sorter_bench bench/sample_buckets bench/abisort_count bench/abisort_phases tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/test_plan tests/gpu/abisort_replay tests/gpu/test_capacity bench/checkrec bench/experiments/iobench bench/experiments/iobench.d
+	rm -rf build gpusort gpusort_*.deb bench/gen bench/gen_lines bench/gpu_bench bench/sorter_bench bench/sample_buckets bench/abisort_count bench/abisort_phases tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/test_plan tests/gpu/abisort_replay tests/gpu/test_capacity bench/checkrec bench/experiments/iobench bench/experiments/iobench.d
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,5 +1,5 @@
 /*
- * gpumerge.h - the GPU merge (DESIGN.md section 5, --merge=gpu).
+ * gpumerge.h - the GPU merge (DESIGN.md section 5, --merge-engine=gpu).
  *
  * Sorted runs held in host memory are cut at global splitters (regular
  * sampling, merge_plan_groups) into groups that each fit the device's

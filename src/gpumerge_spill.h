@@ -29,7 +29,7 @@
  * threads for the groups after a device failure), and at most host_bytes
  * of host memory for the read windows (two groups' worth: the one being
  * merged, the next being read). Stable: ties keep run order.
- * insist: merge on the GPU whenever it can (--merge=gpu); else only when
+ * insist: merge on the GPU whenever it can (--merge-engine=gpu); else only when
  * the groups are large enough for the device to be expected faster than
  * the CPU merge (GPUMERGE_SPILL_MIN_GROUP bytes on average).
  * by_sort: as gpumerge_runs.

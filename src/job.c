@@ -132,7 +132,7 @@ static int plan_job(job_ctx *c, plan_input *pin)
 	}
 	c->st.engine = c->eng.name;
 	if (o->merge_where == JOB_WHERE_GPU && !c->eng.gpu) {
-		job_fail(c, "--merge=gpu: no GPU to merge on (%s)", !o->use_gpu ? "--cpu was given"
+		job_fail(c, "--merge-engine=gpu: no GPU to merge on (%s)", !o->use_gpu ? "--cpu was given"
 			 : c->gpu_note[0] ? c->gpu_note : "this gpusort was built without CUDA");
 		return -1;
 	}

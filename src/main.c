@@ -7,6 +7,9 @@
 #include "job.h"
 #include "keys.h"
 #include "merge.h"
+#include "text_files0.h"
+#include "text_job.h"
+#include "text_spec.h"
 #include "util.h"
 #include "../io/io.h"
 #include "../kernels/gpusort_kernels.h"
@@ -15,10 +18,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #ifndef GPUSORT_VERSION
@@ -28,13 +33,33 @@
 #define EXIT_DISORDER 1
 #define EXIT_TROUBLE 2
 
+/*
+ * The name messages start with: "gpusort", whatever argv[0] is; the test
+ * build takes GPUSORT_PROGRAM_NAME, so that GNU's sort tests (make
+ * check-gnu) can run it as their "sort".
+ */
+static const char *progname = "gpusort";
+
 static _Noreturn void die(const char *fmt, ...)
 {
+	char buf[8192];
 	va_list ap;
-	fputs("gpusort: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
+	/* each line of a message starts with the program name ("gpusort: " in the text) */
+	fprintf(stderr, "%s: ", progname);
+	for (const char *p = buf; *p; p++) {
+		if (!strncmp(p, "\ngpusort: ", 10)) {
+			fprintf(stderr, "\n%s: ", progname);
+			p += 9;
+		} else if (!strncmp(p, "'gpusort --help'", 16)) {
+			fprintf(stderr, "'%s --help'", progname);
+			p += 15;
+		} else {
+			fputc(*p, stderr);
+		}
+	}
 	fputc('\n', stderr);
 	exit(EXIT_TROUBLE);
 }
@@ -47,11 +72,36 @@ static void help(void)
 {
 	fputs(
 "Usage: gpusort [OPTION]... [FILE]...\n"
-"Sort files of fixed-width binary records, on the GPU when there is one.\n"
-"With no FILE, or when FILE is -, read standard input. Inputs are concatenated.\n"
-"Output goes to standard output unless -o is given. The sort is stable.\n"
+"Sort lines of text as `LC_ALL=C sort` does (the same options and output), or\n"
+"files of fixed-width binary records (--record-size, -k TYPE), on the GPU when\n"
+"there is one. With no FILE, or when FILE is -, read standard input. Inputs\n"
+"are concatenated. Output goes to standard output unless -o is given.\n"
 "\n"
-"Records and keys:\n"
+"Text lines (no --record-size, no typed key), as sort(1) under LC_ALL=C:\n"
+"  -k, --key=F[.C][OPTS][,F[.C][OPTS]]  a key from field F, character C, to\n"
+"                              field F, character C; OPTS: the letters below\n"
+"  -t, --field-separator=SEP   fields end at the byte SEP, not at blanks\n"
+"  -z, --zero-terminated       lines end with NUL, not newline\n"
+"  -b, --ignore-leading-blanks  ignore the blanks before a key\n"
+"  -d, --dictionary-order      compare only letters, digits and blanks\n"
+"  -f, --ignore-case           fold lower case to upper case\n"
+"  -g, --general-numeric-sort  compare as floating-point numbers\n"
+"  -h, --human-numeric-sort    compare numbers with SI suffixes (2K < 1G)\n"
+"  -i, --ignore-nonprinting    compare only printable bytes\n"
+"  -M, --month-sort            compare month names (JAN < ... < DEC)\n"
+"  -n, --numeric-sort          compare decimal numbers, exactly\n"
+"  -R, --random-sort           order by a keyed hash of the keys\n"
+"  -V, --version-sort          natural sort of version numbers\n"
+"      --sort=WORD             general-numeric -g, human-numeric -h, month -M,\n"
+"                              numeric -n, random -R, version -V\n"
+"      --files0-from=F         read the input names from F, NUL-terminated\n"
+"      --random-source=FILE    take -R's hash key from FILE\n"
+"      --debug                 not supported (an error)\n"
+"  -y N                        ignored, as sort(1) does\n"
+"  -s, -u, -r, -c, -C, -m, -o, -S, -T, --parallel, --batch-size: as below and\n"
+"  as in sort(1); without -s or -u equal keys fall back on the whole line.\n"
+"\n"
+"Binary records:\n"
 "  -k, --key=TYPE[@OFFSET][:r]  sort by a field; repeat for more keys, the first\n"
 "                              most significant. OFFSET in bytes (default: 0 for\n"
 "                              the first key, the end of the previous key after);\n"
@@ -64,13 +114,14 @@ static void help(void)
 "\n"
 "Ordering and output:\n"
 "  -r, --reverse               reverse every key's order\n"
-"  -s, --stable                accepted for sort(1) compatibility: always stable\n"
+"  -s, --stable                lines: no whole-line comparison on equal keys\n"
+"                              (records: always stable)\n"
 "  -u, --unique                output only the first of each run of equal keys\n"
 "  -o, --output=FILE           write to FILE, atomically (FILE may be an input)\n"
 "      --sync                  with -o, put FILE's data and then its new name on\n"
 "                              the disk before exiting: a power cut leaves the\n"
 "                              old FILE or the new one\n"
-"  -m                          merge already sorted FILEs; do not sort\n"
+"  -m, --merge                 merge already sorted FILEs; do not sort\n"
 "  -c, --check[=diagnose-first]  check that the input is sorted; exit 1 if not\n"
 "  -C, --check=quiet           like -c, but report nothing\n"
 "      --verify                after sorting, check the output's order and that it\n"
@@ -107,9 +158,8 @@ static void help(void)
 "                              to is an error\n"
 "      --gpu-memory=SIZE       device memory budget (default: 90% of free)\n"
 "      --algorithm=NAME        chunk sort: auto, cpu, or a GPU engine (listed below)\n"
-"      --merge=WHERE           merge engine: auto (the GPU when the runs are in\n"
-"                              memory, else the CPU), gpu, cpu; sort(1)'s\n"
-"                              --merge is -m here\n"
+"      --merge-engine=WHERE    records' merge engine: auto (the GPU when the\n"
+"                              runs are in memory, else the CPU), gpu, cpu\n"
 "\n"
 "Reporting:\n"
 "      --progress              report progress on standard error: the phase\n"
@@ -195,8 +245,8 @@ static int pick_algorithm(const char *arg, int *sorter)
 
 enum {
 	OPT_RECORD_SIZE = 256, OPT_PARALLEL, OPT_GPU_MEMORY, OPT_DEVICE, OPT_CPU, OPT_ALGORITHM,
-	OPT_MERGE, OPT_VERIFY, OPT_PROGRESS, OPT_STATS, OPT_HELP, OPT_VERSION, OPT_DIRECT_IO, OPT_SYNC,
-	OPT_CLEAN_TEMP, OPT_BATCH_SIZE, OPT_COMPRESS,
+	OPT_MERGE_ENGINE, OPT_VERIFY, OPT_PROGRESS, OPT_STATS, OPT_HELP, OPT_VERSION, OPT_DIRECT_IO, OPT_SYNC,
+	OPT_CLEAN_TEMP, OPT_BATCH_SIZE, OPT_COMPRESS, OPT_CHECK, OPT_SORT, OPT_FILES0, OPT_RANDOM_SOURCE, OPT_DEBUG,
 };
 
 static const struct option longopts[] = {
@@ -205,7 +255,24 @@ static const struct option longopts[] = {
 	{ "reverse", no_argument, NULL, 'r' },
 	{ "stable", no_argument, NULL, 's' },
 	{ "unique", no_argument, NULL, 'u' },
-	{ "check", optional_argument, NULL, 'c' },
+	{ "check", optional_argument, NULL, OPT_CHECK },
+	{ "merge", no_argument, NULL, 'm' },
+	{ "field-separator", required_argument, NULL, 't' },
+	{ "zero-terminated", no_argument, NULL, 'z' },
+	{ "ignore-leading-blanks", no_argument, NULL, 'b' },
+	{ "dictionary-order", no_argument, NULL, 'd' },
+	{ "ignore-case", no_argument, NULL, 'f' },
+	{ "general-numeric-sort", no_argument, NULL, 'g' },
+	{ "human-numeric-sort", no_argument, NULL, 'h' },
+	{ "ignore-nonprinting", no_argument, NULL, 'i' },
+	{ "month-sort", no_argument, NULL, 'M' },
+	{ "numeric-sort", no_argument, NULL, 'n' },
+	{ "random-sort", no_argument, NULL, 'R' },
+	{ "version-sort", no_argument, NULL, 'V' },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "files0-from", required_argument, NULL, OPT_FILES0 },
+	{ "random-source", required_argument, NULL, OPT_RANDOM_SOURCE },
+	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "output", required_argument, NULL, 'o' },
 	{ "buffer-size", required_argument, NULL, 'S' },
 	{ "temporary-directory", required_argument, NULL, 'T' },
@@ -219,7 +286,7 @@ static const struct option longopts[] = {
 	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "cpu", no_argument, NULL, OPT_CPU },
 	{ "algorithm", required_argument, NULL, OPT_ALGORITHM },
-	{ "merge", required_argument, NULL, OPT_MERGE },
+	{ "merge-engine", required_argument, NULL, OPT_MERGE_ENGINE },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "stats", optional_argument, NULL, OPT_STATS },
@@ -250,20 +317,21 @@ static long parse_int_arg(const char *opt, const char *arg, long lo, long hi)
 }
 
 /*
- * --batch-size=NMERGE: the most runs one merge takes (sort(1)'s option and,
- * near enough, its messages: sort's two lines made one). 2..MERGE_MAX_FANIN.
+ * --batch-size=NMERGE: the most runs one merge takes (sort(1)'s option and
+ * messages, second lines included: scripts may match them). 2..MERGE_MAX_FANIN.
  */
 static int parse_batch_size(const char *arg)
 {
 	char *end;
 	errno = 0;
 	long v = strtol(arg, &end, 10);
-	if (!*arg || *end || (errno && errno != ERANGE) || (errno == ERANGE && v < 0))
+	if (!*arg || *end || (errno && errno != ERANGE) || (errno == ERANGE && v < 0) || v < 0)
 		usage_error("invalid --batch-size argument '%s'", arg);
 	if (v < 2)
-		usage_error("invalid --batch-size argument '%s': the minimum is 2", arg);
+		usage_error("invalid --batch-size argument '%s'\ngpusort: minimum --batch-size argument is '2'", arg);
 	if (errno == ERANGE || v > MERGE_MAX_FANIN)
-		usage_error("--batch-size argument '%s' too large: the maximum is %d", arg, MERGE_MAX_FANIN);
+		usage_error("--batch-size argument '%s' too large\ngpusort: maximum --batch-size argument with current "
+			    "rlimit is %d", arg, MERGE_MAX_FANIN);
 	return (int)v;
 }
 
@@ -324,6 +392,148 @@ static int pick(const char *opt, const char *arg, const char *const *names, int 
 	usage_error("%s: invalid argument '%s' (valid: %s)", opt, arg, list);
 }
 
+/* 1 when a -k argument is a text key (sort(1)'s "2,2n": a field number), 0 for a typed key ("u32@4"). */
+static int is_text_key(const char *arg)
+{
+	while (*arg == ' ' || *arg == '\t')
+		arg++;
+	if (*arg == '+')
+		arg++;
+	return *arg >= '0' && *arg <= '9';
+}
+
+/*
+ * sort(1)'s obsolete key syntax, which GNU sort 9 still takes: an operand
+ * "+F[.C][OPTS]" and an optional next argument "-F[.C][OPTS]" are the key
+ * -k F+1[.C+1][OPTS][,F[.C][OPTS]] (with the end field F+1 when its C is
+ * given and not 0). Returns 1 and appends the key (consuming the "-F" at
+ * argv[*optind]), or 0 when arg is not such a key (then it is a file).
+ */
+static int obsolete_key(text_spec *ts, const char *arg, char **argv, int argc, int *optind_p)
+{
+	if (arg[0] != '+' || !(arg[1] >= '0' && arg[1] <= '9'))
+		return 0;
+	char *end;
+	unsigned long sf = strtoul(arg + 1, &end, 10), sc = 0;
+	if (*end == '.') {
+		if (!(end[1] >= '0' && end[1] <= '9'))
+			return 0;
+		sc = strtoul(end + 1, &end, 10);
+	}
+	if (strspn(end, "bdfghiMnRrV") != strlen(end))
+		return 0; /* "+1x": a file name */
+	char def[256], msg[512];
+	int n = snprintf(def, sizeof def, "%lu.%lu%s", sf + 1, sc + 1, end);
+	const char *next = *optind_p < argc ? argv[*optind_p] : NULL;
+	if (next && next[0] == '-' && next[1] >= '0' && next[1] <= '9') {
+		unsigned long ef = strtoul(next + 1, &end, 10), ec = 0;
+		if (*end == '.')
+			ec = strtoul(end + 1, &end, 10);
+		/* +A.x -B.y: -k A+1.x+1,B when y is 0 (B 0: the end of field 1, as GNU), B+1.y when not */
+		if (ec)
+			n += snprintf(def + n, sizeof def - (size_t)n, ",%lu.%lu%s", ef + 1, ec, end);
+		else
+			n += snprintf(def + n, sizeof def - (size_t)n, ",%lu%s", ef ? ef : 1, end);
+		(*optind_p)++;
+	}
+	if (n >= (int)sizeof def || text_spec_add_key(ts, def, msg, sizeof msg))
+		usage_error("%s", msg);
+	return 1;
+}
+
+/* --sort=WORD: the ordering letter it stands for. */
+static const char *sort_word(const char *arg)
+{
+	static const char *const words[] = { "general-numeric", "human-numeric", "month", "numeric", "random", "version" };
+	static const char *const letters[] = { "g", "h", "M", "n", "R", "V" };
+	return letters[pick("--sort", arg, words, 6)];
+}
+
+/* -R's key: the first 16 bytes of --random-source's file, or of getrandom(2). */
+static void random_salt(const char *source, uint8_t salt[16])
+{
+	if (!source) {
+		if (getrandom(salt, 16, 0) != 16)
+			die("open failed: getrandom: %s", strerror(errno));
+		return;
+	}
+	FILE *f = fopen(source, "rb");
+	if (!f)
+		die("open failed: %s: %s", source, strerror(errno));
+	size_t got = fread(salt, 1, 16, f);
+	int err = ferror(f) ? errno : 0;
+	fclose(f);
+	if (got != 16)
+		die(err ? "%s: read error: %s" : "%s: end of file", source, strerror(err));
+}
+
+/* --stats for text lines: one line, or a JSON object, on standard error. */
+static void text_stats(const text_result *t, int fmt)
+{
+	if (fmt == JOB_STATS_JSON) {
+		fprintf(stderr, "{\"mode\":\"text\",\"engine\":\"%s\",\"lines\":%" PRIu64 ",\"bytes\":%" PRIu64
+			",\"chunks\":%" PRIu64 ",\"runs\":%" PRIu64 ",\"merge_passes\":%" PRIu64
+			",\"full_compare_ties\":%" PRIu64 ",\"read_s\":%.3f,\"sort_s\":%.3f,\"ties_s\":%.3f"
+			",\"merge_s\":%.3f,\"total_s\":%.3f}\n",
+			t->engine, t->lines, t->bytes, t->chunks, t->runs, t->merge_passes, t->ties, t->read_s, t->sort_s,
+			t->ties_s, t->merge_s, t->total_s);
+		return;
+	}
+	fprintf(stderr,
+		"gpusort: text: %" PRIu64 " lines, %" PRIu64 " bytes, %" PRIu64 " chunks, %" PRIu64 " runs spilled, %" PRIu64
+		" merge passes, %" PRIu64 " ties finished by full comparison; engine %s; read %.3f s, prefix sort %.3f s, "
+		"ties %.3f s, merge %.3f s, total %.3f s\n",
+		t->lines, t->bytes, t->chunks, t->runs, t->merge_passes, t->ties, t->engine, t->read_s, t->sort_s,
+		t->ties_s, t->merge_s, t->total_s);
+}
+
+/*
+ * A job on text lines (o complete but for the inputs of --files0-from;
+ * operands: FILE operands were given):
+ * the ordering finished, the job run, its result printed. Returns the exit
+ * status.
+ */
+static int run_text(job_opts *o, text_spec *ts, const char *files0, const char *random_source, int check,
+		    int operands)
+{
+	char msg[512];
+	if (text_spec_finish(ts, msg, sizeof msg))
+		usage_error("%s", msg);
+	if (text_spec_random(ts))
+		random_salt(random_source, ts->salt);
+	if (files0) {
+		char **names;
+		int n;
+		if (operands)
+			usage_error("extra operand '%s'\nfile operands cannot be combined with --files0-from\n"
+				    "Try 'gpusort --help' for more information.", o->inputs[0]);
+		if (text_files0_read(files0, &names, &n, msg, sizeof msg))
+			die("%s", msg);
+		o->inputs = names;
+		o->ninputs = n;
+	}
+	if (check && o->ninputs > 1)
+		usage_error("extra operand '%s' not allowed with -%c", o->inputs[1], check == JOB_CHECK_QUIET ? 'C' : 'c');
+	o->check = check;
+	text_result res;
+	text_job_run(o, ts, &res);
+	if (o->stats && res.r.status != 2)
+		text_stats(&res, o->stats);
+	if (res.r.status == EXIT_DISORDER) {
+		if (check == JOB_CHECK_DIAGNOSE) {
+			fprintf(stderr, "%s: %s", progname, res.r.msg);
+			fwrite(res.disorder, 1, res.disorder_len, stderr);
+		}
+		free(res.disorder);
+		return EXIT_DISORDER;
+	}
+	if (res.r.status)
+		die("%s", res.r.msg);
+	if (res.r.notice[0])
+		fprintf(stderr, "%s: %s\n", progname, res.r.notice);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const where[] = { "auto", "cpu", "gpu" };
@@ -336,14 +546,55 @@ int main(int argc, char **argv)
 	o.use_gpu = 1;
 	uint32_t record_size = 0, next_off = 0;
 	int reverse = 0, check = 0, cpu = 0, clean = 0, c;
+	/* text lines: the ordering, and what says the job is one on lines */
+	text_spec ts;
+	text_spec_init(&ts);
+	const char *files0 = NULL, *random_source = NULL, *text_only = NULL, *gnu_key = NULL, *typed_key = NULL;
+	char letter[3] = "-x";
+	char **operands = calloc((size_t)argc + 1, sizeof *operands);
+	int nops = 0;
+	if (!operands)
+		die("out of memory");
+	/* sort(1)'s --p is --parallel; here --progress shares the prefix */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--p")) {
+			argv[i] = (char *)"--parallel";
+		} else if (!strncmp(argv[i], "--p=", 4)) {
+			char *a = malloc(strlen(argv[i]) + 8);
+			if (!a)
+				die("out of memory");
+			sprintf(a, "--parallel=%s", argv[i] + 4);
+			argv[i] = a;
+		}
+	}
 	const char *tmpdirs[64];
 	int ntmp = 0;
 	char msg[512];
 
+	/* --compress-program waits for its children: a SIGCHLD ignored by the
+	 * parent (and so by us) would have them reaped unseen, as sort(1) knows */
+	signal(SIGCHLD, SIG_DFL);
+#if GPUSORT_TEST_HOOKS
+	if (getenv("GPUSORT_PROGRAM_NAME") && *getenv("GPUSORT_PROGRAM_NAME"))
+		progname = getenv("GPUSORT_PROGRAM_NAME");
+#endif
 	opterr = 0; /* our own messages: they start with "gpusort: " whatever argv[0] is */
-	while ((c = getopt_long(argc, argv, ":k:rsuc::Cmo:S:T:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "-:bcCdfghik:mMno:rRsS:t:T:uVy:z", longopts, NULL)) != -1) {
 		switch (c) {
+		case 1: /* an operand, in order: a file, or sort(1)'s obsolete +POS key */
+			if (obsolete_key(&ts, optarg, argv, argc, &optind))
+				gnu_key = optarg;
+			else
+				operands[nops++] = optarg;
+			break;
 		case 'k':
+			if (is_text_key(optarg)) {
+				if (text_spec_add_key(&ts, optarg, msg, sizeof msg))
+					usage_error("%s", msg);
+				gnu_key = optarg;
+				break;
+			}
+			typed_key = optarg;
 			if (o.keys.n == KEYS_MAX)
 				usage_error("too many keys (at most %d)", KEYS_MAX);
 			if (keys_parse(optarg, next_off, &o.keys.f[o.keys.n], msg, sizeof msg))
@@ -354,15 +605,62 @@ int main(int argc, char **argv)
 		case OPT_RECORD_SIZE:
 			record_size = (uint32_t)parse_int_arg("--record-size", optarg, 1, KEYS_MAX_RECORD);
 			break;
-		case 'r': reverse = 1; break;
-		case 's': break; /* always stable */
-		case 'u': o.unique = 1; break;
-		case 'c':
-			check = !optarg || pick("--check", optarg, checks, 3) == 0 ? JOB_CHECK_DIAGNOSE : JOB_CHECK_QUIET;
+		case 'r':
+			reverse = 1;
+			text_spec_global(&ts, "r");
 			break;
-		case 'C': check = JOB_CHECK_QUIET; break;
+		case 'b': case 'd': case 'f': case 'g': case 'h': case 'i': case 'M': case 'n': case 'R': case 'V':
+			letter[1] = (char)c;
+			text_spec_global(&ts, letter + 1);
+			text_only = text_only ? text_only : letter;
+			break;
+		case OPT_SORT:
+			text_spec_global(&ts, sort_word(optarg));
+			text_only = text_only ? text_only : "--sort";
+			break;
+		case 't':
+			if (text_spec_tab(&ts, optarg, msg, sizeof msg))
+				usage_error("%s", msg);
+			text_only = text_only ? text_only : "-t";
+			break;
+		case 'z':
+			ts.eol = '\0';
+			text_only = text_only ? text_only : "-z";
+			break;
+		case 'y': break; /* sort(1)'s obsolete -y N: accepted and ignored, as it does */
+		case OPT_FILES0:
+			files0 = optarg;
+			text_only = text_only ? text_only : "--files0-from";
+			break;
+		case OPT_RANDOM_SOURCE:
+			if (random_source && strcmp(random_source, optarg))
+				usage_error("multiple random sources specified");
+			random_source = optarg;
+			break;
+		case OPT_DEBUG:
+			usage_error("--debug is not supported: gpusort does not print sort(1)'s key marks");
+		case 's':
+			ts.stable = 1; /* records: always stable */
+			break;
+		case 'u':
+			o.unique = ts.unique = 1;
+			break;
+		case 'c':
+		case 'C':
+		case OPT_CHECK: {
+			int want = c == 'c' || (c == OPT_CHECK && (!optarg || pick("--check", optarg, checks, 3) == 0))
+					   ? JOB_CHECK_DIAGNOSE : JOB_CHECK_QUIET;
+			if (check && check != want)
+				usage_error("options '-cC' are incompatible");
+			check = want;
+			break;
+		}
 		case 'm': o.merge_only = 1; break;
-		case 'o': o.output = optarg; break;
+		case 'o':
+			if (o.output && strcmp(o.output, optarg))
+				usage_error("multiple output files specified");
+			o.output = optarg;
+			break;
 		case 'S': o.mem = parse_size_arg("-S", optarg); break;
 		case 'T':
 			if (ntmp == 64)
@@ -388,7 +686,7 @@ int main(int argc, char **argv)
 		case OPT_DEVICE: o.device = (int)parse_int_arg("--device", optarg, 0, 1023); break;
 		case OPT_CPU: cpu = 1; break;
 		case OPT_ALGORITHM: o.algorithm = pick_algorithm(optarg, &o.sorter); break;
-		case OPT_MERGE: o.merge_where = pick("--merge", optarg, where, 3); break;
+		case OPT_MERGE_ENGINE: o.merge_where = pick("--merge-engine", optarg, where, 3); break;
 		case OPT_VERIFY: o.verify = 1; break;
 		case OPT_PROGRESS: o.progress = 1; break;
 		case OPT_STATS:
@@ -406,9 +704,11 @@ int main(int argc, char **argv)
 			die("unrecognized option '%s' (see gpusort --help)", argv[optind - 1]);
 		}
 	}
+	while (optind < argc) /* after "--" */
+		operands[nops++] = argv[optind++];
 	if (clean) {
-		if (optind < argc)
-			usage_error("extra operand '%s' not allowed with --clean-temp", argv[optind]);
+		if (nops)
+			usage_error("extra operand '%s' not allowed with --clean-temp", operands[0]);
 		return clean_temp(tmpdirs, ntmp);
 	}
 	/* algorithm: 0 auto, 1 cpu, 2 a GPU engine */
@@ -417,14 +717,22 @@ int main(int argc, char **argv)
 	o.use_gpu = !cpu && o.algorithm != 1;
 	if (o.algorithm == 2)
 		o.algorithm = JOB_WHERE_GPU;
-	if (keys_finish(&o.keys, record_size, reverse, msg, sizeof msg))
+	/* records when a record size or a typed key says so, else lines */
+	int text = !record_size && !typed_key;
+	if (gnu_key && typed_key)
+		usage_error("-k %s is a key of text lines and -k %s a typed key of records: they cannot be mixed", gnu_key,
+			    typed_key);
+	if (!text && (gnu_key || text_only))
+		usage_error("%s is for text lines; it cannot be used with --record-size or a typed key (-k TYPE)",
+			    gnu_key ? "-k F[.C][OPTS]" : text_only);
+	if (!text && keys_finish(&o.keys, record_size, reverse, msg, sizeof msg))
 		usage_error("%s", msg);
 
 	static char *stdin_only[] = { "-" };
-	o.inputs = optind < argc ? argv + optind : stdin_only;
-	o.ninputs = optind < argc ? argc - optind : 1;
+	o.inputs = nops ? operands : stdin_only;
+	o.ninputs = nops ? nops : 1;
 	if (check && o.ninputs > 1)
-		usage_error("extra operand '%s' not allowed with -c", o.inputs[1]);
+		usage_error("extra operand '%s' not allowed with -%c", o.inputs[1], check == JOB_CHECK_QUIET ? 'C' : 'c');
 	if (check && o.output)
 		usage_error("options '-%co' are incompatible", check == JOB_CHECK_QUIET ? 'C' : 'c');
 
@@ -459,6 +767,8 @@ int main(int argc, char **argv)
 #endif
 
 	io_signals_install();
+	if (text)
+		return run_text(&o, &ts, files0, random_source, check, nops > 0);
 	job_result res;
 	if (check) {
 		job_check(&o, &res);

@@ -273,17 +273,17 @@ int merge_phase(job_ctx *c, sink *out)
 		if (rc <= 0)
 			return rc;
 		if (c->o->merge_where == JOB_WHERE_GPU && c->eng.gpu_lost_why[0]) {
-			job_fail(c, "--merge=gpu: %s", c->eng.gpu_lost_why);
+			job_fail(c, "--merge-engine=gpu: %s", c->eng.gpu_lost_why);
 			return -1;
 		}
 		if (c->o->merge_where == JOB_WHERE_GPU) {
-			job_fail(c, "--merge=gpu: the GPU merge cannot take these runs: %s",
+			job_fail(c, "--merge-engine=gpu: the GPU merge cannot take these runs: %s",
 				 why[0] ? why : "the device or pinned staging memory refused it");
 			return -1;
 		}
 	}
 	if (c->o->merge_where == JOB_WHERE_GPU) {
-		job_fail(c, "--merge=gpu: %s", c->o->merge_only ? "-m merges files; the GPU merge takes runs held in memory"
+		job_fail(c, "--merge-engine=gpu: %s", c->o->merge_only ? "-m merges files; the GPU merge takes runs held in memory"
 							     : "no GPU engine (see --cpu, --device)");
 		return -1;
 	}

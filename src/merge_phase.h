@@ -1,10 +1,10 @@
 /*
  * merge_phase.h - the merge, the third step of a sort (job.c): the runs that
  * run formation left in c->runs (or, with -m, the inputs) merged into the
- * output. On the GPU when the engine is there, unless --merge=cpu: runs all
+ * output. On the GPU when the engine is there, unless --merge-engine=cpu: runs all
  * in memory by gpumerge.h, spilled ones (and any kept beside them) by
- * gpumerge_spill.h when it expects to be faster (--merge=auto) or is told
- * to (--merge=gpu); else on the CPU (merge.h), in passes of
+ * gpumerge_spill.h when it expects to be faster (--merge-engine=auto) or is told
+ * to (--merge-engine=gpu); else on the CPU (merge.h), in passes of
  * at most the plan's fan-in runs (groups of consecutive runs, so that ties
  * keep input order) until one pass writes the output. Sizes from
  * plan_merge_make (plan.h) with the bytes of the runs then in memory.

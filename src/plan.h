@@ -48,7 +48,7 @@ typedef struct plan_input {
 	uint64_t max_records;      /* most records in one chunk */
 	size_t scratch_per_record; /* host scratch bytes per record */
 	/* for plan_small_on_cpu: the GPU engine is likely (a driver, no --cpu),
-	 * or the options ask for it (--device, --algorithm=bitonic, --merge=gpu) */
+	 * or the options ask for it (--device, --algorithm=bitonic, --merge-engine=gpu) */
 	int gpu_likely, gpu_asked;
 	/* path switches (job_knobs; all 1 in the installed binary) */
 	int stream_ok, resident_ok, small_cpu_ok;

@@ -137,7 +137,7 @@ bound rec1k 262144 "--record-size 1024 -k u32" "--record-size 1024 -k u32"
 $GEN -n 1000000 -k u64 -o "$d/at" 2> /dev/null
 small device gpu "$d/at" "-k u64" --parallel=1 --device=0
 small algorithm gpu "$d/at" "-k u64" --parallel=1 --algorithm=bitonic
-small merge-gpu gpu "$d/at" "-k u64" --parallel=1 --merge=gpu
+small merge-gpu gpu "$d/at" "-k u64" --parallel=1 --merge-engine=gpu
 small gpu-memory cpu "$d/at" "-k u64" --parallel=1 --gpu-memory 20M
 # no single CPU chunk under -S: the device's run phase and merge
 small not-one-chunk gpu "$d/at" "-k u64" --parallel=1 -S 8M
@@ -191,11 +191,11 @@ failed resident-kept GPUSORT_FAULT=gpu-fail -S 64M --gpu-memory 20M
 failed resident-spilled GPUSORT_FAULT=gpu-fail -S 8M --gpu-memory 4M -T "$d/tmp"
 failed chunked "GPUSORT_FAULT=gpu-fail GPUSORT_RESIDENT=0" -S 8M -T "$d/tmp"
 failed merge GPUSORT_FAULT=gpu-fail-merge -S 64M --gpu-memory 20M
-# --merge=gpu insists on the device: its failure is an error, the old output kept
+# --merge-engine=gpu insists on the device: its failure is an error, the old output kept
 printf 'old\n' > "$d/gf.out"
-GPUSORT_FAULT=gpu-fail-merge $G -k u64 -S 64M --gpu-memory 20M --merge=gpu "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
+GPUSORT_FAULT=gpu-fail-merge $G -k u64 -S 64M --gpu-memory 20M --merge-engine=gpu "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
 rc=$?
-if [ $rc = 2 ] && grep -q "^gpusort: --merge=gpu: GPU sort failed: merge" "$d/gf.err" && [ "$(cat "$d/gf.out")" = old ] &&
+if [ $rc = 2 ] && grep -q "^gpusort: --merge-engine=gpu: GPU sort failed: merge" "$d/gf.err" && [ "$(cat "$d/gf.out")" = old ] &&
 	[ -z "$(ls "$d/tmp")" ]; then echo "PASS fakegpu-gpu-fails-merge-gpu-asked"
 else bad fakegpu-gpu-fails-merge-gpu-asked "exit status $rc: $(head -n 1 "$d/gf.err")"; fi
 
@@ -238,7 +238,7 @@ piped kept "" -S 256M --gpu-memory 4M
 # with every run in memory, merged on the GPU; one that does not spills
 # from the first run that does not fit on, and merges on the CPU here (the
 # GPU merge of spilled runs would take groups of less than 4 MiB:
-# gpumerge_spill.h, --merge=auto)
+# gpumerge_spill.h, --merge-engine=auto)
 # pipe_runs NAME WANT("kept"|"spilled"): of the last piped case's --stats
 pipe_runs() {
 	runs=$(sed -n 's/.*chunk [0-9]* records, \([0-9]*\) runs (.*/\1/p' "$d/gp.err")
@@ -297,31 +297,31 @@ spill() {
 }
 # u64 key-only: 6 runs spilled, many groups (the device holds 4 MiB)
 $GEN -n 3000000 -k u64 -o "$d/in" 2> /dev/null; IN=$d/in
-spill u64 "-k u64" "-S 8M --gpu-memory 4M --merge=gpu"
+spill u64 "-k u64" "-S 8M --gpu-memory 4M --merge-engine=gpu"
 # many runs (-S 3M: the chunked path, 30 spilled and the last kept), ties
 # (few unique keys), -u, the ordering by the chunk sort
 $GEN -n 3000000 -k u64 --dist fewunique --seed 4 -o "$d/in" 2> /dev/null
-WANT_GROUPS=100 spill u64-many-runs "-k u64" "-S 3M --gpu-memory 2M --merge=gpu"
-spill u64-ties-u "-k u64 -u" "-S 4M --gpu-memory 4M --merge=gpu"
-spill u64-by-sort "-k u64" "-S 4M --gpu-memory 4M --merge=gpu" GPUSORT_GPU_MERGE=sort
+WANT_GROUPS=100 spill u64-many-runs "-k u64" "-S 3M --gpu-memory 2M --merge-engine=gpu"
+spill u64-ties-u "-k u64 -u" "-S 4M --gpu-memory 4M --merge-engine=gpu"
+spill u64-by-sort "-k u64" "-S 4M --gpu-memory 4M --merge-engine=gpu" GPUSORT_GPU_MERGE=sort
 # 16-byte records, a 4-byte key with ties at offset 4: stable, and -u
 $GEN -n 1000003 --record-size 16 -k u32@4 --dist fewunique -o "$d/in" 2> /dev/null
-spill rec16-ties "--record-size 16 -k u32@4" "-S 4M --gpu-memory 4M --merge=gpu"
-spill rec16-ties-u "--record-size 16 -k u32@4 -u" "-S 4M --gpu-memory 4M --merge=gpu"
+spill rec16-ties "--record-size 16 -k u32@4" "-S 4M --gpu-memory 4M --merge-engine=gpu"
+spill rec16-ties-u "--record-size 16 -k u32@4 -u" "-S 4M --gpu-memory 4M --merge-engine=gpu"
 # many small groups: the device holds 20000 records
-WANT_GROUPS=50 spill rec16-fake-cap "--record-size 16 -k u32@4" "-S 4M --merge=gpu" GPUSORT_FAKE_CAP=20000
-# 100-byte records with a 10-byte key (gensort's layout), --merge=auto with
+WANT_GROUPS=50 spill rec16-fake-cap "--record-size 16 -k u32@4" "-S 4M --merge-engine=gpu" GPUSORT_FAKE_CAP=20000
+# 100-byte records with a 10-byte key (gensort's layout), --merge-engine=auto with
 # the planner's size rule skipped (GPUSORT_SPILL_MERGE=gpu)
 $GEN -n 300000 --record-size 100 -k bytes10 -o "$d/in" 2> /dev/null
-spill rec100 "--record-size 100 -k bytes10" "-S 8M --gpu-memory 4M --merge=gpu"
+spill rec100 "--record-size 100 -k bytes10" "-S 8M --gpu-memory 4M --merge-engine=gpu"
 spill rec100-auto-knob "--record-size 100 -k bytes10" "-S 8M" GPUSORT_FAKE_CAP=30000 GPUSORT_SPILL_MERGE=gpu
 # several inputs, one of them a single record
 $GEN -n 900001 --record-size 12 -k u32@4 --dist fewunique -o "$d/a" 2> /dev/null
 $GEN -n 1 --record-size 12 -k u32@4 --seed 3 -o "$d/b" 2> /dev/null
 $GEN -n 700001 --record-size 12 -k u32@4 --seed 5 --dist zipf -o "$d/c" 2> /dev/null
 IN="$d/a $d/b $d/c"
-spill 3inputs "--record-size 12 -k u32@4" "-S 4M --merge=gpu" GPUSORT_FAKE_CAP=100000
-# --merge=auto on its own: groups of at least 4 MiB go to the device (the
+spill 3inputs "--record-size 12 -k u32@4" "-S 4M --merge-engine=gpu" GPUSORT_FAKE_CAP=100000
+# --merge-engine=auto on its own: groups of at least 4 MiB go to the device (the
 # merge's memory of -S 48M leaves 12 MiB of windows, two per run), and
 # GPUSORT_SPILL_MERGE=cpu sends them to the CPU
 $GEN -n 8000000 -k u64 --seed 6 -o "$d/in" 2> /dev/null; IN=$d/in
@@ -333,7 +333,7 @@ else bad fakegpu-spill-knob-cpu "$(grep -E 'groups|spilled runs' "$d/err" | tr '
 # runs kept and spilled (a pipe over -S: the first runs kept while they fit)
 $GEN -n 3000000 -k u64 -o "$d/in" 2> /dev/null
 $GS -k u64 --cpu "$d/in" > "$d/cpu"
-cat "$d/in" | $G -k u64 -S 64M --gpu-memory 4M -T "$d/tmp" --merge=gpu --verify --stats > "$d/gpu" 2> "$d/err"
+cat "$d/in" | $G -k u64 -S 64M --gpu-memory 4M -T "$d/tmp" --merge-engine=gpu --verify --stats > "$d/gpu" 2> "$d/err"
 rc=$?
 runs=$(sed -n 's/.*chunk [0-9]* records, \([0-9]*\) runs (.*/\1/p' "$d/err")
 spilled=$(sed -n 's/.* runs (\([0-9]*\) spilled).*/\1/p' "$d/err")
@@ -344,14 +344,14 @@ else bad fakegpu-spill-mixed "exit $rc, $runs runs, $spilled spilled: $(grep -v 
 # a corrupted spilled run read back by the GPU merge: the checksum error,
 # exit 2, the old output kept, no temp file
 printf 'old\n' > "$d/gf.out"
-GPUSORT_FAULT=corrupt-spill $G -k u64 -S 8M --gpu-memory 4M -T "$d/tmp" --merge=gpu "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
+GPUSORT_FAULT=corrupt-spill $G -k u64 -S 8M --gpu-memory 4M -T "$d/tmp" --merge-engine=gpu "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
 rc=$?
 if [ $rc = 2 ] && grep -Eq "^gpusort: temporary file .*/gpusort\.[A-Za-z0-9]{6}: checksum mismatch in block [0-9]+ of the run at byte [0-9]+ " "$d/gf.err" &&
 	[ "$(cat "$d/gf.out")" = old ] && [ -z "$(ls "$d/tmp")" ] && [ "$(wc -l < "$d/gf.err")" -eq 1 ]; then
 	echo "PASS fakegpu-spill-corrupt"
 else bad fakegpu-spill-corrupt "exit $rc: $(head -n 2 "$d/gf.err" | tr '\n' '|')"; fi
 # compressed runs (--compress-program) are read only through their
-# decompressor: the CPU merges them (--stats says why), and --merge=gpu is
+# decompressor: the CPU merges them (--stats says why), and --merge-engine=gpu is
 # an error that says so, the old output kept
 GPUSORT_SPILL_MERGE=gpu $G -k u64 -S 8M --gpu-memory 4M -T "$d/tmp" --compress-program=gzip --stats "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
 rc=$?
@@ -359,28 +359,28 @@ if [ $rc = 0 ] && cmp -s "$d/gf.out" "$d/cpu" &&
 	grep -q "spilled runs merged on the CPU, not the GPU: a run is compressed" "$d/gf.err"; then echo "PASS fakegpu-spill-compressed-cpu"
 else bad fakegpu-spill-compressed-cpu "exit $rc: $(grep -E 'spilled|gpusort: [^s]' "$d/gf.err" | tr '\n' '|')"; fi
 printf 'old\n' > "$d/gf.out"
-$G -k u64 -S 8M --gpu-memory 4M -T "$d/tmp" --compress-program=gzip --merge=gpu "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
+$G -k u64 -S 8M --gpu-memory 4M -T "$d/tmp" --compress-program=gzip --merge-engine=gpu "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
 rc=$?
-if [ $rc = 2 ] && grep -q "^gpusort: --merge=gpu: the GPU merge cannot take these runs: a run is compressed" "$d/gf.err" &&
+if [ $rc = 2 ] && grep -q "^gpusort: --merge-engine=gpu: the GPU merge cannot take these runs: a run is compressed" "$d/gf.err" &&
 	[ "$(cat "$d/gf.out")" = old ] && [ -z "$(ls "$d/tmp")" ]; then echo "PASS fakegpu-spill-compressed-merge-gpu-asked"
 else bad fakegpu-spill-compressed-merge-gpu-asked "exit $rc: $(head -n 1 "$d/gf.err")"; fi
-# the device fails on the first group: --merge=gpu is an error (old output
-# kept); under --merge=auto the CPU merges, same output, a warning
+# the device fails on the first group: --merge-engine=gpu is an error (old output
+# kept); under --merge-engine=auto the CPU merges, same output, a warning
 printf 'old\n' > "$d/gf.out"
-GPUSORT_FAULT=gpu-fail-merge $G -k u64 -S 8M --gpu-memory 4M -T "$d/tmp" --merge=gpu "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
+GPUSORT_FAULT=gpu-fail-merge $G -k u64 -S 8M --gpu-memory 4M -T "$d/tmp" --merge-engine=gpu "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
 rc=$?
-if [ $rc = 2 ] && grep -q "^gpusort: --merge=gpu: GPU sort failed: merge" "$d/gf.err" && [ "$(cat "$d/gf.out")" = old ] &&
+if [ $rc = 2 ] && grep -q "^gpusort: --merge-engine=gpu: GPU sort failed: merge" "$d/gf.err" && [ "$(cat "$d/gf.out")" = old ] &&
 	[ -z "$(ls "$d/tmp")" ]; then echo "PASS fakegpu-spill-gpu-fails-merge-gpu-asked"
 else bad fakegpu-spill-gpu-fails-merge-gpu-asked "exit status $rc: $(head -n 1 "$d/gf.err")"; fi
 failed spill-merge "GPUSORT_FAULT=gpu-fail-merge GPUSORT_SPILL_MERGE=gpu" -S 8M --gpu-memory 4M -T "$d/tmp"
 # ... and on a later group, after the ones before were written: the CPU
 # merges it and the rest from the windows, same output (a device dead from
 # the fourth group from the end on, the last group refused)
-GPUSORT_FAULT_COUNT="$d/cnt" $G -k u64 -S 8M --gpu-memory 4M -T "$d/tmp" --merge=gpu "$d/in" -o "$d/gf.out" 2> /dev/null
+GPUSORT_FAULT_COUNT="$d/cnt" $G -k u64 -S 8M --gpu-memory 4M -T "$d/tmp" --merge-engine=gpu "$d/in" -o "$d/gf.out" 2> /dev/null
 last=$(sed -n 's/^gpu-launch //p' "$d/cnt")
 for f in "gpu-launch@$((last - 3))+" "gpu-launch@$last:ENOMEM"; do
 	nm="fakegpu-spill-gpu-fails-later-group[$f]"
-	GPUSORT_FAULT=$f $G -k u64 -S 8M --gpu-memory 4M -T "$d/tmp" --merge=gpu --verify --stats "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
+	GPUSORT_FAULT=$f $G -k u64 -S 8M --gpu-memory 4M -T "$d/tmp" --merge-engine=gpu --verify --stats "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
 	rc=$?
 	st=$(grep 'gpu merge of spilled runs' "$d/gf.err")
 	groups=$(echo "$st" | sed -n 's/.*spilled runs: \([0-9]*\) groups on the device.*/\1/p')

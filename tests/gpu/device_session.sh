@@ -62,7 +62,7 @@ for step in "$@"; do
 			same_one rec16-2keys "-n 16M --record-size 16 -k u64@8 -k i32@0 --dist zipf" "--record-size 16 -k u64@8 -k i32@0:r --device 0"
 			same_one u64-chunks-kept "-n 32M -k u64 --dist zipf" "-k u64 --gpu-memory 64M"
 			same_one u64-chunks-spilled "-n 32M -k u64" "-k u64 --gpu-memory 64M -S 128M"
-			same_one rec100-gpu-merge "-n 4M --record-size 100 -k bytes10 --dist fewunique" "--record-size 100 -k bytes10 --gpu-memory 64M --merge=gpu"
+			same_one rec100-gpu-merge "-n 4M --record-size 100 -k bytes10 --dist fewunique" "--record-size 100 -k bytes10 --gpu-memory 64M --merge-engine=gpu"
 			same_one u64-pipe "-n 32M -k u64" "-k u64 --device 0" cat
 			same_one u64-small-cpu "-n 8M -k u64" "-k u64"
 		} > "$O/same.log" 2>&1

@@ -134,50 +134,50 @@ overlap "gpu-overlap-gpu-oom" "-n 1M -k u64" "-k u64" "-S 8M" GPUSORT_FAULT=gpu-
 overlap "gpu-overlap-gpu-oom-prefetched" "-n 8M -k u64" "-k u64" "--gpu-memory 16M -S 64M" GPUSORT_FAULT=gpu-oom-prefetched
 # the GPU merge: device-sized runs kept in memory, cut into groups that fit
 # the device, each ordered there; against the CPU engine and the CPU merge
-one "gpu-id-gpumerge-u64" "-n 8M -k u64 --dist zipf" "-k u64" "--gpu-memory 8M --merge=gpu"
-one "gpu-id-gpumerge-rec16-ties" "-n 3M --record-size 16 -k u64@8 -k i32@0 --dist fewunique" "--record-size 16 -k u64@8 -k i32@0:r" "--gpu-memory 16M --merge=gpu"
-one "gpu-id-gpumerge-rec100" "-n 1M --record-size 100 -k bytes10 --dist equal" "--record-size 100 -k bytes10" "--gpu-memory 32M --merge=gpu"
-one "gpu-id-gpumerge-unique" "-n 4M --record-size 12 -k u32@4 --dist fewunique" "--record-size 12 -k u32@4 -u" "--gpu-memory 8M --merge=gpu"
-one "gpu-id-gpumerge-bytes20" "-n 2M --record-size 32 -k bytes20@4 --dist fewunique" "--record-size 32 -k bytes20@4" "--gpu-memory 16M --merge=gpu"
+one "gpu-id-gpumerge-u64" "-n 8M -k u64 --dist zipf" "-k u64" "--gpu-memory 8M --merge-engine=gpu"
+one "gpu-id-gpumerge-rec16-ties" "-n 3M --record-size 16 -k u64@8 -k i32@0 --dist fewunique" "--record-size 16 -k u64@8 -k i32@0:r" "--gpu-memory 16M --merge-engine=gpu"
+one "gpu-id-gpumerge-rec100" "-n 1M --record-size 100 -k bytes10 --dist equal" "--record-size 100 -k bytes10" "--gpu-memory 32M --merge-engine=gpu"
+one "gpu-id-gpumerge-unique" "-n 4M --record-size 12 -k u32@4 --dist fewunique" "--record-size 12 -k u32@4 -u" "--gpu-memory 8M --merge-engine=gpu"
+one "gpu-id-gpumerge-bytes20" "-n 2M --record-size 32 -k bytes20@4 --dist fewunique" "--record-size 32 -k bytes20@4" "--gpu-memory 16M --merge-engine=gpu"
 # the same through the sort-based ordering the merge kernel replaced
-one "gpu-id-gpumerge-u64-by-sort" "-n 8M -k u64 --dist zipf" "-k u64" "--gpu-memory 8M --merge=gpu" GPUSORT_GPU_MERGE=sort
-one "gpu-id-gpumerge-rec16-ties-by-sort" "-n 3M --record-size 16 -k u64@8 -k i32@0 --dist fewunique" "--record-size 16 -k u64@8 -k i32@0:r" "--gpu-memory 16M --merge=gpu" GPUSORT_GPU_MERGE=sort
-one "gpu-id-gpumerge-bytes20-by-sort" "-n 2M --record-size 32 -k bytes20@4 --dist fewunique" "--record-size 32 -k bytes20@4" "--gpu-memory 16M --merge=gpu" GPUSORT_GPU_MERGE=sort
+one "gpu-id-gpumerge-u64-by-sort" "-n 8M -k u64 --dist zipf" "-k u64" "--gpu-memory 8M --merge-engine=gpu" GPUSORT_GPU_MERGE=sort
+one "gpu-id-gpumerge-rec16-ties-by-sort" "-n 3M --record-size 16 -k u64@8 -k i32@0 --dist fewunique" "--record-size 16 -k u64@8 -k i32@0:r" "--gpu-memory 16M --merge-engine=gpu" GPUSORT_GPU_MERGE=sort
+one "gpu-id-gpumerge-bytes20-by-sort" "-n 2M --record-size 32 -k bytes20@4 --dist fewunique" "--record-size 32 -k bytes20@4" "--gpu-memory 16M --merge-engine=gpu" GPUSORT_GPU_MERGE=sort
 # key-only u32 and a 2-byte key (u64 elements) through the merge kernel, many groups
-one "gpu-id-gpumerge-u32" "-n 8M -k u32 --dist fewunique" "-k u32" "--gpu-memory 8M --merge=gpu"
-one "gpu-id-gpumerge-u16-rec8" "-n 4M --record-size 8 -k u16@2 --dist fewunique" "--record-size 8 -k u16@2:r" "--gpu-memory 8M --merge=gpu"
-one "gpu-id-cpumerge-u64" "-n 8M -k u64 --dist zipf" "-k u64" "--gpu-memory 8M --merge=cpu"
+one "gpu-id-gpumerge-u32" "-n 8M -k u32 --dist fewunique" "-k u32" "--gpu-memory 8M --merge-engine=gpu"
+one "gpu-id-gpumerge-u16-rec8" "-n 4M --record-size 8 -k u16@2 --dist fewunique" "--record-size 8 -k u16@2:r" "--gpu-memory 8M --merge-engine=gpu"
+one "gpu-id-cpumerge-u64" "-n 8M -k u64 --dist zipf" "-k u64" "--gpu-memory 8M --merge-engine=cpu"
 # spilled runs merged on the GPU (gpumerge_spill.c): groups planned from
 # the runs' samples, each run read back once; many groups (a small device,
 # a small -S), ties, -u, 100-byte records, the sort-based ordering, and
-# --merge=auto with its size rule skipped (GPUSORT_SPILL_MERGE=gpu)
-one "gpu-id-spillmerge-u64" "-n 8M -k u64 --dist zipf" "-k u64" "--gpu-memory 8M -S 16M -T $d --merge=gpu"
-one "gpu-id-spillmerge-rec16-ties" "-n 3M --record-size 16 -k u64@8 -k i32@0 --dist fewunique" "--record-size 16 -k u64@8 -k i32@0:r" "--gpu-memory 16M -S 16M -T $d --merge=gpu"
-one "gpu-id-spillmerge-rec100" "-n 1M --record-size 100 -k bytes10 --dist fewunique" "--record-size 100 -k bytes10" "--gpu-memory 32M -S 32M -T $d --merge=gpu"
-one "gpu-id-spillmerge-unique" "-n 4M --record-size 12 -k u32@4 --dist fewunique" "--record-size 12 -k u32@4 -u" "--gpu-memory 8M -S 8M -T $d --merge=gpu"
-one "gpu-id-spillmerge-u32-by-sort" "-n 8M -k u32 --dist fewunique" "-k u32" "--gpu-memory 8M -S 8M -T $d --merge=gpu" GPUSORT_GPU_MERGE=sort
+# --merge-engine=auto with its size rule skipped (GPUSORT_SPILL_MERGE=gpu)
+one "gpu-id-spillmerge-u64" "-n 8M -k u64 --dist zipf" "-k u64" "--gpu-memory 8M -S 16M -T $d --merge-engine=gpu"
+one "gpu-id-spillmerge-rec16-ties" "-n 3M --record-size 16 -k u64@8 -k i32@0 --dist fewunique" "--record-size 16 -k u64@8 -k i32@0:r" "--gpu-memory 16M -S 16M -T $d --merge-engine=gpu"
+one "gpu-id-spillmerge-rec100" "-n 1M --record-size 100 -k bytes10 --dist fewunique" "--record-size 100 -k bytes10" "--gpu-memory 32M -S 32M -T $d --merge-engine=gpu"
+one "gpu-id-spillmerge-unique" "-n 4M --record-size 12 -k u32@4 --dist fewunique" "--record-size 12 -k u32@4 -u" "--gpu-memory 8M -S 8M -T $d --merge-engine=gpu"
+one "gpu-id-spillmerge-u32-by-sort" "-n 8M -k u32 --dist fewunique" "-k u32" "--gpu-memory 8M -S 8M -T $d --merge-engine=gpu" GPUSORT_GPU_MERGE=sort
 one "gpu-id-spillmerge-u64-auto" "-n 8M -k u64" "-k u64" "--gpu-memory 16M -S 16M -T $d" GPUSORT_SPILL_MERGE=gpu
-# --merge=gpu (merge kernel), --merge=gpu with GPUSORT_GPU_MERGE=sort and --merge=cpu: one output
+# --merge-engine=gpu (merge kernel), --merge-engine=gpu with GPUSORT_GPU_MERGE=sort and --merge-engine=cpu: one output
 $GEN -n 6M --record-size 16 -k u64@8 -k i32@0 --dist fewunique -o "$d/m16" 2> /dev/null
 nm=gpu-id-merge-gpu-vs-sort-vs-cpu
-if ! $G --record-size 16 -k u64@8 -k i32@0:r --gpu-memory 16M --merge=gpu --stats "$d/m16" -o "$d/gpu" 2> "$d/gpu.err"; then
+if ! $G --record-size 16 -k u64@8 -k i32@0:r --gpu-memory 16M --merge-engine=gpu --stats "$d/m16" -o "$d/gpu" 2> "$d/gpu.err"; then
 	echo "FAIL $nm: merge kernel: $(head -n 1 "$d/gpu.err")"; fails=1
 elif ! grep -q " [1-9][0-9]* groups merged on the GPU" "$d/gpu.err"; then
 	echo "FAIL $nm: --stats shows no GPU merge groups"; fails=1
-elif ! GPUSORT_GPU_MERGE=sort $G --record-size 16 -k u64@8 -k i32@0:r --gpu-memory 16M --merge=gpu "$d/m16" -o "$d/sort" 2> "$d/gpu.err"; then
+elif ! GPUSORT_GPU_MERGE=sort $G --record-size 16 -k u64@8 -k i32@0:r --gpu-memory 16M --merge-engine=gpu "$d/m16" -o "$d/sort" 2> "$d/gpu.err"; then
 	echo "FAIL $nm: GPUSORT_GPU_MERGE=sort: $(head -n 1 "$d/gpu.err")"; fails=1
-elif ! $G --record-size 16 -k u64@8 -k i32@0:r --gpu-memory 16M --merge=cpu "$d/m16" -o "$d/cpu" 2> "$d/gpu.err"; then
-	echo "FAIL $nm: --merge=cpu: $(head -n 1 "$d/gpu.err")"; fails=1
+elif ! $G --record-size 16 -k u64@8 -k i32@0:r --gpu-memory 16M --merge-engine=cpu "$d/m16" -o "$d/cpu" 2> "$d/gpu.err"; then
+	echo "FAIL $nm: --merge-engine=cpu: $(head -n 1 "$d/gpu.err")"; fails=1
 elif cmp -s "$d/gpu" "$d/cpu" && cmp -s "$d/sort" "$d/cpu"; then echo "PASS $nm"
 else echo "FAIL $nm: outputs differ"; fails=1; fi
-if $G -k u64 --gpu-memory 8M --merge=gpu --stats "$d/in" -o "$d/gpu" 2>&1 | grep -q " [1-9][0-9]* groups merged on the GPU"; then
+if $G -k u64 --gpu-memory 8M --merge-engine=gpu --stats "$d/in" -o "$d/gpu" 2>&1 | grep -q " [1-9][0-9]* groups merged on the GPU"; then
 	echo "PASS gpu-merge-reported"
 else
 	echo "FAIL gpu-merge-reported: --stats shows no GPU merge groups"; fails=1
 fi
-# --merge=gpu on runs that were spilled: read back and merged on the GPU
+# --merge-engine=gpu on runs that were spilled: read back and merged on the GPU
 if ! only gpu-merge-spilled; then :
-elif ! $G -k u64 --gpu-memory 8M -S 70M --merge=gpu --stats "$d/in" -o "$d/gpu" 2> "$d/gpu.err"; then
+elif ! $G -k u64 --gpu-memory 8M -S 70M --merge-engine=gpu --stats "$d/in" -o "$d/gpu" 2> "$d/gpu.err"; then
 	echo "FAIL gpu-merge-spilled: $(head -n 1 "$d/gpu.err")"; fails=1
 elif ! $GI -k u64 --cpu "$d/in" -o "$d/cpu" 2> /dev/null || ! cmp -s "$d/gpu" "$d/cpu"; then
 	echo "FAIL gpu-merge-spilled: GPU output differs from CPU"; fails=1

@@ -1,0 +1,161 @@
+/* text_cmp.c - GNU sort's line comparison under LC_ALL=C (text_cmp.h). */
+#include "text_cmp.h"
+#include "text_hash.h"
+#include "text_num.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int text_ignored(int ignore, unsigned char c)
+{
+	if (ignore == TEXT_IGNORE_NONPRINTING)
+		return c < 0x20 || c > 0x7e;
+	if (ignore == TEXT_IGNORE_NONDICT) /* not alphanumeric, not a blank */
+		return !((c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z') || text_blank(c));
+	return 0;
+}
+
+static inline unsigned char fold(unsigned char c)
+{
+	return c >= 'a' && c <= 'z' ? (unsigned char)(c - 32) : c;
+}
+
+/* Past `words` fields from p (GNU's field walk; `keep_tab`: step over the
+ * last separator too). */
+static const uint8_t *skip_fields(const text_spec *s, const uint8_t *p, const uint8_t *lim, size_t words,
+				  int keep_tab)
+{
+	if (s->tab != TEXT_TAB_DEFAULT) {
+		while (p < lim && words--) {
+			const uint8_t *t = memchr(p, s->tab, (size_t)(lim - p));
+			p = t ? t : lim;
+			if (p < lim && (words || keep_tab))
+				p++;
+		}
+	} else {
+		while (p < lim && words--) {
+			while (p < lim && text_blank(*p))
+				p++;
+			while (p < lim && !text_blank(*p))
+				p++;
+		}
+	}
+	return p;
+}
+
+void text_key_bounds(const text_spec *s, const text_key *k, const uint8_t *line, size_t len, const uint8_t **beg,
+		     const uint8_t **lim)
+{
+	const uint8_t *end = line + len, *b = line, *e = end;
+	if (k->sword != SIZE_MAX)
+		b = skip_fields(s, line, end, k->sword, 1);
+	if (k->skipsblanks)
+		while (b < end && text_blank(*b))
+			b++;
+	b = (size_t)(end - b) < k->schar ? end : b + k->schar;
+	if (k->eword != SIZE_MAX) {
+		/* echar 0: to the end of field eword, so one field more, without its separator */
+		e = skip_fields(s, line, end, k->echar ? k->eword : k->eword + 1, k->echar != 0);
+		if (k->echar) {
+			if (k->skipeblanks)
+				while (e < end && text_blank(*e))
+					e++;
+			e = (size_t)(end - e) < k->echar ? end : e + k->echar;
+		}
+	}
+	*beg = b;
+	*lim = e > b ? e : b;
+}
+
+/* The bytes of [p, p + n) that key k compares (-d/-i dropped, -f folded)
+ * into out; returns how many. */
+static size_t transform(const text_key *k, const uint8_t *p, size_t n, uint8_t *out)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!text_ignored(k->ignore, p[i]))
+			out[m++] = k->fold ? fold(p[i]) : p[i];
+	return m;
+}
+
+/* A key that compares by value (-n -g -h -M -R -V), on its transformed bytes. */
+static int value_cmp(const text_spec *s, const text_key *k, const uint8_t *a, size_t la, const uint8_t *b, size_t lb)
+{
+	if (k->numeric)
+		return text_num_cmp(a, la, b, lb);
+	if (k->general)
+		return text_general_cmp(a, la, b, lb);
+	if (k->human)
+		return text_human_cmp(a, la, b, lb);
+	if (k->month)
+		return text_month(a, la) - text_month(b, lb);
+	if (k->random)
+		return text_hash_cmp(s->salt, a, la, b, lb);
+	return text_version_cmp(a, la, b, lb);
+}
+
+/* The bytes order of two keys under -d/-i and -f, without copies. */
+static int filtered_cmp(const text_key *k, const uint8_t *a, const uint8_t *la, const uint8_t *b, const uint8_t *lb)
+{
+	for (;;) {
+		while (a < la && text_ignored(k->ignore, *a))
+			a++;
+		while (b < lb && text_ignored(k->ignore, *b))
+			b++;
+		if (!(a < la && b < lb))
+			return (a < la) - (b < lb);
+		int d = k->fold ? fold(*a) - fold(*b) : *a - *b;
+		if (d)
+			return d;
+		a++, b++;
+	}
+}
+
+static int key_cmp(const text_spec *s, const text_key *k, const uint8_t *ta, const uint8_t *la, const uint8_t *tb,
+		   const uint8_t *lb)
+{
+	size_t na = (size_t)(la - ta), nb = (size_t)(lb - tb);
+	if (k->numeric || k->general || k->human || k->month || k->random || k->version) {
+		if (!k->ignore && !k->fold)
+			return value_cmp(s, k, ta, na, tb, nb);
+		uint8_t small[512], *buf = small;
+		if (na + nb > sizeof small && !(buf = malloc(na + nb)))
+			abort(); /* no memory for a copy of two keys */
+		size_t ma = transform(k, ta, na, buf), mb = transform(k, tb, nb, buf + na);
+		int d = value_cmp(s, k, buf, ma, buf + na, mb);
+		if (buf != small)
+			free(buf);
+		return d;
+	}
+	if (k->ignore || k->fold)
+		return filtered_cmp(k, ta, la, tb, lb);
+	int d = memcmp(ta, tb, na < nb ? na : nb);
+	return d ? d : (na > nb) - (na < nb);
+}
+
+int text_keys_cmp(const text_spec *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	for (int i = 0; i < s->nkeys; i++) {
+		const text_key *k = &s->key[i];
+		const uint8_t *ta, *la, *tb, *lb;
+		text_key_bounds(s, k, a, alen, &ta, &la);
+		text_key_bounds(s, k, b, blen, &tb, &lb);
+		int d = key_cmp(s, k, ta, la, tb, lb);
+		if (d)
+			return k->reverse ? (d < 0) - (d > 0) : d;
+	}
+	return 0;
+}
+
+int text_cmp(const text_spec *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	if (s->nkeys) {
+		int d = text_keys_cmp(s, a, alen, b, blen);
+		if (d || s->unique || s->stable)
+			return d;
+	}
+	int d = memcmp(a, b, alen < blen ? alen : blen);
+	if (!d)
+		d = (alen > blen) - (alen < blen);
+	return s->reverse ? (d < 0) - (d > 0) : d;
+}

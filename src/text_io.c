@@ -1,0 +1,261 @@
+/* text_io.c - line reader and writer (text_io.h). */
+#define _GNU_SOURCE
+#include "text_io.h"
+#include "text_cmp.h"
+#include "../io/io_fault.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+static int reader_init(text_reader *r, unsigned char eol, size_t bufsize)
+{
+	memset(r, 0, sizeof *r);
+	r->fd = -1;
+	r->eol = eol;
+	r->cap = bufsize < 4096 ? 4096 : bufsize;
+	return (r->buf = malloc(r->cap)) ? 0 : -ENOMEM;
+}
+
+int text_reader_open(text_reader *r, const char *path, unsigned char eol, size_t bufsize)
+{
+	if (reader_init(r, eol, bufsize))
+		return -ENOMEM;
+	snprintf(r->name, sizeof r->name, "%s", path);
+	if (!strcmp(path, "-")) {
+		r->fd = STDIN_FILENO;
+		return 0;
+	}
+	r->fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		int e = -errno;
+		free(r->buf);
+		r->buf = NULL;
+		return e;
+	}
+	r->own = 1;
+	return 0;
+}
+
+int text_reader_open_run(text_reader *r, int fd, int positioned, uint64_t want, unsigned char eol, size_t bufsize)
+{
+	if (reader_init(r, eol, bufsize))
+		return -ENOMEM;
+	r->fd = fd;
+	r->positioned = positioned;
+	r->want = want;
+	if (!(r->xxh = XXH3_createState())) {
+		free(r->buf);
+		r->buf = NULL;
+		return -ENOMEM;
+	}
+	XXH3_64bits_reset(r->xxh);
+	snprintf(r->name, sizeof r->name, "a spilled run");
+	return 0;
+}
+
+/* Read more bytes after buf[end), moving or growing the buffer as needed.
+ * Returns bytes read, 0 at the end, or -errno. */
+static ssize_t fill(text_reader *r)
+{
+	if (r->beg > 0 && r->end == r->cap) {
+		memmove(r->buf, r->buf + r->beg, r->end - r->beg);
+		r->end -= r->beg;
+		r->beg = 0;
+	}
+	if (r->end == r->cap) {
+		uint8_t *nb = realloc(r->buf, r->cap * 2);
+		if (!nb)
+			return -ENOMEM;
+		r->buf = nb;
+		r->cap *= 2;
+	}
+	for (;;) {
+		size_t want = r->cap - r->end;
+		ssize_t n = io_fault_rw(IO_FAULT_READ, &want) ? -1
+			    : r->positioned ? pread(r->fd, r->buf + r->end, want, (off_t)r->off)
+					    : read(r->fd, r->buf + r->end, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n > 0 && r->xxh && io_fault_is("corrupt-spill"))
+			r->buf[r->end] ^= 1; /* a bad disk: the run's hash must catch it */
+		if (r->xxh)
+			XXH3_64bits_update(r->xxh, r->buf + r->end, (size_t)n);
+		r->off += (uint64_t)n;
+		r->end += (size_t)n;
+		return n;
+	}
+}
+
+int text_reader_next(text_reader *r, const uint8_t **line, size_t *len)
+{
+	size_t scanned = r->beg;
+	for (;;) {
+		uint8_t *e = memchr(r->buf + scanned, r->eol, r->end - scanned);
+		if (e) {
+			*line = r->buf + r->beg;
+			*len = (size_t)(e - *line);
+			r->beg = (size_t)(e - r->buf) + 1;
+			r->lines++;
+			return 1;
+		}
+		if (r->eof) {
+			if (r->beg == r->end)
+				return 0;
+			*line = r->buf + r->beg; /* the last line, without its delimiter */
+			*len = r->end - r->beg;
+			r->beg = r->end;
+			r->lines++;
+			return 1;
+		}
+		size_t have = r->end - r->beg;
+		ssize_t n = fill(r);
+		if (n < 0)
+			return (int)n;
+		scanned = r->beg + have; /* fill may have moved the bytes */
+		if (n == 0) {
+			r->eof = 1;
+			if (r->xxh && XXH3_64bits_digest(r->xxh) != r->want)
+				return -EBADMSG;
+		}
+	}
+}
+
+void text_reader_close(text_reader *r)
+{
+	if (r->own && r->fd >= 0)
+		close(r->fd);
+	if (r->xxh)
+		XXH3_freeState(r->xxh);
+	free(r->buf);
+	memset(r, 0, sizeof *r);
+	r->fd = -1;
+}
+
+int text_writer_open(text_writer *w, int fd, size_t bufsize, unsigned char eol, const text_spec *unique, int hash)
+{
+	memset(w, 0, sizeof *w);
+	w->fd = fd;
+	w->cap = bufsize < 4096 ? 4096 : bufsize;
+	w->unique = unique;
+	w->eol = eol;
+	if (!(w->buf = malloc(w->cap)))
+		return -ENOMEM;
+	if (hash) {
+		if (!(w->xxh = XXH3_createState())) {
+			free(w->buf);
+			return -ENOMEM;
+		}
+		XXH3_64bits_reset(w->xxh);
+	}
+	return 0;
+}
+
+static int put(text_writer *w, const uint8_t *p, size_t n)
+{
+	if (w->xxh)
+		XXH3_64bits_update(w->xxh, p, n);
+	w->bytes += n;
+	while (n) {
+		if (w->len == w->cap) {
+			int rc = text_writer_flush(w, NULL);
+			if (rc)
+				return rc;
+		}
+		if (!w->len && n >= w->cap) { /* a long line: straight out */
+			size_t want = n;
+			ssize_t k = io_fault_rw(IO_FAULT_WRITE, &want) ? -1 : write(w->fd, p, want);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0)
+				return -errno;
+			p += k, n -= (size_t)k;
+			continue;
+		}
+		size_t k = w->cap - w->len < n ? w->cap - w->len : n;
+		memcpy(w->buf + w->len, p, k);
+		w->len += k, p += k, n -= k;
+	}
+	return 0;
+}
+
+uint64_t text_line_hash(const uint8_t *line, size_t len)
+{
+	return XXH3_64bits(line, len);
+}
+
+/* Keep a copy of the line just written (-u and --verify compare with it). */
+static int keep_last(text_writer *w, const uint8_t *line, size_t len)
+{
+	if (len > w->last_cap) {
+		size_t cap = len * 2 + 64;
+		uint8_t *nl = realloc(w->last, cap);
+		if (!nl)
+			return -ENOMEM;
+		w->last = nl;
+		w->last_cap = cap;
+	}
+	memcpy(w->last, line, len);
+	w->last_len = len;
+	w->have_last = 1;
+	return 0;
+}
+
+int text_writer_line(text_writer *w, const uint8_t *line, size_t len)
+{
+	int d = 1;
+	if (w->have_last && (w->unique || w->verify))
+		d = text_cmp(w->unique ? w->unique : w->verify, w->last, w->last_len, line, len);
+	if (w->unique && !d)
+		return 0;
+	if (w->verify) {
+		if (d > 0 && w->have_last && !w->vbad)
+			w->vbad = w->lines + 1;
+		w->vsum += text_line_hash(line, len);
+	}
+	if ((w->unique || w->verify) && keep_last(w, line, len))
+		return -ENOMEM;
+	w->lines++;
+	int rc = put(w, line, len);
+	return rc ? rc : put(w, &w->eol, 1);
+}
+
+int text_writer_bytes(text_writer *w, const uint8_t *buf, size_t n, uint64_t lines)
+{
+	w->lines += lines;
+	return put(w, buf, n);
+}
+
+int text_writer_flush(text_writer *w, uint64_t *hash)
+{
+	size_t done = 0;
+	while (done < w->len) {
+		size_t want = w->len - done;
+		ssize_t k = io_fault_rw(IO_FAULT_WRITE, &want) ? -1 : write(w->fd, w->buf + done, want);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		done += (size_t)k;
+	}
+	w->len = 0;
+	if (hash)
+		*hash = w->xxh ? XXH3_64bits_digest(w->xxh) : 0;
+	return 0;
+}
+
+void text_writer_close(text_writer *w)
+{
+	if (w->xxh)
+		XXH3_freeState(w->xxh);
+	free(w->buf);
+	free(w->last);
+	memset(w, 0, sizeof *w);
+}

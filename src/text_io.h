@@ -1,0 +1,97 @@
+/*
+ * text_io.h - lines in and out: a reader that hands out one line at a time
+ * from a file, a pipe or a spilled run (checking a run's XXH3 when it has
+ * read it all), and a buffered writer with -u's filter. Lines are handed
+ * out and taken without their delimiter; a last line without one is a
+ * line.
+ */
+#ifndef GPUSORT_TEXT_IO_H
+#define GPUSORT_TEXT_IO_H
+#include <stddef.h>
+#include <stdint.h>
+#include "text_spec.h"
+
+typedef struct text_reader {
+	int fd;
+	int own;               /* close fd in text_reader_close */
+	uint64_t off;          /* next byte to read: a run's are read by offset */
+	int positioned;        /* read with pread from off (a spilled run), else read() */
+	uint8_t *buf;
+	size_t cap, beg, end;  /* unread bytes: buf[beg, end) */
+	int eof;
+	unsigned char eol;
+	uint64_t lines;        /* lines handed out */
+	void *xxh;             /* a run's running hash, or NULL */
+	uint64_t want;         /* the run's hash, checked at its end */
+	char name[4096];       /* for messages */
+} text_reader;
+
+/*
+ * Open a reader on path ("-": standard input). bufsize: the first
+ * buffer's bytes (it grows for a longer line). Returns 0 or -errno.
+ */
+int text_reader_open(text_reader *r, const char *path, unsigned char eol, size_t bufsize);
+
+/*
+ * Open a reader on a run: descriptor fd, read from offset 0 with pread
+ * (positioned) or as a stream (a decompressor's pipe), its XXH3 checked
+ * against want at its end. fd stays the caller's. Returns 0 or -ENOMEM.
+ */
+int text_reader_open_run(text_reader *r, int fd, int positioned, uint64_t want, unsigned char eol, size_t bufsize);
+
+/*
+ * The next line: *line and *len (without the delimiter), valid until the
+ * next call. Returns 1, 0 at the end, -errno on a read error, or -EBADMSG
+ * when a run's hash does not match.
+ */
+int text_reader_next(text_reader *r, const uint8_t **line, size_t *len);
+
+void text_reader_close(text_reader *r);
+
+typedef struct text_writer {
+	int fd;
+	uint8_t *buf;
+	size_t len, cap;
+	unsigned char eol;
+	const text_spec *unique; /* -u: drop a line equal to the last one written; NULL: keep all */
+	uint8_t *last;
+	size_t last_len, last_cap;
+	int have_last;
+	uint64_t lines, bytes;   /* written */
+	void *xxh;               /* a run's running hash, or NULL */
+	const text_spec *verify; /* --verify: check the order and sum the lines (text_line_hash); NULL: off */
+	uint64_t vsum;           /* --verify: the sum of the written lines' hashes */
+	uint64_t vbad;           /* --verify: the number of the first line out of order; 0: none */
+} text_writer;
+
+/* --verify's hash of one line: sums of these compare multisets of lines. */
+uint64_t text_line_hash(const uint8_t *line, size_t len);
+
+/*
+ * Start a writer on fd with a buffer of bufsize bytes, lines ending in eol;
+ * unique: the spec
+ * whose -u applies, or NULL; hash: 1 to hash what is written (a run).
+ * Returns 0 or -ENOMEM.
+ */
+int text_writer_open(text_writer *w, int fd, size_t bufsize, unsigned char eol, const text_spec *unique, int hash);
+
+/*
+ * Write one line and its delimiter (unless -u drops it); with w->verify
+ * set, check it against the last line written and add its hash to vsum.
+ * Returns 0 or -errno.
+ */
+int text_writer_line(text_writer *w, const uint8_t *line, size_t len);
+
+/*
+ * Write n bytes holding `lines` whole lines, delimiters included, as they
+ * are (no -u, no --verify: the caller makes sure neither is on).
+ * Returns 0 or -errno.
+ */
+int text_writer_bytes(text_writer *w, const uint8_t *buf, size_t n, uint64_t lines);
+
+/* Write out the buffer. Returns 0 or -errno. *hash (may be NULL): the run's hash. */
+int text_writer_flush(text_writer *w, uint64_t *hash);
+
+void text_writer_close(text_writer *w);
+
+#endif

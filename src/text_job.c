@@ -1,0 +1,602 @@
+/* text_job.c - a sort, merge or check of text lines (text_job.h). */
+#define _GNU_SOURCE
+#include "text_job.h"
+#include "engine.h"
+#include "text_cmp.h"
+#include "text_gather.h"
+#include "text_io.h"
+#include "text_load.h"
+#include "text_merge.h"
+#include "text_sort.h"
+#include "util.h"
+#include "../io/io.h"
+#include "../io/io_fault.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#define TEXT_FANIN 16                    /* runs merged at once without --batch-size (sort(1)'s too) */
+#define TEXT_GPU_MIN_LINES ((size_t)1 << 20) /* a lone chunk smaller than this is not worth starting a GPU */
+#define TEXT_NAMED_ROOM 64 /* fewer free descriptors than this: runs are named files, closed between passes */
+#define TEXT_MIN_BUDGET ((size_t)16 << 10) /* -S 1K still sorts, in many small runs, as sort(1) does */
+
+/* A sorted sequence the merge reads: an input file (-m) or a spilled run. */
+typedef struct item {
+	const char *path; /* an input, or NULL for a run */
+	int fd;           /* a run's descriptor; -1 while a named run is closed */
+	uint64_t hash;    /* a run's XXH3 */
+	char *tmp;        /* a named run's path (descriptors short), or NULL: an unlinked file */
+	int slot;         /* tmp's registration for removal on signals, or -1 */
+} item;
+
+typedef struct tjob {
+	const job_opts *o;
+	const text_spec *s;
+	text_result *res;
+	item *items;
+	int n, cap;
+	int next_tmp;
+	engine eng;
+	job_opts eng_opts; /* the engine's options (it keeps a pointer to their key layout) */
+	int eng_open;
+	text_sorter sorter;
+	io_filter z;      /* --compress-program: the compressor of the run being written */
+	io_output out;
+	int out_open;
+	const char *out_name;
+	size_t bufsize;   /* a merge reader's buffer */
+	int fd_room;      /* descriptors free at the start (fd_room) */
+	int named;        /* runs are named files, closed between passes: descriptors are short */
+} tjob;
+
+static int fail(tjob *t, const char *fmt, ...)
+{
+	if (t->res->r.status)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->res->r.msg, sizeof t->res->r.msg, fmt, ap);
+	va_end(ap);
+	t->res->r.status = 2;
+	return -1;
+}
+
+/*
+ * Descriptors this process may still open: RLIMIT_NOFILE less those open
+ * (counted when the limit is small; a large limit is room enough).
+ */
+static int fd_room(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 4096)
+		return 4096;
+	int used = 0;
+	for (int fd = 0; fd < (int)rl.rlim_cur; fd++)
+		used += fcntl(fd, F_GETFD) != -1;
+	return (int)rl.rlim_cur - used;
+}
+
+/* Runs merged at once: --batch-size (or 16), fewer when descriptors are
+ * short (as sort(1) does under a low `ulimit -n`), never fewer than 2. */
+static int fanin(const tjob *t)
+{
+	int f = t->o->batch_size ? t->o->batch_size : TEXT_FANIN;
+	int room = t->fd_room - 1; /* the output, or the run being written */
+	return room < f ? (room < 2 ? 2 : room) : f;
+}
+
+static int push(tjob *t, item it)
+{
+	if (t->n == t->cap) {
+		int cap = t->cap ? t->cap * 2 : 64;
+		item *ni = realloc(t->items, (size_t)cap * sizeof *ni);
+		if (!ni)
+			return fail(t, "out of memory");
+		t->items = ni;
+		t->cap = cap;
+	}
+	t->items[t->n++] = it;
+	return 0;
+}
+
+static const text_spec *uniq(const tjob *t)
+{
+	return t->s->unique ? t->s : NULL;
+}
+
+/* Close and remove the runs among its[0, n) (inputs are left alone). */
+static void drop_items(item *its, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (its[i].path)
+			continue;
+		if (its[i].fd >= 0)
+			close(its[i].fd);
+		its[i].fd = -1;
+		if (its[i].tmp) {
+			unlink(its[i].tmp);
+			io_tmp_unregister(its[i].slot);
+			free(its[i].tmp);
+			its[i].tmp = NULL;
+		}
+	}
+}
+
+/*
+ * A new spill file into *it and a hashing writer on it (through
+ * --compress-program's compressor, t->z, when given). The file is
+ * unlinked at once, so that nothing outlives the process, unless
+ * descriptors are short (t->named): then it is a named file in the -T
+ * directory, closed once written and removed when merged. 0, or -1 (t->res
+ * filled, nothing left behind).
+ */
+static int new_run(tjob *t, text_writer *w, item *it)
+{
+	const char *dir = t->o->tmpdirs[t->next_tmp++ % t->o->ntmp];
+	*it = (item){ NULL, -1, 0, NULL, -1 };
+	int rc;
+	if (t->named) {
+		size_t len = strlen(dir) + 32;
+		if (!(it->tmp = malloc(len)))
+			return fail(t, "out of memory");
+		snprintf(it->tmp, len, "%s/gpusort.%d.XXXXXX", dir, (int)getpid());
+		if ((it->fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : mkostemp(it->tmp, O_CLOEXEC)) < 0) {
+			rc = errno;
+			free(it->tmp);
+			it->tmp = NULL;
+			return fail(t, "cannot create temporary file in '%s': %s", dir, strerror(rc));
+		}
+		it->slot = io_tmp_register(it->tmp); /* none free (-ENOSPC): removed at the end all the same */
+	} else {
+		io_file f;
+		if ((rc = io_open_spill(&f, dir)))
+			return fail(t, "cannot create temporary file in '%s': %s", dir, strerror(-rc));
+		if (f.dfd >= 0)
+			close(f.dfd);
+		it->fd = f.fd;
+	}
+	int wfd = it->fd;
+	if (t->o->compress) {
+		if ((rc = io_filter_start(&t->z, t->o->compress, NULL, it->fd, 1, "a spilled run"))) {
+			drop_items(it, 1);
+			return fail(t, "couldn't execute compress program '%s': %s", t->o->compress, strerror(-rc));
+		}
+		wfd = t->z.f.fd;
+	}
+	if (text_writer_open(w, wfd, (size_t)1 << 20, t->s->eol, uniq(t), 1)) {
+		io_filter_kill(&t->z);
+		drop_items(it, 1);
+		return fail(t, "out of memory");
+	}
+	return 0;
+}
+
+/* The compressor of the run just written has ended well: 0, or -1 (t->res filled). */
+static int end_compressor(tjob *t)
+{
+	if (!t->o->compress)
+		return 0;
+	char how[128];
+	int st = io_filter_finish(&t->z, NULL);
+	if (st < 0)
+		return fail(t, "%s: %s", t->o->compress, strerror(-st));
+	if (st > 0)
+		return fail(t, "%s %s", t->o->compress, io_filter_how(st, how, sizeof how));
+	return 0;
+}
+
+/* Finish writer w of the run *it (its hash recorded; a named run closed).
+ * 0, or -1 with the run dropped. */
+static int end_run(tjob *t, text_writer *w, item *it)
+{
+	int rc = text_writer_flush(w, &it->hash);
+	text_writer_close(w);
+	if (rc) {
+		io_filter_kill(&t->z);
+		drop_items(it, 1);
+		return fail(t, "write failed: a temporary file: %s", strerror(-rc));
+	}
+	if (end_compressor(t)) {
+		drop_items(it, 1);
+		return -1;
+	}
+	if (it->tmp && close(it->fd)) {
+		it->fd = -1;
+		drop_items(it, 1);
+		return fail(t, "write failed: %s: %s", it->tmp, strerror(errno));
+	}
+	if (it->tmp)
+		it->fd = -1;
+	t->res->runs++;
+	return 0;
+}
+
+/* Write the sorted chunk c (t->sorter.order) to w; errors name `name`. */
+static int write_chunk(tjob *t, const text_chunk *c, text_writer *w, const char *name)
+{
+	const uint32_t *ord = t->sorter.order;
+	if (!w->unique && !w->verify) {
+		int rc = text_gather_write(c, ord, w, t->sorter.threads);
+		return rc ? fail(t, "write failed: %s: %s", name, strerror(-rc)) : 0;
+	}
+	for (size_t k = 0; k < c->n; k++) {
+		uint32_t i = ord[k];
+		int rc = text_writer_line(w, c->buf + c->start[i], (size_t)(c->start[i + 1] - c->start[i] - 1));
+		if (rc)
+			return fail(t, "write failed: %s: %s", name, strerror(-rc));
+	}
+	return 0;
+}
+
+static int spill_chunk(tjob *t, const text_chunk *c)
+{
+	text_writer w;
+	item it;
+	if (new_run(t, &w, &it))
+		return -1;
+	if (write_chunk(t, c, &w, "a temporary file")) {
+		text_writer_close(&w);
+		io_filter_kill(&t->z);
+		drop_items(&it, 1);
+		return -1;
+	}
+	if (end_run(t, &w, &it))
+		return -1;
+	if (push(t, it)) {
+		drop_items(&it, 1);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Merge items its[0, k) and, when mem is not NULL, the sorted
+ * chunk mem after them, into w.
+ */
+static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, text_writer *w, const char *name)
+{
+	int ns = k + (mem != NULL);
+	text_source *src = calloc((size_t)(ns ? ns : 1), sizeof *src);
+	text_reader *rd = calloc((size_t)(k ? k : 1), sizeof *rd);
+	io_filter *dz = calloc((size_t)(k ? k : 1), sizeof *dz); /* --compress-program's decompressors */
+	int rc = -1, opened = 0;
+	if (!src || !rd || !dz) {
+		fail(t, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < k; i++, opened++) {
+		const item *it = &its[i];
+		int e;
+		if (it->path) {
+			e = text_reader_open(&rd[i], it->path, t->s->eol, t->bufsize);
+		} else {
+			/* a named run is opened now, and closed with its reader (or once its decompressor has it) */
+			int fd = !it->tmp ? it->fd : io_fault_sys(IO_FAULT_OPEN) ? -1 : open(it->tmp, O_RDONLY | O_CLOEXEC);
+			if (fd < 0) {
+				fail(t, "cannot read: %s: %s", it->tmp, strerror(errno));
+				goto out;
+			}
+			if (t->o->compress) {
+				e = io_filter_start(&dz[i], t->o->compress, "-d", fd, 0, "a spilled run");
+				if (it->tmp)
+					close(fd);
+				if (e) {
+					fail(t, "couldn't execute compress program '%s -d': %s", t->o->compress, strerror(-e));
+					goto out;
+				}
+				e = text_reader_open_run(&rd[i], dz[i].f.fd, 0, it->hash, t->s->eol, t->bufsize);
+			} else {
+				e = text_reader_open_run(&rd[i], fd, 1, it->hash, t->s->eol, t->bufsize);
+				if (it->tmp && e)
+					close(fd);
+				rd[i].own = it->tmp != NULL;
+			}
+		}
+		if (e) {
+			fail(t, "cannot read: %s: %s", it->path ? it->path : "a temporary file", strerror(-e));
+			goto out;
+		}
+		src[i].r = &rd[i];
+	}
+	if (mem) {
+		src[k].c = mem;
+		src[k].order = t->sorter.order;
+	}
+	char err[4400];
+	double t0 = util_now();
+	if (text_merge(t->s, src, ns, w, name, &t->res->ties, err, sizeof err))
+		fail(t, "%s", err);
+	else
+		rc = 0;
+	t->res->merge_s += util_now() - t0;
+out:
+	for (int i = 0; i < opened; i++)
+		text_reader_close(&rd[i]);
+	for (int i = 0; dz && i < k; i++) {
+		char how[128];
+		int st = rc ? (io_filter_kill(&dz[i]), 0) : io_filter_finish(&dz[i], NULL);
+		if (st && !rc)
+			rc = st < 0 ? fail(t, "%s -d: %s", t->o->compress, strerror(-st))
+				    : fail(t, "%s -d %s", t->o->compress, io_filter_how(st, how, sizeof how));
+	}
+	free(dz);
+	free(rd);
+	free(src);
+	return rc;
+}
+
+/*
+ * Merge passes until at most fanin - reserve items are left (reserve: a
+ * source that joins the last merge): groups of consecutive items become
+ * one run each, in place, so input order is kept; when merging the first
+ * few is enough (17 runs, 16 at once: the first 2, or 3 with a reserve),
+ * only those are merged, as sort(1) does, not every run once more.
+ */
+static int reduce(tjob *t, int reserve)
+{
+	int F = fanin(t);
+	while (t->n + reserve > F) {
+		int excess = t->n + reserve - F, out = 0;
+		for (int i = 0, k; i < t->n; i += k) {
+			if (excess + 1 <= F)
+				k = i ? 1 : excess + 1;
+			else
+				k = t->n - i < F ? t->n - i : F;
+			item merged = t->items[i];
+			if (k > 1) {
+				text_writer w;
+				if (new_run(t, &w, &merged))
+					return -1;
+				if (merge_into(t, t->items + i, k, NULL, &w, "a temporary file")) {
+					text_writer_close(&w);
+					io_filter_kill(&t->z);
+					drop_items(&merged, 1);
+					return -1;
+				}
+				drop_items(t->items + i, k);
+				if (end_run(t, &w, &merged))
+					return -1;
+			}
+			/* moved to items[out] */
+			t->items[i].fd = -1;
+			t->items[i].tmp = NULL;
+			t->items[out++] = merged;
+		}
+		t->n = out;
+		t->res->merge_passes++;
+	}
+	return 0;
+}
+
+static int open_output(tjob *t, text_writer *w)
+{
+	int rc = io_output_open(&t->out, t->o->output);
+	if (rc)
+		return fail(t, "open failed: %s: %s", t->o->output, strerror(-rc));
+	t->out_open = 1;
+	t->out.sync = t->o->sync;
+	if (text_writer_open(w, t->out.f.fd, (size_t)1 << 20, t->s->eol, uniq(t), 0))
+		return fail(t, "out of memory");
+	if (t->o->verify)
+		w->verify = t->s;
+	return 0;
+}
+
+/* --verify's verdict on the written output: 0, or -1 (the output is not committed). */
+static int verify_output(tjob *t, const text_writer *w)
+{
+	const job_opts *o = t->o;
+	text_result *res = t->res;
+	if (w->vbad)
+		return fail(t, "verify: FAILED: output line %" PRIu64 " is out of order%s", w->vbad,
+			    o->merge_only ? " (is every -m input sorted?)" : "");
+	int multiset = !t->s->unique && !o->merge_only;
+	if (multiset && (w->lines != res->lines || w->vsum != t->sorter.vsum))
+		return fail(t, "verify: FAILED: the output's lines differ from the input's (%" PRIu64 " in, %" PRIu64 " out)",
+			    res->lines, w->lines);
+	snprintf(res->r.notice, sizeof res->r.notice, "verify: %" PRIu64 " lines, order ok, %s (xxh3 sum %016" PRIx64 ")",
+		 w->lines, t->s->unique ? "multiset not compared (-u drops lines)"
+			   : o->merge_only ? "multiset not compared (-m)" : "multiset ok", w->vsum);
+	return 0;
+}
+
+static int commit_output(tjob *t, text_writer *w)
+{
+	if (t->o->verify && verify_output(t, w)) {
+		text_writer_close(w);
+		return -1;
+	}
+	int rc = text_writer_flush(w, NULL);
+	t->out.f.pos += w->bytes; /* the commit cuts the file at pos */
+	text_writer_close(w);
+	if (rc)
+		return fail(t, "write failed: %s: %s", t->out_name, strerror(-rc));
+	rc = io_output_commit(&t->out);
+	t->out_open = 0;
+	if (rc)
+		return fail(t, "write failed: %s: %s", t->out_name, strerror(-rc));
+	return 0;
+}
+
+/* The chunk sort's engine: the GPU's when asked and worth it (more than one chunk, or a large one). */
+static int open_engine(tjob *t, size_t lines, int last)
+{
+	job_opts *eo = &t->eng_opts;
+	*eo = *t->o;
+	text_sort_layout(&eo->keys);
+	eo->use_gpu = t->o->use_gpu && (!last || lines >= TEXT_GPU_MIN_LINES || t->o->device >= 0);
+	char note[512] = "";
+	if (engine_open(&t->eng, eo, 0, note, sizeof note))
+		return fail(t, "%s", t->eng.errmsg);
+	t->eng_open = 1;
+	t->sorter.eng = &t->eng;
+	t->res->engine = t->eng.name;
+	return 0;
+}
+
+static int sort_job(tjob *t)
+{
+	const job_opts *o = t->o;
+	size_t budget = o->mem > TEXT_MIN_BUDGET ? (size_t)o->mem : TEXT_MIN_BUDGET;
+	text_loader l;
+	text_load_init(&l, o->inputs, o->ninputs, t->s->eol, budget);
+	text_writer w;
+	int rc = -1, last = 0;
+	for (;;) {
+		text_chunk c;
+		double t0 = util_now();
+		int got = text_load_chunk(&l, &c, &last);
+		t->res->read_s += util_now() - t0;
+		if (got < 0) {
+			fail(t, "%s", l.err);
+			goto out;
+		}
+		if (!got)
+			break;
+		t->res->chunks++;
+		t->res->lines += c.n;
+		if (!t->eng_open && open_engine(t, c.n, last))
+			goto out;
+		if (text_sort_chunk(&t->sorter, &c)) {
+			fail(t, "%s", t->sorter.err);
+			goto out;
+		}
+		if (!last) {
+			if (spill_chunk(t, &c))
+				goto out;
+			/* each unlinked run holds a descriptor: merge them down before they run out */
+			if (!t->named && t->n >= t->fd_room / 2 && reduce(t, 1))
+				goto out;
+			continue;
+		}
+		/* the last chunk: straight out, or merged from memory with the runs */
+		if (reduce(t, 1) || open_output(t, &w))
+			goto out;
+		if (t->n ? merge_into(t, t->items, t->n, &c, &w, t->out_name) : write_chunk(t, &c, &w, t->out_name)) {
+			text_writer_close(&w);
+			goto out;
+		}
+		rc = commit_output(t, &w);
+		goto out;
+	}
+	/* no lines left after the runs (or none at all) */
+	if (reduce(t, 0) || open_output(t, &w))
+		goto out;
+	if (t->n && merge_into(t, t->items, t->n, NULL, &w, t->out_name)) {
+		text_writer_close(&w);
+		goto out;
+	}
+	rc = commit_output(t, &w);
+out:
+	t->res->bytes = l.bytes;
+	text_load_free(&l);
+	return rc;
+}
+
+static int merge_job(tjob *t)
+{
+	const job_opts *o = t->o;
+	for (int i = 0; i < o->ninputs; i++)
+		if (push(t, (item){ o->inputs[i], -1, 0, NULL, -1 }))
+			return -1;
+	text_writer w;
+	if (reduce(t, 0) || open_output(t, &w))
+		return -1;
+	if (merge_into(t, t->items, t->n, NULL, &w, t->out_name)) {
+		text_writer_close(&w);
+		return -1;
+	}
+	return commit_output(t, &w);
+}
+
+static int check_job(tjob *t)
+{
+	const char *name = t->o->inputs[0];
+	text_reader r;
+	int rc = text_reader_open(&r, name, t->s->eol, (size_t)1 << 20);
+	if (rc)
+		return fail(t, "cannot read: %s: %s", name, strerror(-rc));
+	uint8_t *prev = NULL;
+	size_t plen = 0, pcap = 0;
+	int have = 0, ret = 0;
+	const uint8_t *line;
+	size_t len;
+	while ((rc = text_reader_next(&r, &line, &len)) == 1) {
+		if (have) {
+			int d = text_cmp(t->s, prev, plen, line, len);
+			if (t->s->unique ? d >= 0 : d > 0) {
+				text_result *res = t->res;
+				res->r.status = 1;
+				snprintf(res->r.msg, sizeof res->r.msg, "%s:%" PRIu64 ": disorder: ", name, r.lines);
+				if ((res->disorder = malloc(len + 1))) {
+					memcpy(res->disorder, line, len);
+					res->disorder[len] = t->s->eol;
+					res->disorder_len = len + 1;
+				}
+				break;
+			}
+		}
+		if (len > pcap) {
+			pcap = len * 2 + 64;
+			uint8_t *np = realloc(prev, pcap);
+			if (!np) {
+				ret = fail(t, "out of memory");
+				break;
+			}
+			prev = np;
+		}
+		memcpy(prev, line, len);
+		plen = len;
+		have = 1;
+	}
+	if (rc < 0)
+		ret = fail(t, "read failed: %s: %s", name, strerror(-rc));
+	t->res->lines = r.lines;
+	free(prev);
+	text_reader_close(&r);
+	return ret;
+}
+
+void text_job_run(const job_opts *o, const text_spec *s, text_result *res)
+{
+	memset(res, 0, sizeof *res);
+	res->engine = "cpu";
+	tjob t;
+	memset(&t, 0, sizeof t);
+	t.o = o;
+	t.s = s;
+	t.res = res;
+	t.out_name = o->output ? o->output : "'standard output'";
+	t.sorter.s = s;
+	t.sorter.threads = o->threads > 0 ? o->threads : 1;
+	t.sorter.verify = o->verify;
+	t.fd_room = fd_room();
+	t.named = t.fd_room < TEXT_NAMED_ROOM;
+	size_t per = (size_t)(o->mem / (uint64_t)(fanin(&t) + 1));
+	t.bufsize = per < ((size_t)64 << 10) ? (size_t)64 << 10 : per > ((size_t)8 << 20) ? (size_t)8 << 20 : per;
+	double t0 = util_now();
+	if (o->check)
+		check_job(&t);
+	else if (o->merge_only)
+		merge_job(&t);
+	else
+		sort_job(&t);
+	if (t.out_open)
+		io_output_abort(&t.out);
+	drop_items(t.items, t.n);
+	free(t.items);
+	text_sort_free(&t.sorter);
+	res->ties += t.sorter.ties;
+	res->sort_s = t.sorter.sort_s;
+	res->ties_s = t.sorter.ties_s;
+	if (t.eng_open)
+		engine_close(&t.eng);
+	res->total_s = util_now() - t0;
+}

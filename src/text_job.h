@@ -1,0 +1,34 @@
+/*
+ * text_job.h - a whole sort of text lines (DESIGN.md section 11): the
+ * inputs read in chunks that fit -S, each sorted in memory (text_sort.h);
+ * one chunk is written straight out, more are spilled as runs (XXH3
+ * checked when read back) and merged, the last chunk from memory, in as
+ * many passes as --batch-size allows. -m merges the inputs; -c/-C check
+ * the one input. The output is written atomically (io.h io_output_*):
+ * any failure leaves it as it was and removes the temporary files.
+ */
+#ifndef GPUSORT_TEXT_JOB_H
+#define GPUSORT_TEXT_JOB_H
+#include <stdint.h>
+#include "opts.h"
+#include "text_spec.h"
+
+typedef struct text_result {
+	job_result r;          /* status 0, 1 (disorder) or 2, and the message */
+	uint8_t *disorder;     /* -c: the first line out of order (malloc'd), printed after r.msg */
+	size_t disorder_len;
+	uint64_t lines, bytes; /* read */
+	uint64_t chunks, runs, merge_passes;
+	uint64_t ties;         /* full comparisons: lines of equal prefixes in chunks, and ties in merges */
+	double read_s, sort_s, ties_s, merge_s, total_s;
+	const char *engine;    /* the chunk sort's engine name */
+} text_result;
+
+/*
+ * Run the job o (inputs, -o, -S, -T, --parallel, --batch-size, -c/-C,
+ * -m, the engine options) with ordering s. Fills *res; res->r.status is
+ * the exit status. Never exits.
+ */
+void text_job_run(const job_opts *o, const text_spec *s, text_result *res);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * text_load.h - reading the inputs, one after another, into chunks of
+ * whole lines that fit a memory budget (the line bytes and TEXT_LINE_COST
+ * bytes a line for its offset and sort records). A last line without a
+ * delimiter gets one, at the end of each input as GNU sort does; a line
+ * longer than the budget makes a chunk of its own, whatever its length.
+ */
+#ifndef GPUSORT_TEXT_LOAD_H
+#define GPUSORT_TEXT_LOAD_H
+#include <stddef.h>
+#include <stdint.h>
+#include "text_sort.h"
+
+#define TEXT_LINE_COST 48 /* bytes a line costs beside its text: offset, 2 records, index */
+
+typedef struct text_loader {
+	char *const *inputs;
+	int ninputs, next;     /* inputs[next] is the next to open */
+	int fd, own;           /* the input being read, or -1 */
+	const char *name;      /* its name, for messages */
+	unsigned char eol;
+	uint8_t *buf;          /* buf[0, len): the chunk's lines, then a partial line */
+	size_t len, cap;
+	uint64_t *start;       /* n + 1 line offsets: start[n] ends the whole lines */
+	size_t n, scap;
+	size_t budget;         /* bytes a chunk may take */
+	uint64_t bytes;        /* bytes read */
+	char err[4300];
+} text_loader;
+
+/* Start reading inputs[0, n) ("-": standard input) in chunks of budget bytes. */
+void text_load_init(text_loader *l, char *const *inputs, int n, unsigned char eol, size_t budget);
+
+/*
+ * Read the next chunk into *c (valid until the next call). Returns 1 and
+ * a chunk of at least one line, 0 when the inputs are all read and no
+ * line is left, or -1 with l->err ("cannot read: NAME: ...", "read
+ * failed: NAME: ...", out of memory). *last: 1 when no input is left
+ * after this chunk.
+ */
+int text_load_chunk(text_loader *l, text_chunk *c, int *last);
+
+void text_load_free(text_loader *l);
+
+#endif

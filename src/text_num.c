@@ -1,0 +1,266 @@
+/* text_num.c - the value orders of -n, -g, -h, -M, -V (text_num.h). */
+#define _GNU_SOURCE
+#include "text_num.h"
+
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The key's byte at i, 0 past its end (GNU's keys are NUL-terminated copies). */
+static inline unsigned char at(const uint8_t *a, size_t len, size_t i)
+{
+	return i < len ? a[i] : 0;
+}
+
+static inline int digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static size_t skip_blanks(const uint8_t *a, size_t len)
+{
+	size_t i = 0;
+	while (i < len && text_blank(a[i]))
+		i++;
+	return i;
+}
+
+void text_num_parse(const uint8_t *a, size_t alen, text_decimal *d)
+{
+	size_t i = skip_blanks(a, alen);
+	int neg = at(a, alen, i) == '-';
+	i += (size_t)neg;
+	while (at(a, alen, i) == '0')
+		i++;
+	d->ip = a + i;
+	size_t s = i;
+	while (digit(at(a, alen, i)))
+		i++;
+	d->int_len = i - s;
+	d->fp = a + i + 1;
+	d->frac_len = 0;
+	if (at(a, alen, i) == '.') {
+		size_t f = ++i, last = f;
+		while (digit(at(a, alen, i)))
+			if (a[i++] != '0')
+				last = i;
+		d->frac_len = last - f;
+	}
+	d->neg = neg && (d->int_len || d->frac_len);
+}
+
+/* Compare magnitudes |x| and |y|. */
+static int magnitude_cmp(const text_decimal *x, const text_decimal *y)
+{
+	if (x->int_len != y->int_len)
+		return x->int_len < y->int_len ? -1 : 1;
+	int c = memcmp(x->ip, y->ip, x->int_len);
+	if (c)
+		return c;
+	size_t n = x->frac_len < y->frac_len ? x->frac_len : y->frac_len;
+	if ((c = memcmp(x->fp, y->fp, n)))
+		return c;
+	return (x->frac_len > y->frac_len) - (x->frac_len < y->frac_len);
+}
+
+int text_num_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	text_decimal x, y;
+	text_num_parse(a, alen, &x);
+	text_num_parse(b, blen, &y);
+	if (x.neg != y.neg)
+		return x.neg ? -1 : 1;
+	int c = magnitude_cmp(&x, &y);
+	return x.neg ? -c : c;
+}
+
+/* The -h unit rank of byte c (GNU's unit_order). */
+static int unit_rank(unsigned char c)
+{
+	static const char units[] = "KMGTPEZY";
+	if (c == 'k')
+		return 1;
+	const char *p = c ? strchr(units, c) : NULL;
+	return p ? (int)(p - units) + 1 : 0;
+}
+
+int text_human_unit(const uint8_t *a, size_t alen)
+{
+	size_t i = 0;
+	int neg = at(a, alen, 0) == '-';
+	i += (size_t)neg;
+	unsigned char max = 0, c;
+	int sep_end = 0;
+	/*
+	 * GNU's scan: digits, each of which may be followed by one byte equal
+	 * to the thousands separator, which under LC_ALL=C is -1: a char 0xFF
+	 * compares equal to it. A number that ends in one has no unit.
+	 */
+	while (digit(c = at(a, alen, i++))) {
+		if (c > max)
+			max = c;
+		sep_end = at(a, alen, i) == 0xFF;
+		if (sep_end)
+			i++;
+	}
+	if (sep_end)
+		return 0;
+	if (c == '.')
+		while (digit(c = at(a, alen, i++)))
+			if (c > max)
+				max = c;
+	if (max <= '0')
+		return 0;
+	int u = unit_rank(at(a, alen, i - 1));
+	return neg ? -u : u;
+}
+
+int text_human_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	size_t sa = skip_blanks(a, alen), sb = skip_blanks(b, blen);
+	int d = text_human_unit(a + sa, alen - sa) - text_human_unit(b + sb, blen - sb);
+	return d ? d : text_num_cmp(a + sa, alen - sa, b + sb, blen - sb);
+}
+
+int text_month(const uint8_t *a, size_t alen)
+{
+	static const char names[] = "JANFEBMARAPRMAYJUNJULAUGSEPOCTNOVDEC";
+	size_t i = skip_blanks(a, alen);
+	char m[3];
+	for (int j = 0; j < 3; j++) {
+		unsigned char c = at(a, alen, i + (size_t)j);
+		m[j] = (char)(c >= 'a' && c <= 'z' ? c - 32 : c);
+	}
+	for (int k = 0; k < 12; k++)
+		if (!memcmp(m, names + 3 * k, 3))
+			return k + 1;
+	return 0;
+}
+
+/* strtold on the key (up to a NUL), into *v; returns 1 when it read a number. */
+static int general_read(const uint8_t *a, size_t alen, long double *v)
+{
+	char small[128], *buf = small;
+	const uint8_t *nul = memchr(a, 0, alen);
+	if (nul)
+		alen = (size_t)(nul - a);
+	if (alen >= sizeof small && !(buf = malloc(alen + 1)))
+		abort(); /* a key of more than 128 bytes without memory for its copy */
+	memcpy(buf, a, alen);
+	buf[alen] = 0;
+	char *end;
+	*v = strtold(buf, &end);
+	int ok = end != buf;
+	if (buf != small)
+		free(buf);
+	return ok;
+}
+
+int text_general_parse(const uint8_t *a, size_t alen, long double *v)
+{
+	if (!general_read(a, alen, v))
+		return 0;
+	return *v == *v ? 2 : 1;
+}
+
+int text_general_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	long double x, y;
+	int cx = text_general_parse(a, alen, &x), cy = text_general_parse(b, blen, &y);
+	if (!cx || !cy)
+		return cx - cy;
+	if (cx == 2 && cy == 2)
+		return (x > y) - (x < y);
+	if (cx != cy)
+		return cx == 1 ? -1 : 1; /* NaNs before numbers */
+	/* two NaNs: by their bytes, as GNU sort orders them; x87's 80-bit format
+	 * leaves the rest of the 16 bytes undefined */
+	return memcmp(&x, &y, LDBL_MANT_DIG == 64 ? 10 : sizeof x);
+}
+
+static int c_alpha(unsigned char c)
+{
+	return (c | 32) >= 'a' && (c | 32) <= 'z';
+}
+
+/*
+ * The length of s without its file suffix: the longest tail made of
+ * groups "." letter-or-'~' then letters, digits and '~'.
+ */
+static size_t version_prefix(const uint8_t *s, size_t n)
+{
+	size_t i = 0;
+	for (;; i++) {
+		size_t start = i;
+		while (i + 1 < n && s[i] == '.' && (c_alpha(s[i + 1]) || s[i + 1] == '~'))
+			for (i += 2; i < n && (c_alpha(s[i]) || digit(s[i]) || s[i] == '~'); i++)
+				;
+		if (i >= n)
+			return start;
+	}
+}
+
+/* The version order's weight of s[pos] (pos == len: the end). */
+static int vorder(const uint8_t *s, size_t pos, size_t len)
+{
+	if (pos == len)
+		return -1;
+	unsigned char c = s[pos];
+	if (digit(c))
+		return 0;
+	if (c_alpha(c))
+		return c;
+	if (c == '~')
+		return -2;
+	return c + 256;
+}
+
+/* The Debian version comparison of s1[0, n1) and s2[0, n2). */
+static int version_runs(const uint8_t *s1, size_t n1, const uint8_t *s2, size_t n2)
+{
+	size_t i = 0, j = 0;
+	while (i < n1 || j < n2) {
+		int first = 0;
+		while ((i < n1 && !digit(s1[i])) || (j < n2 && !digit(s2[j]))) {
+			int x = vorder(s1, i, n1), y = vorder(s2, j, n2);
+			if (x != y)
+				return x - y;
+			i++, j++;
+		}
+		while (i < n1 && s1[i] == '0')
+			i++;
+		while (j < n2 && s2[j] == '0')
+			j++;
+		for (; i < n1 && j < n2 && digit(s1[i]) && digit(s2[j]); i++, j++)
+			if (!first)
+				first = s1[i] - s2[j];
+		if (i < n1 && digit(s1[i]))
+			return 1;
+		if (j < n2 && digit(s2[j]))
+			return -1;
+		if (first)
+			return first;
+	}
+	return 0;
+}
+
+int text_version_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	if (!alen || !blen)
+		return (alen != 0) - (blen != 0);
+	if (a[0] == '.' || b[0] == '.') {
+		if (a[0] != b[0])
+			return a[0] == '.' ? -1 : 1;
+		int ad = alen == 1, bd = blen == 1;
+		if (ad || bd)
+			return ad - bd ? bd - ad : 0;
+		int add = a[1] == '.' && alen == 2, bdd = b[1] == '.' && blen == 2;
+		if (add || bdd)
+			return add - bdd ? bdd - add : 0;
+	}
+	size_t ap = version_prefix(a, alen), bp = version_prefix(b, blen);
+	int r = version_runs(a, ap, b, bp);
+	if (r || (ap == alen && bp == blen))
+		return r;
+	return version_runs(a, alen, b, blen);
+}

@@ -1,0 +1,56 @@
+/*
+ * text_num.h - the value orders of sort(1)'s -n, -g, -h, -M and -V keys,
+ * under LC_ALL=C ('.' the decimal point, no thousands separator), on keys
+ * given as (bytes, length): a key ends at its length or at its first NUL
+ * byte, whichever comes first, as GNU sort's NUL-terminated copies do
+ * (only -V sees past a NUL). Every compare returns <0, 0 or >0.
+ */
+#ifndef GPUSORT_TEXT_NUM_H
+#define GPUSORT_TEXT_NUM_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* 1 for the bytes GNU sort calls blanks: space, tab, newline. */
+static inline int text_blank(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* -n: leading blanks, then [-]digits[.digits], compared by exact value (no number: 0). */
+int text_num_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+
+/* -h: -n's value after the unit (none < k/K < M < G < T < P < E < Z < Y). */
+int text_human_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+
+/* -h's unit rank of a key, negative for a negative number; 0 without a unit. */
+int text_human_unit(const uint8_t *a, size_t alen);
+
+/* -M: 0 (not a month) or 1..12, from the first three bytes after blanks, any case. */
+int text_month(const uint8_t *a, size_t alen);
+
+/*
+ * -g: the key as strtold reads it. Returns 0 (no number), 1 (a NaN) or 2
+ * (a number, in *v).
+ */
+int text_general_parse(const uint8_t *a, size_t alen, long double *v);
+
+/* -g: conversion errors < NaNs (by their bytes) < numbers, -0 == +0. */
+int text_general_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+
+/* -V: GNU's filevercmp on keys of exactly these lengths (NUL bytes included). */
+int text_version_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+
+/*
+ * -n's value as a decimal: neg (1 for a negative nonzero value), the
+ * integer digits without leading zeros (int_len of them at *ip) and the
+ * fraction's digits without trailing zeros (frac_len at *fp). A zero value
+ * has int_len == frac_len == 0 and neg == 0.
+ */
+typedef struct text_decimal {
+	int neg;
+	const uint8_t *ip, *fp;
+	size_t int_len, frac_len;
+} text_decimal;
+void text_num_parse(const uint8_t *a, size_t alen, text_decimal *d);
+
+#endif

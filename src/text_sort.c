@@ -1,0 +1,225 @@
+/* text_sort.c - a chunk of lines sorted through prefix records (text_sort.h). */
+#define _GNU_SOURCE
+#include "text_sort.h"
+#include "cpusort.h"
+#include "text_cmp.h"
+#include "text_io.h"
+#include "text_prefix.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void text_sort_layout(keys_spec *ks)
+{
+	memset(ks, 0, sizeof *ks);
+	ks->record_size = TEXT_RECORD;
+	ks->key_width = TEXT_PREFIX;
+	ks->n = 1;
+	ks->f[0] = (keys_field){ .offset = 0, .width = TEXT_PREFIX, .kind = KEYS_BYTES };
+}
+
+static inline uint32_t rec_index(const uint8_t *r)
+{
+	return (uint32_t)r[12] << 24 | (uint32_t)r[13] << 16 | (uint32_t)r[14] << 8 | r[15];
+}
+
+typedef struct job {
+	text_sorter *t;
+	const text_chunk *c;
+	const uint8_t *sorted;
+} job;
+
+static void make_records(void *arg, int part, int parts)
+{
+	job *j = arg;
+	size_t lo, hi;
+	util_split(j->c->n, part, parts, &lo, &hi);
+	uint64_t sum = 0;
+	for (size_t i = lo; i < hi; i++) {
+		uint8_t *r = j->t->a + i * TEXT_RECORD;
+		const uint64_t *st = j->c->start;
+		const uint8_t *line = j->c->buf + st[i];
+		size_t len = (size_t)(st[i + 1] - st[i] - 1);
+		text_prefix(j->t->s, line, len, r);
+		r[12] = (uint8_t)(i >> 24), r[13] = (uint8_t)(i >> 16), r[14] = (uint8_t)(i >> 8), r[15] = (uint8_t)i;
+		if (j->t->verify)
+			sum += text_line_hash(line, len);
+	}
+	if (sum)
+		__atomic_add_fetch(&j->t->vsum, sum, __ATOMIC_RELAXED);
+}
+
+/* qsort_r's order of two line indices: the full comparison, then input order. */
+static int cmp_lines(const void *x, const void *y, void *arg)
+{
+	const job *j = arg;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	const uint64_t *st = j->c->start;
+	int d = text_cmp(j->t->s, j->c->buf + st[a], (size_t)(st[a + 1] - st[a] - 1), j->c->buf + st[b],
+			 (size_t)(st[b + 1] - st[b] - 1));
+	return d ? d : (a > b) - (a < b);
+}
+
+#define REFINE_MIN 16    /* a run of equal prefixes this long is refined by the next prefix bytes */
+#define REFINE_LEVELS 16 /* refinements at most (192 key bytes), then the full comparison alone */
+
+/*
+ * Order lines ord[0, m) (ascending indices; their keys before ki equal,
+ * their key ki equal through byte `off` as prefixes see it). A long run
+ * is sorted again by the next TEXT_PREFIX bytes of key ki
+ * (text_prefix_at), recursively, or, when key ki is the same in every
+ * line, by the next key (the whole line after the last, unless -s or
+ * -u), so that lines sharing a long start (timestamps, URLs) or a first
+ * key are still radix-sorted. Short runs and what prefixes cannot tell
+ * apart (value ties, runs past REFINE_LEVELS) are sorted by the full
+ * comparison; *ties counts the lines it placed.
+ */
+static void refine(const job *j, uint32_t *ord, size_t m, int ki, size_t off, int level, uint64_t *ties)
+{
+	const text_spec *s = j->t->s;
+	if (m < 2 || (ki == s->nkeys && s->nkeys && (s->stable || s->unique)))
+		return; /* equal keys and no last resort: input order stands */
+	const uint64_t *st = j->c->start;
+	uint8_t *a = NULL, *b = NULL;
+	if (m >= REFINE_MIN && level < REFINE_LEVELS) {
+		a = malloc(m * TEXT_RECORD);
+		b = malloc(m * TEXT_RECORD);
+	}
+	size_t len0 = 0;
+	int ok = a && b, same = 1, used_up = 1;
+	for (size_t k = 0; ok && k < m; k++) {
+		uint8_t *r = a + k * TEXT_RECORD;
+		uint32_t i = ord[k];
+		size_t kl;
+		if (!text_prefix_at(s, ki, j->c->buf + st[i], (size_t)(st[i + 1] - st[i] - 1), off, r, &kl)) {
+			ok = 0;
+			break;
+		}
+		same &= !k || kl == len0;
+		len0 = kl;
+		used_up &= kl <= off;
+		r[12] = (uint8_t)(i >> 24), r[13] = (uint8_t)(i >> 16), r[14] = (uint8_t)(i >> 8), r[15] = (uint8_t)i;
+	}
+	if (!ok) {
+		free(a);
+		free(b);
+		qsort_r(ord, m, sizeof *ord, cmp_lines, (void *)j);
+		*ties += m;
+		return;
+	}
+	if (used_up && same) { /* key ki is the same in every line: on to the next */
+		free(a);
+		free(b);
+		if (ki < s->nkeys)
+			refine(j, ord, m, ki + 1, 0, level + 1, ties);
+		return;
+	}
+	const uint8_t *R = cpusort_radix(a, b, m, TEXT_RECORD, TEXT_PREFIX, 1);
+	for (size_t k = 0; k < m; k++)
+		ord[k] = rec_index(R + k * TEXT_RECORD);
+	for (size_t i = 0; i < m;) {
+		size_t e = i + 1;
+		while (e < m && !memcmp(R + e * TEXT_RECORD, R + i * TEXT_RECORD, TEXT_PREFIX))
+			e++;
+		if (e - i > 1)
+			refine(j, ord + i, e - i, ki, off + TEXT_PREFIX, level + 1, ties);
+		i = e;
+	}
+	free(a);
+	free(b);
+}
+
+/* Part `part` of the sorted records: indices out, runs of equal prefixes
+ * put in order (refine). A part starts at the first run that starts in
+ * its share. */
+static void finish_ties(void *arg, int part, int parts)
+{
+	job *j = arg;
+	size_t n = j->c->n, lo, hi;
+	util_split(n, part, parts, &lo, &hi);
+	const uint8_t *R = j->sorted;
+	while (lo > 0 && lo < n && !memcmp(R + lo * TEXT_RECORD, R + (lo - 1) * TEXT_RECORD, TEXT_PREFIX))
+		lo++;
+	while (hi < n && hi > 0 && !memcmp(R + hi * TEXT_RECORD, R + (hi - 1) * TEXT_RECORD, TEXT_PREFIX))
+		hi++;
+	uint64_t ties = 0;
+	for (size_t i = lo; i < hi;) {
+		size_t e = i + 1;
+		while (e < n && !memcmp(R + e * TEXT_RECORD, R + i * TEXT_RECORD, TEXT_PREFIX))
+			e++;
+		for (size_t k = i; k < e; k++)
+			j->t->order[k] = rec_index(R + k * TEXT_RECORD);
+		if (e - i > 1)
+			refine(j, j->t->order + i, e - i, 0, TEXT_PREFIX, 1, &ties);
+		i = e;
+	}
+	__atomic_add_fetch(&j->t->ties, ties, __ATOMIC_RELAXED);
+}
+
+static int grow(text_sorter *t, size_t n)
+{
+	if (n <= t->cap)
+		return 0;
+	size_t cap = n + n / 4;
+	free(t->a);
+	free(t->b);
+	free(t->order);
+	free(t->scratch);
+	t->a = malloc(cap * TEXT_RECORD);
+	t->b = malloc(cap * TEXT_RECORD);
+	t->order = malloc(cap * sizeof *t->order);
+	size_t sb = t->eng ? t->eng->scratch_per_record * cap : 0;
+	t->scratch = sb ? util_alloc_aligned(sb, 64) : NULL;
+	if (!t->a || !t->b || !t->order || (sb && !t->scratch)) {
+		text_sort_free(t);
+		snprintf(t->err, sizeof t->err, "out of memory sorting %zu lines", n);
+		return -1;
+	}
+	t->cap = cap;
+	return 0;
+}
+
+int text_sort_chunk(text_sorter *t, const text_chunk *c)
+{
+	if (c->n > TEXT_MAX_LINES) {
+		snprintf(t->err, sizeof t->err, "a chunk of %zu lines is more than %zu", c->n, TEXT_MAX_LINES);
+		return -1;
+	}
+	if (grow(t, c->n))
+		return -1;
+	job j = { t, c, NULL };
+	int par = c->n >= 65536 ? t->threads : 1;
+	double t0 = util_now();
+	util_par_run(par, make_records, &j);
+	uint8_t *sorted;
+	if (t->eng && t->eng->gpu && c->n <= t->eng->max_records) {
+		if (t->eng->sort(t->eng, t->a, t->b, c->n, t->scratch, &sorted)) {
+			snprintf(t->err, sizeof t->err, "%s", t->eng->errmsg);
+			return -1;
+		}
+	} else {
+		/* the CPU engine's radix sort on the prefix bytes alone: the records
+		 * are made in index order and the sort is stable, so the index bytes
+		 * need no passes of their own */
+		sorted = cpusort_radix(t->a, t->b, c->n, TEXT_RECORD, TEXT_PREFIX, t->threads);
+	}
+	double t1 = util_now();
+	j.sorted = sorted;
+	util_par_run(par, finish_ties, &j);
+	t->sort_s += t1 - t0;
+	t->ties_s += util_now() - t1;
+	return 0;
+}
+
+void text_sort_free(text_sorter *t)
+{
+	free(t->a);
+	free(t->b);
+	free(t->order);
+	free(t->scratch);
+	t->a = t->b = t->scratch = NULL;
+	t->order = NULL;
+	t->cap = 0;
+}

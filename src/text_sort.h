@@ -1,0 +1,54 @@
+/*
+ * text_sort.h - sorting one chunk of lines in memory (DESIGN.md section
+ * 11): each line becomes a 16-byte record, its TEXT_PREFIX-byte key
+ * prefix (text_prefix.h) then its index (big-endian u32); the job's chunk
+ * engine sorts the records: the GPU's (engine.h) by the prefix, the
+ * CPU's radix sort (cpusort.h) stably by the prefix bytes alone; each
+ * run of equal prefixes is then put in order on the CPU: long runs by the
+ * key's next prefix bytes or the next key's (text_prefix_at), the rest by
+ * the full comparison (text_cmp.h), ties of that by index (input order).
+ */
+#ifndef GPUSORT_TEXT_SORT_H
+#define GPUSORT_TEXT_SORT_H
+#include <stddef.h>
+#include <stdint.h>
+#include "engine.h"
+#include "text_spec.h"
+
+#define TEXT_RECORD 16     /* bytes of a line's record: prefix and index */
+#define TEXT_MAX_LINES ((size_t)UINT32_MAX) /* most lines in one chunk */
+
+/* A chunk: line i is buf[start[i], start[i + 1] - 1), its delimiter dropped. */
+typedef struct text_chunk {
+	const uint8_t *buf;
+	const uint64_t *start; /* n + 1 offsets */
+	size_t n;
+} text_chunk;
+
+typedef struct text_sorter {
+	const text_spec *s;
+	engine *eng;           /* the chunk sort of 16-byte records, or NULL: the CPU's, called directly */
+	int threads;
+	uint8_t *a, *b;        /* record buffers */
+	void *scratch;
+	uint32_t *order;       /* the sorted chunk: line indices */
+	size_t cap;            /* lines the buffers hold */
+	uint64_t ties;         /* lines whose place the full comparison decided */
+	int verify;            /* --verify: sum the lines' hashes into vsum */
+	uint64_t vsum;
+	double sort_s, ties_s; /* seconds in the record sort and in the ties */
+	char err[512];
+} text_sorter;
+
+/* The key layout of the records: one 16-byte bytes key, the whole record. */
+void text_sort_layout(keys_spec *ks);
+
+/*
+ * Sort chunk c into t->order (c->n indices, valid until the next call).
+ * Returns 0, or -1 with t->err set (out of memory, the engine failed).
+ */
+int text_sort_chunk(text_sorter *t, const text_chunk *c);
+
+void text_sort_free(text_sorter *t);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * text_spec.h - the ordering of text lines (sort(1)'s interface, under
+ * LC_ALL=C): -k KEYDEF keys, the global ordering letters (b d f g h i M n R
+ * r V), -t, -z, -s, -u, parsed and completed as GNU sort 9 does it
+ * (DESIGN.md section 11). Plain data and its parsing; comparing lines is
+ * text_cmp.h's.
+ */
+#ifndef GPUSORT_TEXT_SPEC_H
+#define GPUSORT_TEXT_SPEC_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define TEXT_KEYS_MAX 64      /* most -k options */
+#define TEXT_TAB_DEFAULT (-1) /* no -t: a field starts at the blanks before it */
+
+enum { TEXT_IGNORE_NONE, TEXT_IGNORE_NONPRINTING /* i */, TEXT_IGNORE_NONDICT /* d */ };
+
+/*
+ * One key: from field sword (0-based), character schar (0-based) to field
+ * eword, character echar (echar 0: the field's end). sword SIZE_MAX: the
+ * line's start (-k1 / -k1.1); eword SIZE_MAX: the line's end (no ",POS2").
+ */
+typedef struct text_key {
+	size_t sword, schar, eword, echar;
+	uint8_t skipsblanks, skipeblanks; /* b on POS1, b on POS2 */
+	uint8_t ignore;                   /* TEXT_IGNORE_*: d wins over i */
+	uint8_t fold;                     /* f: fold lower case to upper */
+	uint8_t numeric, general, human, month, version, random, reverse;
+} text_key;
+
+typedef struct text_spec {
+	text_key key[TEXT_KEYS_MAX];
+	int nkeys;           /* after text_spec_finish: 0 only for a whole-line byte order */
+	text_key global;     /* the global letters, inherited by plain keys */
+	int tab;             /* -t: the separator byte, or TEXT_TAB_DEFAULT */
+	unsigned char eol;   /* '\n', or '\0' with -z */
+	int unique, stable;  /* -u, -s: no last-resort whole-line comparison */
+	int reverse;         /* -r: the last-resort comparison is reversed */
+	uint8_t salt[16];    /* -R: the hash's key (--random-source's first 16 bytes) */
+} text_spec;
+
+/* Start a spec: no keys, default tab, '\n' lines. */
+void text_spec_init(text_spec *s);
+
+/*
+ * Parse one -k argument "F[.C][OPTS][,F[.C][OPTS]]" and append the key.
+ * Returns 0, or -1 with GNU sort's message (without the program name) in msg.
+ */
+int text_spec_add_key(text_spec *s, const char *arg, char *msg, size_t msglen);
+
+/*
+ * Apply global ordering letters ("n", "bfr", or a --sort=WORD's letter) to
+ * the global key. Returns 0, or -1 when a letter is not one of bdfghiMnRrV.
+ */
+int text_spec_global(text_spec *s, const char *letters);
+
+/*
+ * -t ARG: one byte, or "\0" for NUL. Returns 0, or -1 with GNU's message
+ * ("empty tab", "multi-character tab 'ab'", "incompatible tabs") in msg.
+ */
+int text_spec_tab(text_spec *s, const char *arg, char *msg, size_t msglen);
+
+/*
+ * After every option: plain keys inherit the global letters, the global
+ * key becomes the only key when there is no -k and it orders (not for a
+ * bare -r), and incompatible letters in one key are refused. Returns 0, or
+ * -1 with "options '-Mn' are incompatible" in msg.
+ */
+int text_spec_finish(text_spec *s, char *msg, size_t msglen);
+
+/* 1 when some key hashes (-R). */
+int text_spec_random(const text_spec *s);
+
+#endif

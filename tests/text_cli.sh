@@ -1,0 +1,205 @@
+#!/bin/sh
+# tests/text_cli.sh - gpusort on text lines: small cases with their exact
+# bytes, messages and exit statuses written out here; the larger-than-memory
+# path (-S far below the input: spilled runs, merge passes) and the fake
+# GPU's chunk sort, each against `LC_ALL=C sort` (GNU sort) as the
+# reference. Prints PASS/FAIL lines (tests/run.sh counts them).
+#   TEXT_BIG_MB     MB of lines for the larger-than-memory cases (default 24)
+#   TEXT_BIG_S      their -S (default 1M); TEXT_BIG_BATCH their --batch-size
+#                   (default 4). The long test, 4 GiB under -S 64M:
+#                   TEXT_BIG_MB=4096 TEXT_BIG_S=64M TEXT_BIG_BATCH=16
+cd "$(dirname "$0")/.." || exit 2
+G=$PWD/gpusort
+FG=$PWD/tests/bin/gpusort-fakegpu
+d=$(mktemp -d "${TMPDIR:-/tmp}/gpusort-textcli.XXXXXX") || exit 2
+trap 'rm -rf "$d"' EXIT
+export LC_ALL=C
+fails=0
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; fails=1; }
+
+# same NAME EXPECTED-FILE GOT-FILE
+same() { if cmp -s "$2" "$3"; then pass "$1"; else fail "$1" "output differs ($(od -c "$3" | head -n 3 | tr '\n' ' '))"; fi; }
+
+# bytes NAME 'INPUT' 'EXPECTED' OPTION...: printf INPUT | gpusort OPTION... gives printf EXPECTED, status 0
+bytes() {
+	_n=$1 _in=$2 _exp=$3
+	shift 3
+	printf -- "$_in" > "$d/in"
+	printf -- "$_exp" > "$d/exp"
+	if "$G" "$@" "$d/in" > "$d/got" 2> "$d/err"; then same "$_n" "$d/exp" "$d/got"; else fail "$_n" "status $?: $(cat "$d/err")"; fi
+}
+bytes last-line-gets-newline 'b\na' 'a\nb\n'
+bytes each-input-last-line 'x' 'x\nx\n' - "$d/in" < /dev/null
+bytes cr-kept 'b\r\na\r\na\n' 'a\na\r\nb\r\n'
+bytes empty-input '' ''
+bytes empty-lines '\n\nb\n\n' '\n\n\nb\n'
+bytes nul-in-line 'a\000c\na\000b\n' 'a\000b\na\000c\n'
+bytes zero-terminated 'b\nx\000a\000' 'a\000b\nx\000' -z
+bytes numeric-exact-long '1000000000000000000000000000000001\n1000000000000000000000000000000000\n-5\n' '-5\n1000000000000000000000000000000000\n1000000000000000000000000000000001\n' -n
+bytes numeric-equal-values '1.50\n1.5\n01.5\n' '01.5\n1.5\n1.50\n' -n
+bytes numeric-stable-equal '1.50\n1.5\n01.5\n' '1.50\n1.5\n01.5\n' -n -s
+bytes field-sep-key 'x,3\ny,10\nz,2\n' 'z,2\nx,3\ny,10\n' -t, -k2,2n
+bytes reverse-key-last-resort 'a 1\nb 1\nc 2\n' 'c 2\na 1\nb 1\n' -k2,2nr
+bytes reverse-last-resort-only 'a 1\nb 1\nc 2\n' 'b 1\na 1\nc 2\n' -r -k2,2n
+bytes reverse-inherited 'a 1\nb 1\nc 2\n' 'c 2\nb 1\na 1\n' -r -k2,2
+bytes unique-first-kept 'b 1\na 1\nc 2\n' 'b 1\nc 2\n' -u -k2,2
+bytes general-nan-inf 'inf\n-inf\nnan\nx\n1e3\n' 'x\nnan\n-inf\n1e3\ninf\n' -g
+bytes human '1M\n2K\n3\n1G\n' '3\n2K\n1M\n1G\n' -h
+bytes month 'mar\nxyz\n jan\nFeb\n' 'xyz\n jan\nFeb\nmar\n' -M
+bytes version 'a1.10\na1.9\na1.9~rc\n' 'a1.9~rc\na1.9\na1.10\n' -V
+
+# status NAME WANT 'MESSAGE' OPTION...: gpusort OPTION... exits WANT, says MESSAGE (one line), writes nothing
+status() {
+	_n=$1 _want=$2 _msg=$3
+	shift 3
+	"$G" "$@" > "$d/got" 2> "$d/err" < "$d/in"
+	_rc=$?
+	if [ $_rc != "$_want" ]; then
+		fail "$_n" "status $_rc, not $_want ($(head -c 200 "$d/err"))"
+	elif [ -s "$d/got" ]; then
+		fail "$_n" "wrote output"
+	elif [ -n "$_msg" ] && [ "$(cat "$d/err")" != "$_msg" ]; then
+		fail "$_n" "said '$(cat "$d/err")', not '$_msg'"
+	else
+		pass "$_n"
+	fi
+}
+printf 'a\nc\nb\n' > "$d/in"
+status check-disorder 1 'gpusort: -:3: disorder: b' -c
+status check-quiet 1 '' -C
+status check-quiet-long 1 '' --check=quiet
+printf 'a\na\n' > "$d/in"
+status check-unique 1 'gpusort: -:2: disorder: a' -c -u
+status check-sorted 0 '' -c
+status key-zero 2 "gpusort: field number is zero: invalid field specification '0'" -k0
+status key-char-zero 2 "gpusort: character offset is zero: invalid field specification '1.0'" -k1.0
+status key-stray 2 "gpusort: stray character in field spec: invalid field specification '1x'" -k1x
+status incompatible 2 "gpusort: options '-Mn' are incompatible" -n -M
+status multi-tab 2 "gpusort: multi-character tab 'ab'" -t ab
+status incompatible-tabs 2 "gpusort: incompatible tabs" -t a -t b
+status no-input 2 "gpusort: cannot read: $d/nofile: No such file or directory" "$d/nofile"
+status check-extra 2 "gpusort: extra operand '$d/in' not allowed with -c" -c "$d/in" "$d/in"
+status check-output 2 "gpusort: options '-co' are incompatible" -c -o "$d/x"
+status debug 2 '' --debug
+status mixed-keys 2 '' -k 2,2n -k u32
+status text-option-records 2 '' -t, --record-size 4
+status files0-with-operand 2 '' --files0-from=- "$d/in"
+status bad-sort-word 2 '' --sort=nope
+
+# a failure leaves the old output and no temporary file
+echo old > "$d/out"
+"$G" -o "$d/out" "$d/in" "$d/nofile" 2> /dev/null
+if [ $? = 2 ] && [ "$(cat "$d/out")" = old ] && [ -z "$(ls -a "$d" | grep gpusort)" ]; then
+	pass fault-keeps-output
+else
+	fail fault-keeps-output "the old output changed or a temporary file is left"
+fi
+# --verify: the order and the multiset of lines checked before the commit
+printf 'b\na\nc\n' > "$d/v"
+if "$G" --verify -o "$d/vo" "$d/v" 2> "$d/err" && grep -q "verify: 3 lines, order ok, multiset ok" "$d/err"; then
+	pass verify-ok
+else
+	fail verify-ok "$(cat "$d/err")"
+fi
+echo old > "$d/vo"
+"$G" --verify -m -o "$d/vo" "$d/v" 2> "$d/err"
+if [ $? = 2 ] && grep -q "verify: FAILED: output line 2 is out of order" "$d/err" && [ "$(cat "$d/vo")" = old ]; then
+	pass verify-unsorted-merge-fails
+else
+	fail verify-unsorted-merge-fails "$(cat "$d/err")"
+fi
+# -o onto an input
+printf 'b\na\n' > "$d/io"
+"$G" -o "$d/io" "$d/io" && printf 'a\nb\n' > "$d/exp" && same output-onto-input "$d/exp" "$d/io"
+# --files0-from
+printf 'y\nx\n' > "$d/f1"
+printf 'z\nw' > "$d/f2"
+printf '%s\0%s\0' "$d/f1" "$d/f2" | "$G" --files0-from=- > "$d/got" && printf 'w\nx\ny\nz\n' > "$d/exp" && same files0-from "$d/exp" "$d/got"
+# -m of three sorted inputs
+printf 'a\nd\n' > "$d/m1"; printf 'b\nd\n' > "$d/m2"; printf 'c\n' > "$d/m3"
+"$G" -m "$d/m1" "$d/m2" "$d/m3" > "$d/got" && printf 'a\nb\nc\nd\nd\n' > "$d/exp" && same merge-three "$d/exp" "$d/got"
+# -R: GNU sort's order for the same --random-source
+seq 1 200 > "$d/r"
+printf 'a fixed random source 0123456789\n' > "$d/rs"
+sort -R --random-source="$d/rs" "$d/r" > "$d/exp"
+"$G" -R --random-source="$d/rs" "$d/r" > "$d/got" && same random-as-gnu "$d/exp" "$d/got"
+# a long line (8 MB) among short ones
+head -c 8000000 /dev/zero | tr '\0' m > "$d/long"
+printf '\nz\na\n' >> "$d/long"
+sort "$d/long" > "$d/exp"
+"$G" -S 1M "$d/long" > "$d/got" && same long-line "$d/exp" "$d/got"
+
+# larger than memory: MB of CSV lines (bench/gen_lines: u32, word, decimal,
+# filler), -S far below their size, several merge passes
+mb=${TEXT_BIG_MB:-24}
+S=${TEXT_BIG_S:-1M}
+B=${TEXT_BIG_BATCH:-4}
+"$PWD/bench/gen_lines" csv "${mb}M" 7 > "$d/big" || { echo "FAIL text-big: bench/gen_lines is missing (make bench/gen_lines)"; exit 1; }
+mkdir -p "$d/t"
+# big NAME OPTION...: gpusort -S $S --batch-size=$B -T DIR OPTION... equals sort OPTION..., no temporary file left
+big() {
+	_n=$1
+	shift
+	sort "$@" "$d/big" > "$d/exp"
+	if "$G" -S "$S" --batch-size="$B" -T "$d/t" --stats "$@" "$d/big" > "$d/got" 2> "$d/err"; then
+		if ! grep -q "runs spilled" "$d/err" || grep -q " 0 runs spilled" "$d/err"; then
+			fail "$_n" "nothing was spilled: $(cat "$d/err")"
+		elif [ -n "$(ls -A "$d/t")" ]; then
+			fail "$_n" "temporary files left in -T"
+		else
+			same "$_n" "$d/exp" "$d/got"
+		fi
+	else
+		fail "$_n" "status $?: $(cat "$d/err")"
+	fi
+}
+big spill-bytes
+big spill-numeric -t, -k3,3n
+big spill-two-keys -t, -k2,2 -k3,3gr
+big spill-unique -t, -k2.1,2.3 -u
+big spill-stable-reverse -t, -k2,2f -s -r
+
+# faults (the test build, tests/README.md): a failed open, read or write of
+# an input, a run or the output, or a corrupt run, stops the sort with exit 2,
+# the old output kept and no temporary file left; a short transfer changes
+# nothing
+GST=$PWD/tests/bin/gpusort-test
+sort -t, -k2,2 "$d/big" > "$d/exp"
+# fault NAME SPEC WANT: WANT 2 (an error) or 0 (the right output)
+fault() {
+	echo old > "$d/fo"
+	GPUSORT_FAULT=$2 "$GST" -S 1M --batch-size=4 -T "$d/t" -t, -k2,2 "$d/big" -o "$d/fo" 2> "$d/ferr"
+	_rc=$?
+	_left=$(ls -A "$d/t"; ls -a "$d" | grep '\.gpusort\.')
+	if [ -n "$_left" ]; then
+		fail "$1" "temporary files left: $_left"
+	elif [ "$3" = 2 ] && { [ $_rc != 2 ] || [ "$(cat "$d/fo")" != old ] || [ ! -s "$d/ferr" ]; }; then
+		fail "$1" "status $_rc (want 2 and the old output): $(head -c 200 "$d/ferr")"
+	elif [ "$3" = 0 ] && { [ $_rc != 0 ] || ! cmp -s "$d/exp" "$d/fo"; }; then
+		fail "$1" "status $_rc or a wrong output: $(head -c 200 "$d/ferr")"
+	else
+		pass "$1"
+	fi
+}
+if [ -x "$GST" ]; then
+	fault fault-open-input open@1 2
+	fault fault-read-input read@2 2
+	fault fault-read-run read@60 2
+	fault fault-write-run write@2:ENOSPC 2
+	fault fault-write-late write@40+:ENOSPC 2
+	fault fault-corrupt-run corrupt-spill 2
+	fault fault-read-short read@3:short 0
+	fault fault-write-short write@3:short 0
+fi
+
+# the fake GPU (tests/fake_gpu.c) sorts the prefix records of every chunk
+if [ -x "$FG" ]; then
+	sort -t, -k3,3n "$d/big" > "$d/exp"
+	if "$FG" -S "${TEXT_BIG_FAKE_S:-4M}" -T "$d/t" --stats -t, -k3,3n "$d/big" > "$d/got" 2> "$d/err"; then
+		if grep -q "engine gpu" "$d/err"; then same fakegpu-chunks "$d/exp" "$d/got"; else fail fakegpu-chunks "not sorted on the (fake) GPU: $(cat "$d/err")"; fi
+	else
+		fail fakegpu-chunks "status $?: $(cat "$d/err")"
+	fi
+fi
+exit $fails
