@@ -433,7 +433,8 @@ static int open_engine(tjob *t, size_t lines, int last)
 	text_sort_layout(&eo->keys);
 	eo->use_gpu = t->o->use_gpu && (!last || lines >= TEXT_GPU_MIN_LINES || t->o->device >= 0);
 	char note[512] = "";
-	if (engine_open(&t->eng, eo, 0, note, sizeof note))
+	/* records: a single chunk holds them all; else unknown (the fastest sorter) */
+	if (engine_open(&t->eng, eo, 0, last ? lines : 0, note, sizeof note))
 		return fail(t, "%s", t->eng.errmsg);
 	t->eng_open = 1;
 	t->sorter.eng = &t->eng;
