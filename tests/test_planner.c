@@ -332,18 +332,19 @@ static void sorter_choice(void)
 	const plan_sorter_info both[] = { { "bitonic", 1000 }, { "quick", 600 }, { "radix", 500 } };
 	const plan_sorter_info only[] = { { "bitonic", 1000 }, { "quick", 600 } };
 	TEST_BEGIN("planner/sorter-auto") {
-		CHECK(plan_sorter(&u32, 400, both, 3) == 2, "fits radix: %d", plan_sorter(&u32, 400, both, 3));
-		CHECK(plan_sorter(&u32, 500, both, 3) == 2, "exactly radix's capacity");
-		CHECK(plan_sorter(&u32, 501, both, 3) == 1, "too large for radix: the next in order that holds it");
-		CHECK(plan_sorter(&u32, 601, both, 3) == 0, "fits bitonic only");
-		CHECK(plan_sorter(&u32, 5000, both, 3) == 0, "larger than every chunk: the largest chunks");
-		CHECK(plan_sorter(&u32, 0, both, 3) == 2, "unknown size: the first preferred");
-		CHECK(plan_sorter(&rec100, 400, both, 3) == 2 && plan_sorter(&rec16, 400, both, 3) == 2,
-		      "(key, index) words");
-		CHECK(plan_sorter(&u32, 400, only, 2) == 1, "no radix in the build: the next in order (quick)");
-		CHECK(plan_sorter(&u32, 400, both, 1) == 0, "one sorter");
+		CHECK(plan_sorter(&rec16, 400, both, 3) == 2, "fits radix: %d", plan_sorter(&rec16, 400, both, 3));
+		CHECK(plan_sorter(&rec16, 500, both, 3) == 2, "exactly radix's capacity");
+		CHECK(plan_sorter(&rec16, 501, both, 3) == 1, "too large for radix: the next in order that holds it");
+		CHECK(plan_sorter(&rec16, 601, both, 3) == 0, "fits bitonic only");
+		CHECK(plan_sorter(&rec16, 5000, both, 3) == 0, "larger than every chunk: the largest chunks");
+		CHECK(plan_sorter(&rec16, 0, both, 3) == 2, "unknown size: the first preferred");
+		CHECK(plan_sorter(&rec100, 400, both, 3) == 2, "16-byte (key, index) words");
+		CHECK(plan_sorter(&u32, 400, both, 3) == 0 && plan_sorter(&u32, 0, both, 3) == 0,
+		      "key-only records: bitonic first");
+		CHECK(plan_sorter(&rec16, 400, only, 2) == 1, "no radix in the build: the next in order (quick)");
+		CHECK(plan_sorter(&rec16, 400, both, 1) == 0, "one sorter");
 		const plan_sorter_info none[] = { { "bitonic", 1000 }, { "radix", 0 } };
-		CHECK(plan_sorter(&u32, 400, none, 2) == 0, "a sorter that takes no chunk is skipped");
+		CHECK(plan_sorter(&rec16, 400, none, 2) == 0, "a sorter that takes no chunk is skipped");
 	} TEST_END();
 }
 
