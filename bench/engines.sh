@@ -79,14 +79,20 @@ fi
 d=$(mktemp -d "$DIR/gpusort-engines.XXXXXX") || exit 2
 trap 'rm -rf "$d"' EXIT INT TERM
 # one timed sort: NAME ARGS...; a row with the wall time, the ratio to cat
-# ($CAT) and what --stats says of runs and the device's stages
+# ($CAT) and what --stats says of runs and the device's stages; the output
+# is checked by bench/checkrec (order, same multiset as the input: $CHK
+# holds the layout's checkrec options) before the row counts
 timed() {
 	nm=$1; shift
+	rm -f "$d/out"
 	t0=$(now)
 	if ! $G --stats "$@" -o "$d/out" 2> "$d/err"; then
 		echo "| $nm | failed: $(grep -v stats: "$d/err" | head -n 1) | | | |"; return
 	fi
 	t1=$(now)
+	if [ -x bench/checkrec ] && ! bench/checkrec $CHK "$d/in" "$d/out" > /dev/null 2>&1; then
+		echo "| $nm | WRONG OUTPUT (bench/checkrec) | | | |"; return
+	fi
 	w=$(secs $t0 $t1)
 	runs=$(sed -n 's/.*stats: chunk [0-9]* records, \([0-9]*\) runs.*/\1/p' "$d/err" | head -n 1)
 	eng=$(sed -n 's/.*engine \([^ ,]*\).*/\1/p' "$d/err" | head -n 1)
@@ -97,8 +103,8 @@ if want e2e; then
 	n=$((GIB * 134217728))
 	$GEN -n $n -k u64 -o "$d/in" 2> /dev/null || { echo "engines.sh: gen failed" >&2; exit 2; }
 	cat "$d/in" > /dev/null
-	t0=$(now); cat "$d/in" > "$d/out"; CAT=$(secs $t0 $(now))
-	q=$((GIB * 256))M
+	rm -f "$d/out"; t0=$(now); cat "$d/in" > "$d/out"; CAT=$(secs $t0 $(now))
+	q=$((GIB * 256))M CHK="-k u64"
 	echo "## 3. The whole sort: $GIB GiB of u64, file to file (cat: $CAT s)"
 	echo
 	echo "| run | wall s | x cat | engine, runs | device stages (--stats) |"
@@ -119,7 +125,8 @@ if want layout; then
 		n=$((4294967296 / rs))
 		$GEN -n $n --record-size $rs -k u32 -o "$d/in" 2> /dev/null || continue
 		cat "$d/in" > /dev/null
-		t0=$(now); cat "$d/in" > "$d/out"; CAT=$(secs $t0 $(now))
+		rm -f "$d/out"; t0=$(now); cat "$d/in" > "$d/out"; CAT=$(secs $t0 $(now))
+		CHK="-R $rs -k u32"
 		for e in $ENGINES; do
 			timed "$rs B, $e" --record-size $rs -k u32 --algorithm=$e "$d/in"
 		done
