@@ -6,7 +6,7 @@
 # Every gpusort output is compared byte for byte with GNU sort's before
 # its times count.
 #
-#   sh bench/text.sh [--sizes "1"] [--runs 3] [--cpu] [--mem 50%] [--dir DIR]
+#   sh bench/text.sh [--sizes "1"] [--runs 3] [--cpu] [--stats] [--mem 50%] [--dir DIR]
 #       [--workloads "csv-str csv-num csv-2keys gensort"]
 #
 #   --sizes      GiB of lines per workload (fractions allowed); the GPU
@@ -15,16 +15,18 @@
 #   --runs       timed runs per tool; the median is reported (min-max beside)
 #   --cpu        gpusort --cpu only (no GPU row)
 #   --mem        -S for GNU sort and gpusort alike
+#   --stats      gpusort rows with --stats (on stderr, beside the progress)
 #   --workloads  csv-str: -t, -k2,2 (a string key); csv-num: -t, -k3,3n;
 #                csv-2keys: -t, -k2,2 -k3,3n; gensort: 100-byte `gensort -a`
 #                lines, whole-line order
 # Markdown on stdout; progress on stderr.
 set -u
 cd "$(dirname "$0")/.." || exit 2
-SIZES=1 RUNS=3 CPU_ONLY=0 MEM=50% DIR=${TMPDIR:-/tmp} WORKLOADS="csv-str csv-num csv-2keys gensort"
+SIZES=1 RUNS=3 CPU_ONLY=0 STATS="" MEM=50% DIR=${TMPDIR:-/tmp} WORKLOADS="csv-str csv-num csv-2keys gensort"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cpu) CPU_ONLY=1; shift; continue ;;
+	--stats) STATS=--stats; shift; continue ;;
 	--help | -h) sed -n '2,/^set -u/p' bench/text.sh | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	--sizes) SIZES=$2 ;; --runs) RUNS=$2 ;; --mem) MEM=$2 ;; --dir) DIR=$2 ;; --workloads) WORKLOADS=$2 ;;
 	*) echo "bench/text.sh: unknown argument $1" >&2; exit 2 ;;
@@ -46,6 +48,7 @@ opts_of() {
 }
 # secs CMD...: wall seconds of CMD (stdout to $w/out)
 secs() {
+	rm -f "$w/out" # a truncation of the previous output would be timed
 	_t0=$(date +%s.%N)
 	"$@" > "$w/out" || { echo "bench/text.sh: failed: $*" >&2; return 1; }
 	_t1=$(date +%s.%N)
@@ -77,8 +80,8 @@ for wl in $WORKLOADS; do
 			case $tool in
 			cat) cmd="cat $w/in" ;;
 			sort) cmd="sort $opts --parallel=$N -S $MEM $w/in" ;;
-			gpusort-cpu) cmd="./gpusort --cpu $opts --parallel=$N -S $MEM $w/in" ;;
-			gpusort) cmd="./gpusort $opts --parallel=$N -S $MEM $w/in" ;;
+			gpusort-cpu) cmd="./gpusort --cpu $opts --parallel=$N -S $MEM $STATS $w/in" ;;
+			gpusort) cmd="./gpusort $opts --parallel=$N -S $MEM $STATS $w/in" ;;
 			esac
 			times=""
 			for r in $(seq 1 "$RUNS"); do
