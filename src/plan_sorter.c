@@ -23,21 +23,19 @@ static int word_class(const keys_spec *s)
  * the H100 (bench/results/h100-engines-2026-11-25.md; ms at 2^28 words):
  * u32 radix 7.1, sample 14.6, abisort 20.3, quick 22.0, bitonic 24.0; u64
  * radix 18.4, sample 34.4, abisort 36.9, quick 41.1, bitonic 53.9; (key,
- * index) pairs likewise, radix first. Key-only records keep bitonic first
- * for now: the other sorters' key-only path through the chunk pipeline
- * has not yet run on a GPU end to end (a capacity bug hid it, fixed with
- * tests/gpu/test_capacity), and there the device sort is a small part of
- * the whole (0.44 s of ~6 s for 16 GiB of u64), so the measured in-device
- * gain would be a few percent. A sorter missing from the build is skipped.
+ * index) pairs likewise, radix first. Key-only records take the same order:
+ * 16 GiB of u64 file to file in one chunk took 6.07 s with radix (device
+ * sort 0.17 s) against 6.84 s with bitonic (0.60 s)
+ * (bench/results/h100-claims-2026-11-25.md). A sorter missing from the
+ * build is skipped.
  */
 #define PLAN_SORTER_ORDER { "radix", "sample", "abisort", "quick", "bitonic", NULL }
-#define PLAN_SORTER_KEY_ONLY { "bitonic", "radix", "sample", "abisort", "quick", NULL }
 static const struct {
 	int word;
 	const char *order[6];
 } prefs[] = {
-	{ 4, PLAN_SORTER_KEY_ONLY },
-	{ 8, PLAN_SORTER_KEY_ONLY },
+	{ 4, PLAN_SORTER_ORDER },
+	{ 8, PLAN_SORTER_ORDER },
 	{ 8 + 1, PLAN_SORTER_ORDER },
 	{ 16 + 1, PLAN_SORTER_ORDER },
 };
