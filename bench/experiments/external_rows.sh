@@ -11,6 +11,7 @@
 # would be timed otherwise); every gpusort output is checked by
 # bench/checkrec. Each gpusort row's --stats lines go to DIR/KIND-ROW.stats
 # (set STATS_DIR to keep them elsewhere). Wall seconds from date +%s.%N.
+# ROWS: the rows in order (names in the case below; -r0: see there).
 set -u
 kind=$1 dir=${2:-${TMPDIR:-/tmp}}/gs-rows.$$
 cd "$(dirname "$0")/../.." || exit 2
@@ -43,8 +44,11 @@ row() { # NAME COMMAND (stderr of COMMAND to the row's stats file)
 }
 echo "| row ($kind, $(du -h "$in" | cut -f1)) | wall s | exit | output | engine |"
 echo "|---|---|---|---|---|"
-G=./gpusort
+G=${GPUSORT_BIN:-./gpusort}
 for r in ${ROWS:-cat-file cat-pipe spill-gpu spill-cpu pipe cpu-default cpu-S2G cat-file2 spill-gpu2 pipe2}; do
+	# a row name with -r0 runs with GPUSORT_RELEASE=0 (a test build as
+	# GPUSORT_BIN: spilled runs kept whole until the spill file's close)
+	case $r in *-r0*) G="GPUSORT_RELEASE=0 ${GPUSORT_BIN:-./gpusort}" ;; *) G=${GPUSORT_BIN:-./gpusort} ;; esac
 	case $r in
 	cat-file*) row $r "cat '$in' > '$out'" ;;
 	cat-pipe*) row $r "cat '$in' | cat > '$out'" ;;
@@ -54,5 +58,7 @@ for r in ${ROWS:-cat-file cat-pipe spill-gpu spill-cpu pipe cpu-default cpu-S2G 
 	pipe*) row $r "cat '$in' | $G $k --stats > '$out'" ;;
 	cpu-default*) row $r "$G --cpu $k --stats '$in' -o '$out'" ;;
 	cpu-S2G*) row $r "$G --cpu $k -S 2G --stats '$in' -o '$out'" ;;
+	auto*) row $r "$G $k --stats '$in' -o '$out'" ;;
+	bitonic*) row $r "$G $k --algorithm=bitonic --stats '$in' -o '$out'" ;;
 	esac
 done
