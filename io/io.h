@@ -102,8 +102,6 @@ typedef struct io_fixed_stats {
 } io_fixed_stats;
 void io_fixed_stats_get(io_fixed_stats *s);
 
-typedef struct io_release io_release;
-
 /* A file being read or written. */
 typedef struct io_file {
 	int fd;           /* buffered descriptor, always valid while open */
@@ -116,7 +114,6 @@ typedef struct io_file {
 	int eof;
 	int filter;       /* a pipe to an io_filter process: writes return -EPIPE, never raise SIGPIPE */
 	char name[4096];  /* for messages: the path, or "-" */
-	io_release *rel;  /* spill file during a merge: where consumed ranges go (io_release_range), or NULL */
 } io_file;
 
 /*
@@ -328,43 +325,5 @@ void io_worker_submit(io_worker *w, io_job *j);
 ssize_t io_worker_wait(io_worker *w, io_job *j);
 /* Finish queued jobs and join. */
 void io_worker_stop(io_worker *w);
-
-/* Seconds on CLOCK_MONOTONIC (the workers' busy times). */
-double io_now(void);
-
-/* ---- Giving spilled bytes back --------------------------------------------- */
-
-/*
- * A spill file holds every run of its -T directory until the process
- * closes it, and freeing 16 GiB of cached spill takes seconds. The merge
- * hands each range it has read and will never read again to a releaser,
- * whose thread punches it out of the file (fallocate PUNCH_HOLE) while the
- * merge goes on: the pages and blocks go back beside the merge, not in the
- * close after the output is committed, and the disk holds the spill and
- * the output only as far as they overlap.
- */
-typedef struct io_release_stats {
-	uint64_t bytes;   /* punched out */
-	uint64_t dropped; /* handed over but left to the close (queue full, file system without holes, error) */
-	double busy_s;    /* the releaser's seconds in fallocate */
-} io_release_stats;
-
-/* Start a releaser (one thread). 0, or -errno with *r NULL. */
-int io_release_start(io_release **r);
-
-/*
- * Give back bytes [off, off + len) of f, a file opened by io_open_spill:
- * the whole IO_ALIGN blocks inside the range are punched out, later, by
- * f->rel's thread (nothing when f->rel is NULL). The caller promises that
- * nothing reads the range again. Never fails: a range that cannot be
- * queued or punched stays allocated until f is closed.
- */
-void io_release_range(io_file *f, uint64_t off, uint64_t len);
-
-/*
- * Punch what is queued, join the thread, add its counts to *st (may be
- * NULL) and free r (NULL: nothing). Clear the files' rel pointers first.
- */
-void io_release_stop(io_release *r, io_release_stats *st);
 
 #endif

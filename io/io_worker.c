@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-double io_now(void)
+static double now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -18,7 +18,7 @@ double io_now(void)
 
 static void run_job(io_worker *w, io_job *j)
 {
-	double t0 = io_now();
+	double t0 = now();
 	switch (j->op) {
 	case IO_JOB_READ:
 		j->res = io_read_next(&w->ring, j->f, j->buf, j->len, j->cap);
@@ -41,7 +41,7 @@ static void run_job(io_worker *w, io_job *j)
 		j->res = j->call(j, &w->ring);
 		break;
 	}
-	j->busy = io_now() - t0;
+	j->busy = now() - t0;
 }
 
 static void *worker_main(void *p)

@@ -305,10 +305,9 @@ int gpumerge_spilled(engine *e, const keys_spec *s, run **runs, int k, sink *out
 	io_worker wk[READERS];
 	struct srun *x = calloc((size_t)k, sizeof *x);
 	uint64_t *cut = calloc(2 * (size_t)k, sizeof *cut), *next, *len = calloc((size_t)k, sizeof *len);
-	uint64_t *given = calloc((size_t)k, sizeof *given); /* file offset up to which each run went back */
 	const uint8_t **src = calloc((size_t)k, sizeof *src);
 	resident *rs = NULL;
-	if (!x || !cut || !len || !src || !given) {
+	if (!x || !cut || !len || !src) {
 		snprintf(msg, mlen, "out of memory");
 		goto out;
 	}
@@ -320,7 +319,6 @@ int gpumerge_spilled(engine *e, const keys_spec *s, run **runs, int k, sink *out
 		if (runs[i]->mem || !runs[i]->n)
 			continue;
 		x[i].w = nsp++ % READERS;
-		given[i] = runs[i]->off;
 		for (int b = 0; b < 2; b++)
 			if (!(x[i].win[b] = util_alloc_aligned(p.wcap[i] * R + IO_ALIGN, IO_ALIGN))) {
 				snprintf(msg, mlen, "out of memory (read windows of %llu bytes)",
@@ -433,18 +431,6 @@ int gpumerge_spilled(engine *e, const keys_spec *s, run **runs, int k, sink *out
 			}
 		}
 		memcpy(cut, next, (size_t)k * sizeof *cut);
-		/* merged and written: no one reads these records of the file
-		 * again (after a device failure the CPU merges from the windows;
-		 * only a failure before any output re-reads the runs) */
-		for (int i = 0; out->records && i < k; i++) {
-			if (!x[i].win[0])
-				continue;
-			uint64_t end = (runs[i]->off + cut[i] * R) / IO_ALIGN * IO_ALIGN;
-			if (end > given[i]) {
-				io_release_range(runs[i]->file, given[i], end - given[i]);
-				given[i] = end;
-			}
-		}
 	}
 	ret = 0;
 out:
@@ -461,7 +447,6 @@ out:
 	free(cut);
 	free(len);
 	free(src);
-	free(given);
 	plan_free(&p);
 	return ret;
 }

@@ -22,8 +22,6 @@ typedef struct job_stats {
 	double t0, read_s, sort_s, spill_s, merge_s, write_s, mread_s;
 	double start_s;   /* engine start (CUDA context, device arena) and pinned staging */
 	double teardown_runs_s, teardown_engine_s; /* after the output: runs unpinned and freed, the engine closed */
-	double teardown_spill_s; /* after the output: the spill files closed (what the releaser left to free) */
-	io_release_stats rel;    /* spilled bytes given back beside the merge (io_release_range) */
 	uint64_t records, bytes_in, records_out, runs, spilled, chunk, rounds, passes, gpu_groups;
 	const char *engine;
 	char engine_buf[64];     /* the storage of an engine name made for this job */

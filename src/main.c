@@ -357,7 +357,6 @@ static void read_test_knobs(job_knobs *k)
 	k->gpu_merge_by_sort = env_is("GPUSORT_GPU_MERGE", "sort");
 	k->spill_merge = env_is("GPUSORT_SPILL_MERGE", "cpu") ? JOB_WHERE_CPU
 			 : env_is("GPUSORT_SPILL_MERGE", "gpu") ? JOB_WHERE_GPU : 0;
-	k->no_release = env_is("GPUSORT_RELEASE", "0");
 }
 
 /* The test build's --progress switches (tests/README.md): the interval, so

@@ -77,10 +77,6 @@ static void check_hook(io_job *j)
 	if (run_check_read(r, x->R, j->off, j->buf, (size_t)j->res, &x->bad_block)) {
 		x->bad = 1;
 		j->res = -EBADMSG;
-	} else if (!r->zfile) {
-		/* in the window now, and a merge reads a run once: the file's
-		 * copy can go (io_release_range; only spill files have a releaser) */
-		io_release_range(r->file, j->off, (uint64_t)j->res);
 	}
 }
 

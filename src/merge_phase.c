@@ -265,7 +265,7 @@ static int merge_on_gpu(job_ctx *c, sink *out, char *why, size_t wlen)
 	return rc;
 }
 
-static int merge_all(job_ctx *c, sink *out)
+int merge_phase(job_ctx *c, sink *out)
 {
 	if (c->o->merge_where != JOB_WHERE_CPU && c->eng.gpu && !c->o->merge_only) {
 		char *why = c->st.gm_why;
@@ -317,23 +317,5 @@ static int merge_all(job_ctx *c, sink *out)
 	out->prog = c->prog;
 	int rc = merge_some(c, c->runs, c->nruns, out, &pm); /* the output's error is reported by the caller */
 	out->prog = NULL;
-	return rc;
-}
-
-int merge_phase(job_ctx *c, sink *out)
-{
-	/* the spill files' consumed ranges go back while the merge runs (io.h,
-	 * "Giving spilled bytes back"); without a releaser, the close frees them */
-	io_release *rel = NULL;
-	int spilled = 0;
-	for (int i = 0; i < c->nruns; i++)
-		spilled |= c->runs[i]->spilled && !c->runs[i]->zfile;
-	if (spilled && !c->o->knobs.no_release && io_release_start(&rel) == 0)
-		for (int i = 0; i < c->o->ntmp; i++)
-			c->spill[i].rel = rel;
-	int rc = merge_all(c, out);
-	for (int i = 0; i < c->o->ntmp; i++)
-		c->spill[i].rel = NULL;
-	io_release_stop(rel, &c->st.rel);
 	return rc;
 }

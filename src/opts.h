@@ -30,7 +30,6 @@ typedef struct job_knobs {
 	int gpu_merge_by_sort; /* the GPU merge orders a group by the chunk sort */
 	int spill_merge;       /* under --merge-engine=auto, spilled runs merge: 0 as the planner chooses, JOB_WHERE_CPU
 				* on the CPU, JOB_WHERE_GPU on the GPU whenever it can (A/B; small tests) */
-	int no_release;        /* spilled runs stay whole until the spill file's close (A/B of io_release_range) */
 } job_knobs;
 
 typedef struct job_opts {

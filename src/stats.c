@@ -85,12 +85,11 @@ void stats_print(const job_ctx *c, double wall)
 			",\"merge_s\":%.6f,\"write_s\":%.6f,\"gpu_h2d_s\":%.6f,\"gpu_sort_s\":%.6f,\"gpu_d2h_s\":%.6f"
 			",\"gpu_passes\":%" PRIu64 ",\"gpu_retries\":%" PRIu64 ",\"gpu_overlapped_chunks\":%" PRIu64 ",\"gpu_merge_groups\":%" PRIu64 ",\"gpu_merge_spill_groups\":%" PRIu64
 			",\"gpu_merge_cpu_groups\":%" PRIu64 ",\"gpu_merge_read_s\":%.6f,\"gpu_merge_read_wait_s\":%.6f"
-			",\"gpu_merge_fill_s\":%.6f,\"gpu_merge_device_s\":%.6f,\"spill_released_bytes\":%" PRIu64
-			",\"spill_released_s\":%.6f,\"start_s\":%.6f,\"wall_s\":%.6f,\"gb_per_s\":%.3f",
+			",\"gpu_merge_fill_s\":%.6f,\"gpu_merge_device_s\":%.6f,\"start_s\":%.6f,\"wall_s\":%.6f,\"gb_per_s\":%.3f",
 			s->engine, c->o->mem, s->records, c->R, s->records * (uint64_t)c->R, s->records_out, s->chunk,
 			s->runs, s->spilled, s->passes, s->rounds, s->read_s, s->sort_s, s->spill_s, s->mread_s,
 			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, c->eng.gpu_overlapped, s->gpu_groups,
-			s->gm_spill_groups, s->gm_cpu_groups, s->gm_read_s, s->gm_wait_s, s->gm_fill_s, s->gm_dev_s, s->rel.bytes, s->rel.busy_s, s->start_s, wall,
+			s->gm_spill_groups, s->gm_cpu_groups, s->gm_read_s, s->gm_wait_s, s->gm_fill_s, s->gm_dev_s, s->start_s, wall,
 			wall > 0 ? gb / wall : 0.0);
 		fprintf(stderr, ",\"stream_bits\":%d,\"stream_buckets\":%" PRIu64 ",\"stream_largest_bucket\":%" PRIu64
 			",\"stream_big_buckets\":%" PRIu64 ",\"stream_partition_s\":%.6f,\"stream_count_s\":%.6f"
@@ -134,11 +133,6 @@ void stats_print(const job_ctx *c, double wall)
 			s->write_s);
 	else if (s->gm_why[0])
 		fprintf(stderr, "gpusort: stats: spilled runs merged on the CPU, not the GPU: %s\n", s->gm_why);
-	if (s->rel.bytes || s->rel.dropped) {
-		char d[32];
-		fprintf(stderr, "gpusort: stats: spilled runs given back beside the merge: %s in %.3f s (%s left to the close)\n",
-			util_fmt_bytes(s->rel.bytes, b, sizeof b), s->rel.busy_s, util_fmt_bytes(s->rel.dropped, d, sizeof d));
-	}
 	if (s->stream.bits) {
 		fprintf(stderr, "gpusort: stats: streamed: partition %.3f s (%d bits, %" PRIu64 " buckets, the largest %"
 			PRIu64 " records, %" PRIu64 " sorted by all threads); sort includes it, write overlaps sort\n",
@@ -165,6 +159,6 @@ void stats_print_teardown(const job_ctx *c)
 {
 	if (c->o->stats == JOB_STATS_JSON)
 		return;
-	fprintf(stderr, "gpusort: stats: teardown: spill files closed %.3f s, runs released %.3f s, engine closed %.3f s\n",
-		c->st.teardown_spill_s, c->st.teardown_runs_s, c->st.teardown_engine_s);
+	fprintf(stderr, "gpusort: stats: teardown: runs released %.3f s, engine closed %.3f s\n", c->st.teardown_runs_s,
+		c->st.teardown_engine_s);
 }

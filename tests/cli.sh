@@ -1180,31 +1180,6 @@ for S in 1M 3M; do
 done
 rm -f v100.bin
 
-# Spilled runs go back to the file system as the merge reads them
-# (io_release_range): --stats counts the bytes given back (all but the
-# partial blocks at the windows' ends, so more than half), the output is
-# the reference's and the same as with GPUSORT_RELEASE=0 (kept whole until
-# the spill file's close), which gives nothing back. The file system of the
-# tests may have no PUNCH_HOLE: then all of it is "left to the close".
-gen -n 400000 -k u64 --seed 41 -o rel.bin
-for v in 1 0; do
-	(GPUSORT_RELEASE=$v; export GPUSORT_RELEASE; gstrun -k u64 -S 1M -T t1 --stats -o rel.$v rel.bin) > /dev/null 2> gs.err
-	rc=$?
-	given=$(sed -n 's/^gpusort: stats: spilled runs given back beside the merge: \([0-9.]*\) \([KMG]*i*B\) .*left to the close)$/\1 \2/p' gs.err)
-	"$REF" -k u64 < rel.bin > rel.exp
-	if [ $rc != 0 ] || ! cmp -s rel.$v rel.exp; then
-		fail "spill-release-$v" "exit $rc or output differs: $(tr '\n' '|' < gs.err)"
-	elif [ $v = 1 ] && ! echo "$given" | awk '{ m = $2 == "MiB" ? 1 : $2 == "KiB" ? 1 / 1024 : $2 == "GiB" ? 1024 : 0; exit !($1 * m > 1.5) }' &&
-	     ! grep -q "given back beside the merge: 0 B in .* ([1-9][0-9.]* MiB left to the close)" gs.err; then
-		fail "spill-release-1" "not given back: $(tr '\n' '|' < gs.err)"
-	elif [ $v = 0 ] && [ -n "$given" ]; then
-		fail "spill-release-0" "given back with GPUSORT_RELEASE=0: $given"
-	else
-		pass "spill-release-$v"
-	fi
-done
-rm -f rel.bin rel.0 rel.1 rel.exp
-
 # A spilled block that comes back different (the test build's
 # GPUSORT_FAULT=corrupt-spill flips a byte of spilled data read back, as a
 # bad disk would): exit 2, one line naming the temp file, the block and its

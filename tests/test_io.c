@@ -468,48 +468,6 @@ int main(void)
 		CHECK(why != NULL, "write@1+:EIO: no error");
 	} TEST_END();
 
-	/* io_release_range: the whole blocks inside a range are punched out
-	 * (read back as zeros, no longer allocated); every other byte, the
-	 * partial blocks at the range's ends included, stays as written */
-	TEST_BEGIN("io/release-punches-whole-blocks-only") {
-		io_file f;
-		size_t n = 64 * IO_ALIGN;
-		uint8_t *src = malloc(n), *dst = malloc(n);
-		CHECK(src && dst && io_open_spill(&f, dir) == 0, "open spill");
-		fill(src, n, 99);
-		CHECK(pwrite(f.fd, src, n, 0) == (ssize_t)n && fsync(f.fd) == 0, "write");
-		struct stat before, after;
-		fstat(f.fd, &before);
-		io_release_stats st = { 0 };
-		io_release *rel = NULL;
-		CHECK(io_release_start(&rel) == 0, "start");
-		f.rel = rel;
-		io_release_range(&f, IO_ALIGN + 100, 2 * IO_ALIGN);      /* block 2 alone is whole */
-		io_release_range(&f, 3 * IO_ALIGN, 8 * IO_ALIGN);        /* 3..10, then 11..18 */
-		io_release_range(&f, 11 * IO_ALIGN, 8 * IO_ALIGN);       /* coalesced or not: the same */
-		io_release_range(&f, 40 * IO_ALIGN + 1, IO_ALIGN);       /* no whole block: nothing */
-		f.rel = NULL;
-		io_release_range(&f, 50 * IO_ALIGN, 4 * IO_ALIGN);       /* no releaser: nothing */
-		io_release_stop(rel, &st);
-		if (st.dropped && !st.bytes) {
-			printf("SKIP io/release-punches-whole-blocks-only: this file system keeps the blocks (no PUNCH_HOLE)\n");
-			unit_failed = 1; /* not a pass either */
-		} else {
-			CHECK(st.bytes == 17 * IO_ALIGN && !st.dropped, "released %llu, dropped %llu",
-			      (unsigned long long)st.bytes, (unsigned long long)st.dropped);
-			CHECK(pread(f.fd, dst, n, 0) == (ssize_t)n, "read back");
-			memset(src + 2 * IO_ALIGN, 0, 17 * IO_ALIGN);
-			CHECK(!memcmp(src, dst, n), "bytes outside blocks 2..18 changed, or those not zero");
-			fstat(f.fd, &after);
-			CHECK(after.st_size == before.st_size, "size changed");
-			CHECK(after.st_blocks + 17 * IO_ALIGN / 512 <= before.st_blocks, "blocks %lld -> %lld",
-			      (long long)before.st_blocks, (long long)after.st_blocks);
-		}
-		io_close(&f);
-		free(src);
-		free(dst);
-	} TEST_END();
-
 	io_ring_unregister(&ring);
 	free(arena);
 	free(plain);
