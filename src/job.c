@@ -53,10 +53,12 @@ int job_setup(job_ctx *c, const job_opts *o, job_result *r)
 void job_teardown(job_ctx *c)
 {
 	inputs_close(c);
+	double t0 = util_now();
 	for (int i = 0; i < c->o->ntmp && c->spill; i++)
 		if (c->spill[i].fd >= 0)
 			io_close(&c->spill[i]);
-	double t0 = util_now();
+	c->st.teardown_spill_s = util_now() - t0;
+	t0 = util_now();
 	for (int i = 0; i < c->nruns; i++)
 		runlist_free_run(c, c->runs[i]);
 	c->st.teardown_runs_s = util_now() - t0;

@@ -22,6 +22,7 @@ typedef struct job_stats {
 	double t0, read_s, sort_s, spill_s, merge_s, write_s, mread_s;
 	double start_s;   /* engine start (CUDA context, device arena) and pinned staging */
 	double teardown_runs_s, teardown_engine_s; /* after the output: runs unpinned and freed, the engine closed */
+	double teardown_spill_s; /* after the output: the spill files closed (their cached pages and blocks freed) */
 	uint64_t records, bytes_in, records_out, runs, spilled, chunk, rounds, passes, gpu_groups;
 	const char *engine;
 	char engine_buf[64];     /* the storage of an engine name made for this job */

@@ -159,6 +159,6 @@ void stats_print_teardown(const job_ctx *c)
 {
 	if (c->o->stats == JOB_STATS_JSON)
 		return;
-	fprintf(stderr, "gpusort: stats: teardown: runs released %.3f s, engine closed %.3f s\n", c->st.teardown_runs_s,
-		c->st.teardown_engine_s);
+	fprintf(stderr, "gpusort: stats: teardown: spill files closed %.3f s, runs released %.3f s, engine closed %.3f s\n",
+		c->st.teardown_spill_s, c->st.teardown_runs_s, c->st.teardown_engine_s);
 }

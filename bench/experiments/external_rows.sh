@@ -11,7 +11,8 @@
 # would be timed otherwise); every gpusort output is checked by
 # bench/checkrec. Each gpusort row's --stats lines go to DIR/KIND-ROW.stats
 # (set STATS_DIR to keep them elsewhere). Wall seconds from date +%s.%N.
-# ROWS: the rows in order (names in the case below; -r0: see there).
+# ROWS: the rows in order (names in the case below). GPUSORT_BIN: the
+# binary (default ./gpusort; a test build takes GPUSORT_* knobs as VAR=... in ROWS' commands).
 set -u
 kind=$1 dir=${2:-${TMPDIR:-/tmp}}/gs-rows.$$
 cd "$(dirname "$0")/../.." || exit 2
@@ -46,9 +47,6 @@ echo "| row ($kind, $(du -h "$in" | cut -f1)) | wall s | exit | output | engine 
 echo "|---|---|---|---|---|"
 G=${GPUSORT_BIN:-./gpusort}
 for r in ${ROWS:-cat-file cat-pipe spill-gpu spill-cpu pipe cpu-default cpu-S2G cat-file2 spill-gpu2 pipe2}; do
-	# a row name with -r0 runs with GPUSORT_RELEASE=0 (a test build as
-	# GPUSORT_BIN: spilled runs kept whole until the spill file's close)
-	case $r in *-r0*) G="GPUSORT_RELEASE=0 ${GPUSORT_BIN:-./gpusort}" ;; *) G=${GPUSORT_BIN:-./gpusort} ;; esac
 	case $r in
 	cat-file*) row $r "cat '$in' > '$out'" ;;
 	cat-pipe*) row $r "cat '$in' | cat > '$out'" ;;
