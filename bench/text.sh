@@ -13,7 +13,8 @@
 #                machine's 10 GiB run: --sizes "1 10" (about 3x the size in
 #                free disk under --dir: input, two outputs)
 #   --runs       timed runs per tool; the median is reported (min-max beside)
-#   --cpu        gpusort --cpu only (no GPU row)
+#   --cpu        gpusort --cpu only (no gpusort-radix row: the GPU engine,
+#                which text lines take only when named)
 #   --mem        -S for GNU sort and gpusort alike
 #   --stats      gpusort rows with --stats (on stderr, beside the progress)
 #   --workloads  csv-str: -t, -k2,2 (a string key); csv-num: -t, -k3,3n;
@@ -71,14 +72,14 @@ for wl in $WORKLOADS; do
 		echo "| tool | seconds | x cat |"
 		echo "|---|---|---|"
 		tools="cat sort gpusort-cpu"
-		[ $CPU_ONLY = 0 ] && tools="$tools gpusort"
+		[ $CPU_ONLY = 0 ] && tools="$tools gpusort-radix"
 		catmed=""
 		for tool in $tools; do
 			case $tool in
 			cat) cmd="cat $w/in" ;;
 			sort) cmd="sort $opts --parallel=$N -S $MEM $w/in" ;;
 			gpusort-cpu) cmd="./gpusort --cpu $opts --parallel=$N -S $MEM $STATS $w/in" ;;
-			gpusort) cmd="./gpusort $opts --parallel=$N -S $MEM $STATS $w/in" ;;
+			gpusort-radix) cmd="./gpusort --algorithm=radix $opts --parallel=$N -S $MEM $STATS $w/in" ;;
 			esac
 			times=""
 			for r in $(seq 1 "$RUNS"); do
