@@ -128,7 +128,7 @@ static void help(void)
 "                              holds the same records as the input (XXH3-128)\n"
 "\n"
 "Resources:\n"
-"  -S, --buffer-size=SIZE      host memory budget (default 25% of RAM, or of the\n"
+"  -S, --buffer-size=SIZE      host memory budget (default half of RAM, or of the\n"
 "                              cgroup's memory limit when lower); SIZE is a\n"
 "                              number with b, K, M, G, T (powers of 1024) or %\n"
 "                              (of RAM); a plain number means KiB, as in sort(1)\n"
@@ -737,7 +737,12 @@ int main(int argc, char **argv)
 		usage_error("options '-%co' are incompatible", check == JOB_CHECK_QUIET ? 'C' : 'c');
 
 	if (!o.mem) {
-		/* 25% of the smaller of RAM and the cgroup's limit */
+		/* half of the smaller of RAM and the cgroup's limit: a 16 GiB
+		 * file of u64 on a 128 GiB machine is then one streamed chunk
+		 * on the CPU engine (9.2-9.4 s) instead of 4 runs and a merge
+		 * at 25% (22.0-27.6 s; bench/results/h100-cpu-default-S-2026-11-25.md).
+		 * GNU sort's default is larger still (the available memory, up
+		 * to 3/4 of RAM); both size their buffers by a file's size */
 		const char *cg_file = NULL;
 #if GPUSORT_TEST_HOOKS
 		cg_file = getenv("GPUSORT_CGROUP_MEMORY_FILE");
@@ -745,7 +750,7 @@ int main(int argc, char **argv)
 		uint64_t phys = util_physmem(), cg = util_cgroup_memory(cg_file);
 		if (cg && (!phys || cg < phys))
 			phys = cg;
-		o.mem = phys ? phys / 4 : (256ull << 20);
+		o.mem = phys ? phys / 2 : (256ull << 20);
 		if (o.mem < (64ull << 20))
 			o.mem = 64ull << 20;
 	}
