@@ -1,5 +1,6 @@
 /* text_gather.c - a sorted chunk's lines out in parallel batches (text_gather.h). */
 #include "text_gather.h"
+#include "text_par.h"
 #include "util.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@ typedef struct gather {
 	const text_chunk *c;
 	const uint32_t *ord;
 	size_t lo, n;                      /* the batch: ord[lo, lo + n) */
+	int parts;                         /* the batch's parts; a step's threads past them idle */
 	uint8_t *buf;
 	size_t off[GATHER_PARTS + 1];      /* each part's bytes, then its offset in buf */
 } gather;
@@ -28,7 +30,10 @@ static void part_size(void *arg, int p, int np)
 {
 	gather *g = arg;
 	size_t lo, hi, bytes = 0;
-	util_split(g->n, p, np, &lo, &hi);
+	(void)np;
+	if (p >= g->parts)
+		return;
+	util_split(g->n, p, g->parts, &lo, &hi);
 	for (size_t k = g->lo + lo; k < g->lo + hi; k++)
 		bytes += span(g->c, g->ord[k]);
 	g->off[p] = bytes;
@@ -38,7 +43,10 @@ static void part_copy(void *arg, int p, int np)
 {
 	gather *g = arg;
 	size_t lo, hi;
-	util_split(g->n, p, np, &lo, &hi);
+	(void)np;
+	if (p >= g->parts)
+		return;
+	util_split(g->n, p, g->parts, &lo, &hi);
 	uint8_t *dst = g->buf + g->off[p];
 	for (size_t k = g->lo + lo; k < g->lo + hi; k++) {
 		uint32_t i = g->ord[k];
@@ -98,26 +106,23 @@ static void hand(handoff *h, const uint8_t *buf, size_t n, uint64_t lines)
 	pthread_mutex_unlock(&h->mu);
 }
 
-int text_gather_write(const text_chunk *c, const uint32_t *order, text_writer *w, int threads)
+int text_gather_write(const text_chunk *c, const uint32_t *order, text_writer *w, tpool *pool)
 {
-	gather g = { c, order, 0, 0, NULL, { 0 } };
+	gather g = { c, order, 0, 0, 1, NULL, { 0 } };
 	uint8_t *bufs[2] = { NULL, NULL };
 	size_t caps[2] = { 0, 0 };
-	int np = threads < 1 ? 1 : threads > GATHER_PARTS ? GATHER_PARTS : threads, rc = 0, cur = 0;
+	int threads = pool ? tpool_size(pool) : 1;
+	int np = threads > GATHER_PARTS ? GATHER_PARTS : threads, rc = 0, cur = 0;
 	/* batches are gathered while the one before is written, on a thread of its own */
 	handoff h = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, w, NULL, 0, 0, 0, 0 };
 	pthread_t tid;
 	int async = c->n > GATHER_LINES && !pthread_create(&tid, NULL, writer_main, &h);
 	for (g.lo = 0; g.lo < c->n && !rc; g.lo += g.n, cur ^= 1) {
 		g.n = c->n - g.lo < GATHER_LINES ? c->n - g.lo : GATHER_LINES;
-		int parts = g.n < 4096 ? 1 : np;
-		util_par_run(parts, part_size, &g);
-		size_t total = 0;
-		for (int p = 0; p < parts; p++) {
-			size_t b = g.off[p];
-			g.off[p] = total;
-			total += b;
-		}
+		g.parts = g.n < 4096 ? 1 : np;
+		tpool *p = g.parts > 1 ? pool : NULL;
+		text_par_run(p, part_size, &g);
+		size_t total = text_par_firsts(g.off, g.parts);
 		/* bufs[cur] went to the writer two batches ago: hand() has seen it written */
 		if (total > caps[cur]) {
 			free(bufs[cur]);
@@ -128,7 +133,7 @@ int text_gather_write(const text_chunk *c, const uint32_t *order, text_writer *w
 			}
 		}
 		g.buf = bufs[cur];
-		util_par_run(parts, part_copy, &g);
+		text_par_run(p, part_copy, &g);
 		if (async)
 			hand(&h, g.buf, total, g.n);
 		else

@@ -9,13 +9,14 @@
 #define GPUSORT_TEXT_GATHER_H
 #include "text_io.h"
 #include "text_sort.h"
+#include "tpool.h"
 
 /*
- * Write the lines c[order[0, c->n)] to w, delimiters included, on
- * `threads` threads. For a writer without -u or --verify (those look at
+ * Write the lines c[order[0, c->n)] to w, delimiters included, on the
+ * threads of pool (NULL: this one). For a writer without -u or --verify (those look at
  * each line: use text_writer_line). Returns 0 or -errno (a write error,
  * or -ENOMEM).
  */
-int text_gather_write(const text_chunk *c, const uint32_t *order, text_writer *w, int threads);
+int text_gather_write(const text_chunk *c, const uint32_t *order, text_writer *w, tpool *pool);
 
 #endif

@@ -8,6 +8,7 @@
 #include "text_load.h"
 #include "text_merge.h"
 #include "text_sort.h"
+#include "tpool.h"
 #include "util.h"
 #include "../io/io.h"
 #include "../io/io_fault.h"
@@ -46,6 +47,7 @@ typedef struct tjob {
 	job_opts eng_opts; /* the engine's options (it keeps a pointer to their key layout) */
 	int eng_open;
 	text_sorter sorter;
+	tpool *pool;      /* the job's threads (--parallel), or NULL: one */
 	io_filter z;      /* --compress-program: the compressor of the run being written */
 	io_output out;
 	int out_open;
@@ -222,7 +224,7 @@ static int write_chunk(tjob *t, const text_chunk *c, text_writer *w, const char 
 {
 	const uint32_t *ord = t->sorter.order;
 	if (!w->unique && !w->verify) {
-		int rc = text_gather_write(c, ord, w, t->sorter.threads);
+		int rc = text_gather_write(c, ord, w, t->pool);
 		return rc ? fail(t, "write failed: %s: %s", name, strerror(-rc)) : 0;
 	}
 	for (size_t k = 0; k < c->n; k++) {
@@ -238,9 +240,12 @@ static int spill_chunk(tjob *t, const text_chunk *c)
 {
 	text_writer w;
 	item it;
+	double t0 = util_now();
 	if (new_run(t, &w, &it))
 		return -1;
-	if (write_chunk(t, c, &w, "a temporary file")) {
+	int rc = write_chunk(t, c, &w, "a temporary file");
+	t->res->write_s += util_now() - t0;
+	if (rc) {
 		text_writer_close(&w);
 		io_filter_kill(&t->z);
 		drop_items(&it, 1);
@@ -453,7 +458,7 @@ static int sort_job(tjob *t)
 	const job_opts *o = t->o;
 	size_t budget = o->mem > TEXT_MIN_BUDGET ? (size_t)o->mem : TEXT_MIN_BUDGET;
 	text_loader l;
-	text_load_init(&l, o->inputs, o->ninputs, t->s->eol, budget);
+	text_load_init(&l, o->inputs, o->ninputs, t->s->eol, budget, t->pool);
 	text_writer w;
 	int rc = -1, last = 0;
 	for (;;) {
@@ -486,11 +491,16 @@ static int sort_job(tjob *t)
 		/* the last chunk: straight out, or merged from memory with the runs */
 		if (reduce(t, 1) || open_output(t, &w))
 			goto out;
+		double t1 = util_now();
 		if (t->n ? merge_into(t, t->items, t->n, &c, &w, t->out_name) : write_chunk(t, &c, &w, t->out_name)) {
 			text_writer_close(&w);
 			goto out;
 		}
+		if (!t->n)
+			t->res->write_s += util_now() - t1;
+		t1 = util_now();
 		rc = commit_output(t, &w);
+		t->res->write_s += util_now() - t1;
 		goto out;
 	}
 	/* no lines left after the runs (or none at all) */
@@ -584,6 +594,8 @@ void text_job_run(const job_opts *o, const text_spec *s, text_result *res)
 	t.sorter.s = s;
 	t.sorter.threads = o->threads > 0 ? o->threads : 1;
 	t.sorter.verify = o->verify;
+	if (t.sorter.threads > 1 && tpool_start(&t.pool, t.sorter.threads))
+		t.pool = NULL; /* no threads to be had: the job runs on this one */
 	t.fd_room = fd_room();
 	t.named = t.fd_room < TEXT_NAMED_ROOM;
 	size_t per = (size_t)(o->mem / (uint64_t)(fanin(&t) + 1));
@@ -600,8 +612,10 @@ void text_job_run(const job_opts *o, const text_spec *s, text_result *res)
 	drop_items(t.items, t.n);
 	free(t.items);
 	text_sort_free(&t.sorter);
+	tpool_stop(t.pool);
 	res->ties += t.sorter.ties;
 	res->sort_s = t.sorter.sort_s;
+	res->prefix_s = t.sorter.prefix_s;
 	res->ties_s = t.sorter.ties_s;
 	if (t.eng_open)
 		engine_close(&t.eng);

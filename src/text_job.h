@@ -21,6 +21,8 @@ typedef struct text_result {
 	uint64_t chunks, runs, merge_passes;
 	uint64_t ties;         /* full comparisons: lines of equal prefixes in chunks, and ties in merges */
 	double read_s, sort_s, ties_s, merge_s, total_s;
+	double prefix_s;       /* of sort_s: making the prefix records */
+	double write_s;        /* writing sorted chunks (runs, or the output: gather, write, commit) */
 	const char *engine;    /* the chunk sort's engine name */
 } text_result;
 

@@ -1,16 +1,31 @@
 /* text_load.c - inputs read into chunks of lines (text_load.h). */
 #define _GNU_SOURCE
 #include "text_load.h"
+#include "text_par.h"
+#include "util.h"
 #include "../io/io_fault.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
-void text_load_init(text_loader *l, char *const *inputs, int n, unsigned char eol, size_t budget)
+#define LOAD_PAR_MIN ((size_t)4 << 10) /* bytes: a smaller block is read and indexed by this thread */
+#define LOAD_PIECES 256                 /* most pieces a block is split into */
+#define LOAD_READ_STEP ((size_t)8 << 20) /* bytes one pread asks for (a piece is read in steps) */
+#define LOAD_STREAM_BLOCK ((size_t)4 << 20) /* bytes of a pipe read before they are indexed */
+#define LOAD_HUGE ((size_t)2 << 20)     /* a transparent huge page */
+#define LOAD_FIRST ((size_t)1 << 20)    /* bytes of the first buffer */
+
+void text_load_init(text_loader *l, char *const *inputs, int n, unsigned char eol, size_t budget, tpool *pool)
 {
 	memset(l, 0, sizeof *l);
 	l->inputs = inputs;
@@ -18,6 +33,7 @@ void text_load_init(text_loader *l, char *const *inputs, int n, unsigned char eo
 	l->fd = -1;
 	l->eol = eol;
 	l->budget = budget;
+	l->pool = pool;
 }
 
 static int fail(text_loader *l, const char *what, int err)
@@ -32,17 +48,44 @@ static int oom(text_loader *l)
 	return -1;
 }
 
+/*
+ * Advise transparent huge pages for the whole 2 MiB pages inside [p, p + n):
+ * the first touch of a 1 GiB buffer then faults 512 pages, not 262144, and
+ * the output's gather, a random read of every line, misses the TLB less.
+ * Advice only: nothing fails.
+ */
+static void advise_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t a = ((uintptr_t)p + LOAD_HUGE - 1) & ~(uintptr_t)(LOAD_HUGE - 1);
+	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)(LOAD_HUGE - 1);
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+	(void)p, (void)n;
+#endif
+}
+
+/* Room for `need` line offsets in l->start. 0, or -1 (out of memory). */
+static int reserve_starts(text_loader *l, size_t need)
+{
+	if (need <= l->scap)
+		return 0;
+	size_t cap = l->scap * 2 > need ? l->scap * 2 : need < 4096 ? 4096 : need;
+	uint64_t *ns = realloc(l->start, cap * sizeof *ns);
+	if (!ns)
+		return -1;
+	advise_huge(ns, cap * sizeof *ns);
+	l->start = ns;
+	l->scap = cap;
+	return 0;
+}
+
 /* Record a line that starts at offset off. */
 static int add_start(text_loader *l, uint64_t off)
 {
-	if (l->n + 1 >= l->scap) {
-		size_t cap = l->scap ? l->scap * 2 : 4096;
-		uint64_t *ns = realloc(l->start, cap * sizeof *ns);
-		if (!ns)
-			return -1;
-		l->start = ns;
-		l->scap = cap;
-	}
+	if (reserve_starts(l, l->n + 2))
+		return -1;
 	l->start[++l->n] = off;
 	return 0;
 }
@@ -51,21 +94,256 @@ static int grow_buf(text_loader *l, size_t need)
 {
 	if (need <= l->cap)
 		return 0;
-	size_t cap = l->cap ? l->cap : (size_t)1 << 16;
-	while (cap < need)
-		cap *= 2;
-	uint8_t *nb = realloc(l->buf, cap);
+	uint8_t *nb = realloc(l->buf, need);
 	if (!nb)
 		return -1;
+	advise_huge(nb, need);
 	l->buf = nb;
-	l->cap = cap;
+	l->cap = need;
 	return 0;
+}
+
+/*
+ * The buffer's next size when it is full: twice this one, or at once the
+ * rest of a regular file (and the delimiter it may lack), but not past
+ * the budget (or LOAD_FIRST bytes, a smaller budget's first buffer);
+ * 0 when it has reached that (the chunk is full). A line longer than
+ * that doubles it as often as it must.
+ */
+static size_t next_cap(const text_loader *l)
+{
+	size_t limit = l->budget > LOAD_FIRST ? l->budget : LOAD_FIRST;
+	size_t want = l->cap ? l->cap * 2 : LOAD_FIRST;
+	if (l->reg && l->left < SIZE_MAX / 2 - l->len && want < l->len + l->left + 1)
+		want = l->len + (size_t)l->left + 1;
+	if (l->cap < limit)
+		return want < limit ? want : limit;
+	return l->n ? 0 : l->cap * 2;
 }
 
 /* The chunk is full: its lines and their costs reach the budget. */
 static int full(const text_loader *l)
 {
 	return l->n && l->start[l->n] + (uint64_t)l->n * TEXT_LINE_COST >= l->budget;
+}
+
+/* A bit for each byte of p[0, 16) equal to eol (bit i: p[i]). */
+static inline unsigned eol_mask16(const uint8_t *p, uint8_t eol)
+{
+#ifdef __SSE2__
+	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
+							  _mm_set1_epi8((char)eol)));
+#else
+	unsigned m = 0;
+	for (int i = 0; i < 16; i++)
+		m |= (unsigned)(p[i] == eol) << i;
+	return m;
+#endif
+}
+
+/* The bytes of buf[lo, hi) equal to eol. */
+static size_t count_eol(const uint8_t *buf, size_t lo, size_t hi, uint8_t eol)
+{
+	size_t k = 0, i = lo;
+#ifdef __SSE2__
+	/* per byte lane, 255 compares at most (each -1 or 0) before the sum */
+	const __m128i e = _mm_set1_epi8((char)eol), zero = _mm_setzero_si128();
+	while (i + 16 <= hi) {
+		__m128i acc = zero;
+		for (int r = 0; r < 255 && i + 16 <= hi; r++, i += 16)
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(buf + i)), e));
+		__m128i s = _mm_sad_epu8(acc, zero);
+		k += (size_t)_mm_cvtsi128_si32(s) + (size_t)_mm_extract_epi16(s, 4);
+	}
+#endif
+	for (; i < hi; i++)
+		k += buf[i] == eol;
+	return k;
+}
+
+/* The offset after each line end in buf[lo, hi) (relative to buf) into
+ * out, in order. memchr per line would cost a call for every 50-byte line. */
+static void find_eol(const uint8_t *buf, size_t lo, size_t hi, uint8_t eol, uint64_t *out)
+{
+	size_t k = 0, i = lo;
+	for (; i + 16 <= hi; i += 16)
+		for (unsigned m = eol_mask16(buf + i, eol); m; m &= m - 1)
+			out[k++] = i + (unsigned)__builtin_ctz(m) + 1;
+	for (; i < hi; i++)
+		if (buf[i] == eol)
+			out[k++] = i + 1;
+}
+
+/* A block of the buffer, buf[from, to), read or indexed in np pieces at once. */
+typedef struct block {
+	text_loader *l;
+	size_t from, to;
+	int np;
+	int fill;                  /* index: 0 counts the line ends, 1 writes their offsets */
+	size_t cnt[LOAD_PIECES];   /* index: a piece's line ends, then the number of those before it */
+	size_t got[LOAD_PIECES];   /* read: a piece's bytes read */
+	int err[LOAD_PIECES];      /* read: a piece's errno, or 0 */
+} block;
+
+/* The pieces a block of n bytes is split into: one per thread, each LOAD_PAR_MIN bytes or more. */
+static int pieces(const text_loader *l, size_t n)
+{
+	size_t np = l->pool ? (size_t)tpool_size(l->pool) : 1, most = n / LOAD_PAR_MIN;
+	if (np > most)
+		np = most ? most : 1;
+	return np > LOAD_PIECES ? LOAD_PIECES : (int)np;
+}
+
+/* Piece t of block b: buf[*lo, *hi). Returns 0 when there is no piece t
+ * (a pool step has a part for every thread). */
+static int piece(const block *b, int t, size_t *lo, size_t *hi)
+{
+	if (t >= b->np)
+		return 0;
+	util_split(b->to - b->from, t, b->np, lo, hi);
+	*lo += b->from;
+	*hi += b->from;
+	return 1;
+}
+
+static void index_piece(void *arg, int t, int n)
+{
+	(void)n;
+	block *b = arg;
+	size_t lo, hi;
+	if (!piece(b, t, &lo, &hi))
+		return;
+	if (b->fill)
+		find_eol(b->l->buf, lo, hi, b->l->eol, b->l->start + b->l->n + 1 + b->cnt[t]);
+	else
+		b->cnt[t] = count_eol(b->l->buf, lo, hi, b->l->eol);
+}
+
+/* Record the lines that end in buf[from, to): a count per piece, then
+ * each piece's offsets at the place the counts before it give. 0, or -1
+ * (out of memory). */
+static int index_lines(text_loader *l, size_t from, size_t to)
+{
+	block b = { .l = l, .from = from, .to = to, .np = pieces(l, to - from) };
+	tpool *p = b.np > 1 ? l->pool : NULL;
+	text_par_run(p, index_piece, &b);
+	size_t total = text_par_firsts(b.cnt, b.np);
+	if (reserve_starts(l, l->n + total + 2))
+		return -1;
+	b.fill = 1;
+	text_par_run(p, index_piece, &b);
+	l->n += total;
+	return 0;
+}
+
+static void read_piece(void *arg, int t, int n)
+{
+	(void)n;
+	block *b = arg;
+	const text_loader *l = b->l;
+	size_t lo, hi, done = 0;
+	if (!piece(b, t, &lo, &hi))
+		return;
+	b->err[t] = 0;
+	while (lo + done < hi) {
+		size_t want = hi - lo - done < LOAD_READ_STEP ? hi - lo - done : LOAD_READ_STEP;
+		uint64_t at = l->pos + (lo - b->from) + done;
+		ssize_t k = io_fault_rw(IO_FAULT_READ, &want) ? -1 : pread(l->fd, l->buf + lo + done, want, (off_t)at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			b->err[t] = errno;
+			break;
+		}
+		if (k == 0)
+			break; /* the file is shorter than it was */
+		done += (size_t)k;
+	}
+	b->got[t] = done;
+}
+
+/*
+ * Read up to `room` bytes into buf[len, ...). A regular file's known rest
+ * is read by all threads at once, a piece each; a pipe's bytes are read
+ * until LOAD_STREAM_BLOCK or the end. Returns the bytes read (0 at the
+ * end), or -1 with errno.
+ */
+static ssize_t read_block(text_loader *l, size_t room)
+{
+	if (l->reg && l->left) {
+		size_t n = l->left < room ? (size_t)l->left : room;
+		block b = { .l = l, .from = l->len, .to = l->len + n, .np = pieces(l, n) };
+		text_par_run(b.np > 1 ? l->pool : NULL, read_piece, &b);
+		size_t got = 0;
+		for (int t = 0; t < b.np; t++) {
+			size_t lo = 0, hi = 0;
+			(void)piece(&b, t, &lo, &hi);
+			if (b.err[t]) {
+				errno = b.err[t];
+				return -1;
+			}
+			got += b.got[t];
+			if (b.got[t] < hi - lo) { /* the bytes after a short piece are not the file's */
+				l->left = 0;
+				break;
+			}
+		}
+		l->pos += got;
+		l->left -= l->left < got ? l->left : got;
+		if (got)
+			return (ssize_t)got;
+	}
+	size_t got = 0;
+	while (got < room && got < LOAD_STREAM_BLOCK) {
+		size_t want = room - got;
+		ssize_t k = io_fault_rw(IO_FAULT_READ, &want) ? -1
+			    : l->reg ? pread(l->fd, l->buf + l->len + got, want, (off_t)l->pos)
+				     : read(l->fd, l->buf + l->len + got, want);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1; /* the job fails: the bytes read before do not matter */
+		if (k == 0)
+			break;
+		got += (size_t)k;
+		if (l->reg)
+			l->pos += (uint64_t)k;
+	}
+	return (ssize_t)got;
+}
+
+/* Open the next input as l->fd. 0, or -1 with l->err. */
+static int open_next(text_loader *l)
+{
+	l->name = l->inputs[l->next++];
+	l->reg = 0;
+	if (!strcmp(l->name, "-")) {
+		l->fd = STDIN_FILENO;
+		l->own = 0;
+	} else if ((l->fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(l->name, O_RDONLY | O_CLOEXEC)) < 0) {
+		return fail(l, "cannot read", errno);
+	} else {
+		l->own = 1;
+		posix_fadvise(l->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	}
+	struct stat st;
+	off_t at = l->own ? 0 : lseek(l->fd, 0, SEEK_CUR);
+	if (at >= 0 && !fstat(l->fd, &st) && S_ISREG(st.st_mode)) {
+		l->reg = 1;
+		l->pos = (uint64_t)at;
+		l->left = st.st_size > at ? (uint64_t)(st.st_size - at) : 0;
+	}
+	return 0;
+}
+
+/* The input has ended: close it (standard input's offset left at its end, as read() leaves it). */
+static void end_input(text_loader *l)
+{
+	if (l->own)
+		close(l->fd);
+	else if (l->reg)
+		(void)lseek(l->fd, (off_t)l->pos, SEEK_SET);
+	l->fd = -1;
 }
 
 int text_load_chunk(text_loader *l, text_chunk *c, int *last)
@@ -84,34 +362,21 @@ int text_load_chunk(text_loader *l, text_chunk *c, int *last)
 		if (l->fd < 0) {
 			if (l->next == l->ninputs)
 				break;
-			l->name = l->inputs[l->next++];
-			if (!strcmp(l->name, "-")) {
-				l->fd = STDIN_FILENO;
-				l->own = 0;
-			} else if ((l->fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(l->name, O_RDONLY | O_CLOEXEC)) < 0) {
-				return fail(l, "cannot read", errno);
-			} else {
-				l->own = 1;
-				posix_fadvise(l->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-			}
+			if (open_next(l))
+				return -1;
 		}
 		if (l->len == l->cap) {
-			size_t want = l->cap ? l->cap * 2 : (size_t)1 << 20;
-			if (l->n && want > l->budget && l->cap >= l->budget / 2)
+			size_t want = next_cap(l);
+			if (!want)
 				break; /* no room for more lines: the tail waits for the next chunk */
 			if (grow_buf(l, want))
 				return oom(l);
 		}
-		size_t room = l->cap - l->len;
-		ssize_t k = io_fault_rw(IO_FAULT_READ, &room) ? -1 : read(l->fd, l->buf + l->len, room);
-		if (k < 0 && errno == EINTR)
-			continue;
+		ssize_t k = read_block(l, l->cap - l->len);
 		if (k < 0)
 			return fail(l, "read failed", errno);
 		if (k == 0) {
-			if (l->own)
-				close(l->fd);
-			l->fd = -1;
+			end_input(l);
 			if (l->len > l->start[l->n]) { /* a last line without its delimiter */
 				if (grow_buf(l, l->len + 1))
 					return oom(l);
@@ -122,12 +387,8 @@ int text_load_chunk(text_loader *l, text_chunk *c, int *last)
 			continue;
 		}
 		l->bytes += (uint64_t)k;
-		const uint8_t *p = l->buf + l->len, *end = p + k;
-		while ((p = memchr(p, l->eol, (size_t)(end - p)))) {
-			p++;
-			if (add_start(l, (uint64_t)(p - l->buf)))
-				return oom(l);
-		}
+		if (index_lines(l, l->len, l->len + (size_t)k))
+			return oom(l);
 		l->len += (size_t)k;
 	}
 	c->buf = l->buf;

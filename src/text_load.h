@@ -4,12 +4,16 @@
  * bytes a line for its offset and sort records). A last line without a
  * delimiter gets one, at the end of each input as GNU sort does; a line
  * longer than the budget makes a chunk of its own, whatever its length.
+ * A regular file is read in large blocks, each by all the pool's threads
+ * (pread of a piece each), and every block's line ends are found by all of
+ * them (a count per piece, then the offsets each piece's count places).
  */
 #ifndef GPUSORT_TEXT_LOAD_H
 #define GPUSORT_TEXT_LOAD_H
 #include <stddef.h>
 #include <stdint.h>
 #include "text_sort.h"
+#include "tpool.h"
 
 #define TEXT_LINE_COST 48 /* bytes a line costs beside its text: offset, 2 records, index */
 
@@ -17,6 +21,8 @@ typedef struct text_loader {
 	char *const *inputs;
 	int ninputs, next;     /* inputs[next] is the next to open */
 	int fd, own;           /* the input being read, or -1 */
+	int reg;               /* fd is a regular file: read with pread from pos */
+	uint64_t pos, left;    /* reg: the next offset, and the bytes after it when it was opened */
 	const char *name;      /* its name, for messages */
 	unsigned char eol;
 	uint8_t *buf;          /* buf[0, len): the chunk's lines, then a partial line */
@@ -25,11 +31,13 @@ typedef struct text_loader {
 	size_t n, scap;
 	size_t budget;         /* bytes a chunk may take */
 	uint64_t bytes;        /* bytes read */
+	tpool *pool;           /* the threads that read and index a block, or NULL: this one */
 	char err[4300];
 } text_loader;
 
-/* Start reading inputs[0, n) ("-": standard input) in chunks of budget bytes. */
-void text_load_init(text_loader *l, char *const *inputs, int n, unsigned char eol, size_t budget);
+/* Start reading inputs[0, n) ("-": standard input) in chunks of budget
+ * bytes, on the threads of pool (NULL: on this one). */
+void text_load_init(text_loader *l, char *const *inputs, int n, unsigned char eol, size_t budget, tpool *pool);
 
 /*
  * Read the next chunk into *c (valid until the next call). Returns 1 and

@@ -36,7 +36,8 @@ typedef struct text_sorter {
 	uint64_t ties;         /* lines whose place the full comparison decided */
 	int verify;            /* --verify: sum the lines' hashes into vsum */
 	uint64_t vsum;
-	double sort_s, ties_s; /* seconds in the record sort and in the ties */
+	double sort_s, ties_s; /* seconds making and sorting the records, and in the ties */
+	double prefix_s;       /* of sort_s, seconds making the records (prefixes) */
 	char err[512];
 } text_sorter;
 

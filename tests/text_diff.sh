@@ -36,7 +36,8 @@ while [ $i -lt "$n" ]; do
 	seed=$((seed0 + i))
 	i=$((i + 1))
 	"$GEN" "$seed" "$d" > "$d/args" || { echo "FAIL text-diff: text_gen $seed failed"; exit 1; }
-	set -- "--random-source=$d/rs"
+	# --parallel 1 to 4: the inputs are split into pieces of 4 KiB and up that cut lines anywhere
+	set -- "--random-source=$d/rs" "--parallel=$((1 + seed % 4))"
 	while IFS= read -r a; do
 		set -- "$@" "$a"
 	done < "$d/args"
