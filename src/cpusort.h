@@ -60,6 +60,18 @@ void cpusort_code(const keys_spec *s, uint8_t *recs, size_t n, int decode, int t
 uint8_t *cpusort_radix(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int threads);
 
 /*
+ * cpusort_radix's contract (stable, by bytes [0, nbytes) of items of `stride`
+ * bytes, nbytes <= stride <= 64), sorted MSD first (cpusort_msd.c): a pass
+ * only for the bytes that tell the items of a bucket apart, so that byte
+ * strings told apart by their first few bytes (text key prefixes) cost a few
+ * passes instead of nbytes. Leading bytes equal in every item cost one
+ * counting scan each; all items equal: a is returned untouched. Threads:
+ * the top levels split among at most `threads`, smaller buckets one thread
+ * each. Returns a or b: the buffer holding the sorted items.
+ */
+uint8_t *cpusort_radix_msd(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int threads);
+
+/*
  * Stable LSD radix sort of n key-only records of a 4- or 8-byte key (k from
  * keys_native_init; a and b aligned to k->width; b: room for n) on nt >= 1
  * threads (nt 1: on the calling thread), by the low `bits` bits of their

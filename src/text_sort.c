@@ -116,7 +116,7 @@ static void refine(const job *j, uint32_t *ord, size_t m, int ki, size_t off, in
 			refine(j, ord, m, ki + 1, 0, level + 1, ties);
 		return;
 	}
-	const uint8_t *R = cpusort_radix(a, b, m, TEXT_RECORD, TEXT_PREFIX, 1);
+	const uint8_t *R = cpusort_radix_msd(a, b, m, TEXT_RECORD, TEXT_PREFIX, 1);
 	for (size_t k = 0; k < m; k++)
 		ord[k] = rec_index(R + k * TEXT_RECORD);
 	for (size_t i = 0; i < m;) {
@@ -204,8 +204,9 @@ int text_sort_chunk(text_sorter *t, const text_chunk *c)
 	} else {
 		/* the CPU engine's radix sort on the prefix bytes alone: the records
 		 * are made in index order and the sort is stable, so the index bytes
-		 * need no passes of their own */
-		sorted = cpusort_radix(t->a, t->b, c->n, TEXT_RECORD, TEXT_PREFIX, t->threads);
+		 * need no passes of their own; MSD, as lines are mostly told apart
+		 * by their first key bytes */
+		sorted = cpusort_radix_msd(t->a, t->b, c->n, TEXT_RECORD, TEXT_PREFIX, t->threads);
 	}
 	double t1 = util_now();
 	j.sorted = sorted;
