@@ -20,9 +20,51 @@
 #define MSD_PAR_MIN 65536    /* fewer items: one thread */
 #define MSD_MAX_THREADS 64
 
+/* The text prefix record (16 bytes, a 12-byte key): the key as two
+ * big-endian words, so that a comparison is two integer compares. Bytes
+ * before a bucket's byte are equal in all its items, so comparing whole
+ * keys orders a bucket as comparing its remaining bytes does. */
+static inline uint64_t key_hi(const uint8_t *e)
+{
+	uint64_t x;
+	memcpy(&x, e, 8);
+	return __builtin_bswap64(x);
+}
+static inline uint32_t key_lo(const uint8_t *e)
+{
+	uint32_t x;
+	memcpy(&x, e + 8, 4);
+	return __builtin_bswap32(x);
+}
+
+static void ins_sort16_12(uint8_t *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		uint8_t x[16];
+		memcpy(x, a + i * 16, 16);
+		const uint64_t hi = key_hi(x);
+		const uint32_t lo = key_lo(x);
+		size_t k = i;
+		while (k > 0) {
+			const uint8_t *p = a + (k - 1) * 16;
+			const uint64_t ph = key_hi(p);
+			if (ph < hi || (ph == hi && key_lo(p) <= lo))
+				break;
+			memcpy(a + k * 16, p, 16);
+			k--;
+		}
+		if (k != i)
+			memcpy(a + k * 16, x, 16);
+	}
+}
+
 /* Stable insertion sort of n items by bytes [from, nbytes). */
 static void ins_sort(uint8_t *a, size_t n, size_t stride, uint32_t from, uint32_t nbytes)
 {
+	if (stride == 16 && nbytes == 12) {
+		ins_sort16_12(a, n);
+		return;
+	}
 	uint8_t x[64];
 	const size_t kl = nbytes - from;
 	for (size_t i = 1; i < n; i++) {
@@ -73,7 +115,11 @@ static void scatter(const uint8_t *src, uint8_t *dst, size_t lo, size_t hi, size
 static void msd_seq(uint8_t *src, uint8_t *tmp, size_t n, size_t stride, uint32_t byte, uint32_t nbytes,
 		    int to_src)
 {
-	size_t c[256];
+	/* only the digits between the smallest and the largest seen are
+	 * walked: a small bucket of text (a few dozen letters) would otherwise
+	 * pay for 256 counters several times over */
+	size_t c[256], pos[256];
+	unsigned dmin, dmax;
 	for (;;) {
 		if (byte >= nbytes || n <= MSD_SMALL) {
 			if (byte < nbytes)
@@ -82,21 +128,25 @@ static void msd_seq(uint8_t *src, uint8_t *tmp, size_t n, size_t stride, uint32_
 				memcpy(tmp, src, n * stride);
 			return;
 		}
-		memset(c, 0, sizeof c);
 		const uint8_t *e = src + byte;
-		for (size_t i = 0; i < n; i++, e += stride)
+		memset(c, 0, sizeof c);
+		dmin = 255, dmax = 0;
+		for (size_t i = 0; i < n; i++, e += stride) {
 			c[*e]++;
-		if (single_digit(c, n) < 0)
+			dmin = *e < dmin ? *e : dmin;
+			dmax = *e > dmax ? *e : dmax;
+		}
+		if (dmin < dmax)
 			break;
 		byte++; /* this byte tells nothing apart: no pass */
 	}
-	size_t pos[256], sum = 0;
-	for (int d = 0; d < 256; d++) {
+	size_t sum = 0;
+	for (unsigned d = dmin; d <= dmax; d++) {
 		pos[d] = sum;
 		sum += c[d];
 	}
 	scatter(src, tmp, 0, n, stride, byte, pos);
-	for (int d = 0; d < 256; d++) {
+	for (unsigned d = dmin; d <= dmax; d++) {
 		size_t lo = pos[d] - c[d];
 		if (c[d])
 			msd_seq(tmp + lo * stride, src + lo * stride, c[d], stride, byte + 1, nbytes, !to_src);
