@@ -153,140 +153,184 @@ static void msd_seq(uint8_t *src, uint8_t *tmp, size_t n, size_t stride, uint32_
 	}
 }
 
-/* One level on several threads: counts per thread slice, a stable scatter, then the buckets. */
-typedef struct level {
+/*
+ * The parallel part: rounds over a frontier of large segments (each one a
+ * bucket of items equal before its byte). A round counts every segment's
+ * byte over thread slices, scatters every segment stably, and turns the
+ * resulting buckets into the next frontier (still large) or tasks (small
+ * enough for one thread). All of a round's segments share its threads, so
+ * an alphabet of 26 letters does not leave 16 threads waiting on 26
+ * buckets one at a time; the tasks then go to the threads largest first.
+ */
+typedef struct seg {
 	uint8_t *src, *tmp;
-	size_t n, stride, big;
-	uint32_t byte, nbytes;
+	size_t n;
+	uint32_t byte;
 	int to_src;
-	size_t (*hist)[256];  /* [thread][digit]: counts, then scatter positions */
-	size_t start[257];    /* bucket d: [start[d], start[d + 1]) after the scatter */
-	int next;             /* the next bucket a thread takes (atomic) */
-} level;
+} seg;
 
-static void lvl_count(void *p, int t, int nt)
+typedef struct segs {
+	seg *v;
+	size_t n, cap;
+} segs;
+
+/* Queue x on s; when there is no memory for that, sort it here (slower, never wrong). */
+static void push_or_sort(segs *s, seg x, size_t stride, uint32_t nbytes)
 {
-	level *L = p;
-	size_t lo, hi, *h = L->hist[t];
-	util_split(L->n, t, nt, &lo, &hi);
-	memset(h, 0, 256 * sizeof *h);
-	const uint8_t *e = L->src + lo * L->stride + L->byte;
-	for (size_t i = lo; i < hi; i++, e += L->stride)
-		h[*e]++;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		seg *v = realloc(s->v, cap * sizeof *v);
+		if (!v) {
+			msd_seq(x.src, x.tmp, x.n, stride, x.byte, nbytes, x.to_src);
+			return;
+		}
+		s->v = v, s->cap = cap;
+	}
+	s->v[s->n++] = x;
 }
 
-static void lvl_scatter(void *p, int t, int nt)
+typedef struct mround {
+	const seg *f;       /* the frontier */
+	size_t nf, stride;
+	uint32_t nbytes;
+	int nt;
+	size_t (*hist)[256]; /* [segment * nt + thread]: counts, then scatter positions */
+	const seg *tasks;
+	size_t ntasks;
+	size_t next;        /* the next task a thread takes (atomic) */
+} mround;
+
+static void rnd_count(void *p, int t, int nt)
 {
-	level *L = p;
-	size_t lo, hi;
-	util_split(L->n, t, nt, &lo, &hi);
-	scatter(L->src, L->tmp, lo, hi, L->stride, L->byte, L->hist[t]);
+	mround *R = p;
+	for (size_t s = 0; s < R->nf; s++) {
+		const seg *g = &R->f[s];
+		size_t lo, hi, *h = R->hist[s * (size_t)nt + (size_t)t];
+		util_split(g->n, t, nt, &lo, &hi);
+		memset(h, 0, 256 * sizeof *h);
+		const uint8_t *e = g->src + lo * R->stride + g->byte;
+		for (size_t i = lo; i < hi; i++, e += R->stride)
+			h[*e]++;
+	}
 }
 
-/* Threads take buckets in turn; the big ones are left for a parallel level of their own. */
-static void lvl_buckets(void *p, int t, int nt)
+static void rnd_scatter(void *p, int t, int nt)
 {
-	level *L = p;
+	mround *R = p;
+	for (size_t s = 0; s < R->nf; s++) {
+		const seg *g = &R->f[s];
+		size_t lo, hi;
+		util_split(g->n, t, nt, &lo, &hi);
+		scatter(g->src, g->tmp, lo, hi, R->stride, g->byte, R->hist[s * (size_t)nt + (size_t)t]);
+	}
+}
+
+static void rnd_tasks(void *p, int t, int nt)
+{
+	mround *R = p;
 	(void)t, (void)nt;
 	for (;;) {
-		int d = __atomic_fetch_add(&L->next, 1, __ATOMIC_RELAXED);
-		if (d >= 256)
+		size_t k = __atomic_fetch_add(&R->next, 1, __ATOMIC_RELAXED);
+		if (k >= R->ntasks)
 			return;
-		size_t lo = L->start[d], m = L->start[d + 1] - lo;
-		if (m && m <= L->big)
-			msd_seq(L->tmp + lo * L->stride, L->src + lo * L->stride, m, L->stride, L->byte + 1,
-				L->nbytes, !L->to_src);
+		const seg *g = &R->tasks[k];
+		msd_seq(g->src, g->tmp, g->n, R->stride, g->byte, R->nbytes, g->to_src);
 	}
 }
 
-/* Counts of byte `byte` over all threads' slices into c; the single digit or -1. */
-static int lvl_counts(level *L, int nt, size_t *c)
+static int by_size_desc(const void *x, const void *y)
 {
-	util_par_run(nt, lvl_count, L);
-	memset(c, 0, 256 * sizeof *c);
-	for (int t = 0; t < nt; t++)
-		for (int d = 0; d < 256; d++)
-			c[d] += L->hist[t][d];
-	return single_digit(c, L->n);
+	size_t a = ((const seg *)x)->n, b = ((const seg *)y)->n;
+	return (a < b) - (a > b);
 }
 
-static void msd_par(uint8_t *src, uint8_t *tmp, size_t n, size_t stride, uint32_t byte, uint32_t nbytes,
-		    int to_src, int nt, size_t (*hist)[256], int counted);
-
-/* The scatter and buckets of a level whose byte L->byte is counted (L->hist) and not single. */
-static void lvl_run(level *L, int nt)
+/* The segments of frontier f (emptied) sorted on nt threads, through rounds and then tasks of at
+ * most big items. Without memory for its bookkeeping a segment is sorted on this thread. */
+static void msd_rounds(segs *f, size_t stride, uint32_t nbytes, int nt, size_t big)
 {
-	size_t sum = 0;
-	for (int d = 0; d < 256; d++) {
-		L->start[d] = sum;
-		for (int t = 0; t < nt; t++) {
-			size_t c = L->hist[t][d];
-			L->hist[t][d] = sum;
-			sum += c;
+	segs next = { 0 }, tasks = { 0 };
+	while (f->n) {
+		mround R = { .f = f->v, .nf = f->n, .stride = stride, .nbytes = nbytes, .nt = nt };
+		R.hist = malloc(f->n * (size_t)nt * sizeof *R.hist);
+		if (!R.hist) {
+			for (size_t s = 0; s < f->n; s++)
+				msd_seq(f->v[s].src, f->v[s].tmp, f->v[s].n, stride, f->v[s].byte, nbytes, f->v[s].to_src);
+			f->n = 0;
+			break;
 		}
-	}
-	L->start[256] = sum;
-	util_par_run(nt, lvl_scatter, L);
-	/* a bucket of more than half a thread's share would leave the others idle */
-	L->big = L->n / (size_t)nt / 2;
-	if (L->big < MSD_PAR_MIN)
-		L->big = MSD_PAR_MIN;
-	L->next = 0;
-	util_par_run(nt, lvl_buckets, L);
-	for (int d = 0; d < 256; d++) {
-		size_t lo = L->start[d], m = L->start[d + 1] - lo;
-		if (m > L->big)
-			msd_par(L->tmp + lo * L->stride, L->src + lo * L->stride, m, L->stride, L->byte + 1, L->nbytes,
-				!L->to_src, nt, L->hist, 0);
-	}
-}
-
-/* msd_seq on nt threads (hist: nt counter rows); counted: byte `byte` is counted into hist already. */
-static void msd_par(uint8_t *src, uint8_t *tmp, size_t n, size_t stride, uint32_t byte, uint32_t nbytes,
-		    int to_src, int nt, size_t (*hist)[256], int counted)
-{
-	if (nt <= 1 || n < MSD_PAR_MIN) {
-		msd_seq(src, tmp, n, stride, byte, nbytes, to_src);
-		return;
-	}
-	level L = { .src = src, .tmp = tmp, .n = n, .stride = stride, .byte = byte, .nbytes = nbytes,
-		    .to_src = to_src, .hist = hist };
-	size_t c[256];
-	if (!counted) {
-		while (L.byte < nbytes && lvl_counts(&L, nt, c) >= 0)
-			L.byte++;
-		if (L.byte >= nbytes) { /* all equal: already in order */
-			if (!to_src)
-				memcpy(tmp, src, n * stride);
-			return;
+		util_par_run(nt, rnd_count, &R);
+		/* a segment whose byte is the same in every item moves to its next byte (counted next round) */
+		size_t keep = 0;
+		for (size_t s = 0; s < f->n; s++) {
+			seg *g = &f->v[s];
+			size_t c[256] = { 0 };
+			for (int t = 0; t < nt; t++)
+				for (int d = 0; d < 256; d++)
+					c[d] += R.hist[s * (size_t)nt + (size_t)t][d];
+			if (single_digit(c, g->n) < 0) {
+				size_t sum = 0;
+				for (int d = 0; d < 256; d++)
+					for (int t = 0; t < nt; t++) {
+						size_t *h = &R.hist[s * (size_t)nt + (size_t)t][d];
+						size_t x = *h;
+						*h = sum;
+						sum += x;
+					}
+				if (keep != s) {
+					f->v[keep] = *g;
+					memcpy(R.hist + keep * (size_t)nt, R.hist + s * (size_t)nt, (size_t)nt * sizeof *R.hist);
+				}
+				keep++;
+			} else if (g->byte + 1 < nbytes) {
+				seg x = *g;
+				x.byte++;
+				push_or_sort(&next, x, stride, nbytes);
+			} else if (!g->to_src) { /* equal in every byte: in order already */
+				memcpy(g->tmp, g->src, g->n * stride);
+			}
 		}
+		R.nf = keep;
+		util_par_run(nt, rnd_scatter, &R);
+		for (size_t s = 0; s < keep; s++) {
+			const seg *g = &f->v[s];
+			/* after the scatter the last thread's position for digit d is the end of bucket d */
+			size_t lo = 0;
+			for (int d = 0; d < 256; d++) {
+				size_t hi = R.hist[s * (size_t)nt + (size_t)(nt - 1)][d];
+				if (hi > lo) {
+					seg x = { g->tmp + lo * stride, g->src + lo * stride, hi - lo, g->byte + 1, !g->to_src };
+					push_or_sort(x.byte >= nbytes || x.n <= big ? &tasks : &next, x, stride, nbytes);
+				}
+				lo = hi;
+			}
+		}
+		free(R.hist);
+		segs t = *f;
+		*f = next;
+		next = t;
+		next.n = 0;
 	}
-	lvl_run(&L, nt);
+	free(next.v);
+	qsort(tasks.v, tasks.n, sizeof *tasks.v, by_size_desc);
+	mround R = { .stride = stride, .nbytes = nbytes, .nt = nt, .tasks = tasks.v, .ntasks = tasks.n };
+	util_par_run(nt, rnd_tasks, &R);
+	free(tasks.v);
 }
 
 uint8_t *cpusort_radix_msd(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int threads)
 {
 	int nt = threads < 1 ? 1 : threads > MSD_MAX_THREADS ? MSD_MAX_THREADS : threads;
-	if (n < MSD_PAR_MIN || nt == 1) {
+	if (n < MSD_PAR_MIN || nt == 1 || nbytes == 0) {
 		msd_seq(a, b, n, stride, 0, nbytes, 1);
 		return a;
 	}
-	size_t(*hist)[256] = malloc((size_t)nt * sizeof *hist);
-	if (!hist) { /* a few KiB: sort on this thread rather than fail */
-		msd_seq(a, b, n, stride, 0, nbytes, 1);
-		return a;
-	}
-	/* the leading bytes every item shares are found here, so that a sort
-	 * with nothing to do (all prefixes equal) moves no item */
-	level L = { .src = a, .tmp = b, .n = n, .stride = stride, .nbytes = nbytes, .hist = hist };
-	size_t c[256];
-	while (L.byte < nbytes && lvl_counts(&L, nt, c) >= 0)
-		L.byte++;
-	uint8_t *res = a;
-	if (L.byte < nbytes) {
-		msd_par(a, b, n, stride, L.byte, nbytes, 0, nt, hist, 1);
-		res = b;
-	}
-	free(hist);
-	return res;
+	/* a task of at most a quarter of a thread's share keeps the threads busy to the end */
+	size_t big = n / (size_t)nt / 4;
+	if (big < MSD_PAR_MIN)
+		big = MSD_PAR_MIN;
+	segs f = { 0 };
+	push_or_sort(&f, (seg){ a, b, n, 0, 1 }, stride, nbytes);
+	msd_rounds(&f, stride, nbytes, nt, big);
+	free(f.v);
+	return a;
 }
