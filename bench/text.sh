@@ -89,8 +89,12 @@ for wl in $WORKLOADS; do
 	for gib in $SIZES; do
 		gen=csv
 		[ "$wl" = gensort ] && gen=gensort
-		echo "bench/text.sh: $wl $gib GiB: generating" >&2
-		bench/gen_lines $gen "${gib}G" > "$w/in" || exit 2
+		# the csv workloads share their input: generated once per size
+		if [ ! -f "$w/in.$gen.$gib" ]; then
+			echo "bench/text.sh: $gen $gib GiB: generating" >&2
+			bench/gen_lines $gen "${gib}G" > "$w/in.$gen.$gib" || exit 2
+		fi
+		ln -sf "in.$gen.$gib" "$w/in"
 		echo
 		echo "### $wl, $gib GiB ($opts)"
 		echo
