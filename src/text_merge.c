@@ -22,7 +22,7 @@ static int advance(const text_spec *s, text_source *x)
 		rc = 0;
 	}
 	if (rc == 1)
-		text_prefix(s, x->line, x->len, x->prefix);
+		text_prefix(s, x->line, x->len, x->prefix, NULL);
 	return rc;
 }
 

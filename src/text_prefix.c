@@ -10,15 +10,21 @@
  * -n's value into n bytes: a class byte (negative < zero < positive), the
  * count of integer digits (2 bytes; 0xFFFF and no digits for 65535 or
  * more, where the digits would no longer line up), then the digits, two a
- * byte as value + 1 (0 pads: "1.5" and "1.50" code the same); negative
- * values have all but the class byte inverted, larger magnitudes first.
+ * byte as value + 1, and a 0 nibble to end them ("1.5" and "1.50" code
+ * the same: trailing fraction zeros are not digits); negative values have
+ * all but the class byte inverted, larger magnitudes first. The 0 nibble
+ * makes the codes prefix-free (no code is the start of another), so what
+ * follows a whole code can be the next key's bytes without ever
+ * contradicting the order. Returns the bytes the whole code takes, or 0
+ * when it does not fit in n (cut short, it still orders, but says
+ * nothing about the bytes after it).
  */
-static void code_decimal(const text_decimal *d, uint8_t *out, size_t n)
+static size_t code_decimal(const text_decimal *d, uint8_t *out, size_t n)
 {
 	memset(out, 0, n);
 	if (!d->int_len && !d->frac_len) {
 		out[0] = 0x80;
-		return;
+		return 1;
 	}
 	out[0] = d->neg ? 0x40 : 0xC0;
 	size_t digits = d->int_len + d->frac_len, room = (n - 3) * 2;
@@ -33,9 +39,11 @@ static void code_decimal(const text_decimal *d, uint8_t *out, size_t n)
 		uint8_t v = (uint8_t)((i < d->int_len ? d->ip[i] : d->fp[i - d->int_len]) - '0' + 1);
 		out[3 + i / 2] |= (uint8_t)(i % 2 ? v : v << 4);
 	}
+	size_t used = d->int_len < 0xFFFF && digits < room ? 3 + digits / 2 + 1 : 0;
 	if (d->neg)
-		for (size_t i = 1; i < n; i++)
+		for (size_t i = 1; i < (used ? used : n); i++)
 			out[i] = (uint8_t)~out[i];
+	return used;
 }
 
 /* -g's value: conversion errors, NaNs, then numbers as doubles in total order. */
@@ -102,8 +110,10 @@ static size_t compared_len(const text_key *k, const uint8_t *b, const uint8_t *e
 	return n;
 }
 
-/* A value key's code (-n -h -g -M -R; -V and keys with -f/-d/-i: none, all tie). */
-static void code_value(const text_spec *s, const text_key *k, const uint8_t *b, const uint8_t *e, uint8_t *out)
+/* A value key's code (-n -h -g -M -R; -V and keys with -f/-d/-i: none,
+ * all tie). Returns the bytes of a whole, prefix-free code (-n and -h
+ * when they fit, -M), 0 for the rest. */
+static size_t code_value(const text_spec *s, const text_key *k, const uint8_t *b, const uint8_t *e, uint8_t *out)
 {
 	size_t n = (size_t)(e - b);
 	if (k->ignore || k->fold || k->version) {
@@ -116,22 +126,33 @@ static void code_value(const text_spec *s, const text_key *k, const uint8_t *b, 
 		if (k->human)
 			out[0] = (uint8_t)(128 + text_human_unit(b + skip, n - skip));
 		text_num_parse(b + skip, n - skip, &d);
-		code_decimal(&d, out + k->human, TEXT_PREFIX - (size_t)k->human);
+		size_t used = code_decimal(&d, out + k->human, TEXT_PREFIX - (size_t)k->human);
+		return used ? used + (size_t)k->human : 0;
 	} else if (k->general) {
 		code_general(b, n, out);
 	} else if (k->month) {
 		out[0] = (uint8_t)text_month(b, n);
+		return 1;
 	} else {
 		uint8_t h[16];
 		text_hash(s->salt, b, n, h);
 		memcpy(out, h, TEXT_PREFIX);
 	}
+	return 0;
 }
 
-int text_prefix_at(const text_spec *s, int ki, const uint8_t *line, size_t len, size_t off, uint8_t out[TEXT_PREFIX],
-		   size_t *klen)
+/*
+ * Key ki alone from its compared byte off into out (TEXT_PREFIX bytes, 0
+ * padded); *klen its compared length (SIZE_MAX for a value), *whole the
+ * bytes of its code when that is whole and prefix-free (code_value), else
+ * 0. Returns 0 (out zeroed) where there is nothing to code: a value past
+ * off 0, the whole line under -s or -u, ki past the last resort.
+ */
+static int code_key(const text_spec *s, int ki, const uint8_t *line, size_t len, size_t off, uint8_t out[TEXT_PREFIX],
+		    size_t *klen, size_t *whole)
 {
 	memset(out, 0, TEXT_PREFIX);
+	*whole = 0;
 	if (ki >= s->nkeys) {
 		if (ki > s->nkeys || (s->nkeys && (s->stable || s->unique)))
 			return 0;
@@ -149,19 +170,54 @@ int text_prefix_at(const text_spec *s, int ki, const uint8_t *line, size_t len, 
 		return 0; /* a value's code has no more bytes */
 	text_key_bounds(s, k, line, len, &b, &e);
 	if (by_value(k)) {
-		code_value(s, k, b, e, out);
+		*whole = code_value(s, k, b, e, out);
 		*klen = SIZE_MAX; /* never seen as used up */
-	} else {
-		code_bytes(k, b, e, off, out);
-		*klen = compared_len(k, b, e);
+		if (k->reverse) /* a prefix-free code stays one inverted */
+			for (size_t i = 0; i < (*whole ? *whole : TEXT_PREFIX); i++)
+				out[i] = (uint8_t)~out[i];
+		return 1;
 	}
+	code_bytes(k, b, e, off, out);
+	*klen = compared_len(k, b, e);
 	if (k->reverse)
 		invert(out);
 	return 1;
 }
 
-void text_prefix(const text_spec *s, const uint8_t *line, size_t len, uint8_t out[TEXT_PREFIX])
+int text_prefix_at(const text_spec *s, int ki, const uint8_t *line, size_t len, size_t off, uint8_t out[TEXT_PREFIX],
+		   size_t *klen, text_pos *next)
+{
+	uint8_t code[TEXT_PREFIX];
+	size_t whole, kl, pos = 0;
+	if (!code_key(s, ki, line, len, off, out, klen, &whole))
+		return 0;
+	/*
+	 * A value whose whole code ends within the prefix says nothing more:
+	 * its ties are decided by the next key (the whole line after the
+	 * last), whose first bytes fill the rest, so equal numbers are still
+	 * told apart by the radix sort. The code being prefix-free, no line's
+	 * value can end where another's goes on, so these bytes never
+	 * contradict the order.
+	 */
+	while (whole && pos + whole < TEXT_PREFIX) {
+		pos += whole;
+		ki++, off = 0;
+		if (!code_key(s, ki, line, len, 0, code, &kl, &whole)) {
+			whole = 0;
+			break;
+		}
+		memcpy(out + pos, code, TEXT_PREFIX - pos);
+	}
+	if (whole && pos + whole == TEXT_PREFIX)
+		*next = (text_pos){ ki + 1, 0 };
+	else
+		*next = (text_pos){ ki, off + TEXT_PREFIX - pos };
+	return 1;
+}
+
+void text_prefix(const text_spec *s, const uint8_t *line, size_t len, uint8_t out[TEXT_PREFIX], text_pos *next)
 {
 	size_t klen;
-	text_prefix_at(s, 0, line, len, 0, out, &klen);
+	text_pos at;
+	text_prefix_at(s, 0, line, len, 0, out, &klen, next ? next : &at);
 }

@@ -5,7 +5,8 @@
  * tie) say nothing, and the full comparison decides. Built from the first
  * key (the whole line without keys): its bytes (-f folded, -d/-i
  * filtered), or an order-preserving code of its value (-n, -h, -g, -M),
- * or its -R hash; every byte inverted for a reversed key. -V, and a value
+ * or its -R hash; every byte inverted for a reversed key; a value whose
+ * code ends early followed by the next key's bytes. -V, and a value
  * key that also has -f/-d/-i, give a constant prefix: all their lines tie.
  */
 #ifndef GPUSORT_TEXT_PREFIX_H
@@ -16,23 +17,34 @@
 
 #define TEXT_PREFIX 12 /* bytes; with a 4-byte line index, a 16-byte record for the chunk sort */
 
-/* The prefix of the line [line, line + len) (no delimiter) into out. */
-void text_prefix(const text_spec *s, const uint8_t *line, size_t len, uint8_t out[TEXT_PREFIX]);
+/* Where a prefix's bytes end: key `ki`'s compared byte `off` (text_prefix_at). */
+typedef struct text_pos {
+	int ki;
+	size_t off;
+} text_pos;
+
+/* The prefix of the line [line, line + len) (no delimiter) into out;
+ * *next, unless next is NULL, where it ends (text_prefix_at with ki 0,
+ * off 0). */
+void text_prefix(const text_spec *s, const uint8_t *line, size_t len, uint8_t out[TEXT_PREFIX], text_pos *next);
 
 /*
  * The bytes that order lines by key ki (0-based; ki == nkeys: the whole
  * line, the last-resort comparison, or the only one without keys) from
  * its compared byte `off` on, coded as text_prefix codes the first key's
  * bytes [0, TEXT_PREFIX) (text_prefix is ki 0, off 0 for such a key), and
- * *klen the key's compared length (bytes -d/-i drop not counted). Lines
- * whose keys before ki are equal and whose key ki bytes before `off` are
- * equal are ordered by these as by their prefixes: that is how a run of
- * equal prefixes is refined. A key ordered by value has its code at off
- * 0 and no bytes after (*klen SIZE_MAX). Returns 1, or 0 (out zeroed)
+ * *klen key ki's compared length (bytes -d/-i drop not counted). A value
+ * key has its code at off 0 and no bytes after (*klen SIZE_MAX); when that
+ * code is whole and shorter than the prefix (-n and -h values of up to 17
+ * digits, -M), the next key's bytes from its byte 0 follow it, and so on.
+ * *next is where the bytes end: lines whose prefixes from (ki, off) are
+ * equal are ordered by the prefixes from *next (for a key's bytes, off +
+ * TEXT_PREFIX; after a whole value code, the next key's byte). That is
+ * how a run of equal prefixes is refined. Returns 1, or 0 (out zeroed)
  * for a value key past off 0, or the whole line under -s or -u (no last
  * resort).
  */
 int text_prefix_at(const text_spec *s, int ki, const uint8_t *line, size_t len, size_t off, uint8_t out[TEXT_PREFIX],
-		   size_t *klen);
+		   size_t *klen, text_pos *next);
 
 #endif

@@ -42,7 +42,7 @@ static void make_records(void *arg, int part, int parts)
 		const uint64_t *st = j->c->start;
 		const uint8_t *line = j->c->buf + st[i];
 		size_t len = (size_t)(st[i + 1] - st[i] - 1);
-		text_prefix(j->t->s, line, len, r);
+		text_prefix(j->t->s, line, len, r, NULL);
 		r[12] = (uint8_t)(i >> 24), r[13] = (uint8_t)(i >> 16), r[14] = (uint8_t)(i >> 8), r[15] = (uint8_t)i;
 		if (j->t->verify)
 			sum += text_line_hash(line, len);
@@ -65,16 +65,27 @@ static int cmp_lines(const void *x, const void *y, void *arg)
 #define REFINE_MIN 16    /* a run of equal prefixes this long is refined by the next prefix bytes */
 #define REFINE_LEVELS 16 /* refinements at most (192 key bytes), then the full comparison alone */
 
+/* Where the prefixes from (ki, off) of line i end (text_prefix_at's *next). */
+static text_pos next_pos(const job *j, uint32_t i, int ki, size_t off)
+{
+	const uint64_t *st = j->c->start;
+	uint8_t r[TEXT_PREFIX];
+	size_t kl;
+	text_pos at = { ki, off + TEXT_PREFIX };
+	text_prefix_at(j->t->s, ki, j->c->buf + st[i], (size_t)(st[i + 1] - st[i] - 1), off, r, &kl, &at);
+	return at;
+}
+
 /*
- * Order lines ord[0, m) (ascending indices; their keys before ki equal,
- * their key ki equal through byte `off` as prefixes see it). A long run
- * is sorted again by the next TEXT_PREFIX bytes of key ki
- * (text_prefix_at), recursively, or, when key ki is the same in every
- * line, by the next key (the whole line after the last, unless -s or
- * -u), so that lines sharing a long start (timestamps, URLs) or a first
- * key are still radix-sorted. Short runs and what prefixes cannot tell
- * apart (value ties, runs past REFINE_LEVELS) are sorted by the full
- * comparison; *ties counts the lines it placed.
+ * Order lines ord[0, m) (ascending indices; their prefixes equal up to
+ * key ki's compared byte `off`: the keys before ki equal, key ki's bytes
+ * before off too). A long run is sorted again by the prefixes from (ki,
+ * off) (text_prefix_at), recursively: key ki's next bytes, or, when key
+ * ki is the same in every line, the next key's (the whole line after the
+ * last, unless -s or -u), so that lines sharing a long start (timestamps,
+ * URLs) or a first key are still radix-sorted. Short runs and what
+ * prefixes cannot tell apart (value ties, runs past REFINE_LEVELS) are
+ * sorted by the full comparison; *ties counts the lines it placed.
  */
 static void refine(const job *j, uint32_t *ord, size_t m, int ki, size_t off, int level, uint64_t *ties)
 {
@@ -93,7 +104,8 @@ static void refine(const job *j, uint32_t *ord, size_t m, int ki, size_t off, in
 		uint8_t *r = a + k * TEXT_RECORD;
 		uint32_t i = ord[k];
 		size_t kl;
-		if (!text_prefix_at(s, ki, j->c->buf + st[i], (size_t)(st[i + 1] - st[i] - 1), off, r, &kl)) {
+		text_pos at;
+		if (!text_prefix_at(s, ki, j->c->buf + st[i], (size_t)(st[i + 1] - st[i] - 1), off, r, &kl, &at)) {
 			ok = 0;
 			break;
 		}
@@ -123,8 +135,10 @@ static void refine(const job *j, uint32_t *ord, size_t m, int ki, size_t off, in
 		size_t e = i + 1;
 		while (e < m && !memcmp(R + e * TEXT_RECORD, R + i * TEXT_RECORD, TEXT_PREFIX))
 			e++;
-		if (e - i > 1)
-			refine(j, ord + i, e - i, ki, off + TEXT_PREFIX, level + 1, ties);
+		if (e - i > 1) {
+			text_pos at = next_pos(j, ord[i], ki, off);
+			refine(j, ord + i, e - i, at.ki, at.off, level + 1, ties);
+		}
 		i = e;
 	}
 	free(a);
@@ -170,8 +184,10 @@ static void finish_ties(void *arg, int part, int parts)
 			e++;
 		for (size_t k = i; k < e; k++)
 			j->t->order[k] = rec_index(R + k * TEXT_RECORD);
-		if (e - i > 1)
-			refine(j, j->t->order + i, e - i, 0, TEXT_PREFIX, 1, &ties);
+		if (e - i > 1) {
+			text_pos at = next_pos(j, j->t->order[i], 0, 0);
+			refine(j, j->t->order + i, e - i, at.ki, at.off, 1, &ties);
+		}
 		i = e;
 	}
 	__atomic_add_fetch(&j->t->ties, ties, __ATOMIC_RELAXED);

@@ -130,6 +130,26 @@ printf '\nz\na\n' >> "$d/long"
 sort "$d/long" > "$d/exp"
 "$G" -S 1M "$d/long" > "$d/got" && same long-line "$d/exp" "$d/got"
 
+# runs of equal values, long enough to be refined past the value's code (16
+# lines or more): -n/-h/-M values written many ways ("1.5" "1.50" "01.5",
+# "-0" "", one that is the start of another: "1.5" "1.501" "15", as many
+# digits as a prefix holds and more), ties decided by the next key or
+# the whole line, or kept in input order by -s, or dropped by -u
+awk 'BEGIN { srand(11)
+	split("1.5 1.50 01.5 1.501 1.51 15 -1.5 -1.501 -1.51 -0 0 7 -7.25 12345678901234567 123456789012345678 123456789012345679 1K 1.5K 2M", v, " ")
+	split("Jan FEB mar xyz", m, " ")
+	for (i = 0; i < 20000; i++) {
+		x = v[1 + int(rand() * 19)]; if (rand() < 0.05) x = ""
+		printf "%d,%s,%s,%c%c\n", int(rand() * 50), x, m[1 + int(rand() * 4)], 97 + int(rand() * 3), 97 + int(rand() * 3)
+	} }' > "$d/ties"
+i=0
+for o in "-k2,2n" "-k2,2n -k1,1" "-k2,2nr" "-k2,2n -r" "-k2,2n -s" "-k2,2n -u" "-k2,2n -k3,3M -k1,1n" \
+	"-k2,2h -k4,4" "-k3,3M -k2,2n" "-k3,3M -s" "-k2,2n -k1,1nr -s" "-k1,1n -k2,2n -u"; do
+	i=$((i + 1))
+	sort -t, $o "$d/ties" > "$d/exp"
+	if "$G" -t, $o "$d/ties" > "$d/got" 2> "$d/err"; then same "value-tie-runs-$i($o)" "$d/exp" "$d/got"; else fail "value-tie-runs-$i" "$(cat "$d/err")"; fi
+done
+
 # larger than memory: MB of CSV lines (bench/gen_lines: u32, word, decimal,
 # filler), -S far below their size, several merge passes
 mb=${TEXT_BIG_MB:-24}
