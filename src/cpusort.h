@@ -67,9 +67,21 @@ uint8_t *cpusort_radix(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t
  * passes instead of nbytes. Leading bytes equal in every item cost one
  * counting scan each; all items equal: a is returned untouched. Threads:
  * the top levels split among at most `threads`, smaller buckets one thread
- * each. Returns a or b: the buffer holding the sorted items.
+ * each. Returns a (the sorted items are always there).
  */
 uint8_t *cpusort_radix_msd(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int threads);
+
+/*
+ * cpusort_radix_msd, the sorted items handed over in parts as they are
+ * done, so that a caller can write the first while the rest are sorted:
+ * done(arg, lo, hi) is called for consecutive item ranges [lo, hi) of a
+ * (about 16 of them, covering [0, n) in order), each sorted and in its
+ * final place when called; no two items with equal key bytes are ever in
+ * different parts. The result is always in a. Returns 0, or done's first
+ * nonzero return, after which the sort stops (a is then not sorted).
+ */
+int cpusort_radix_msd_parts(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int threads,
+			    int (*done)(void *arg, size_t lo, size_t hi), void *arg);
 
 /*
  * Stable LSD radix sort of n key-only records of a 4- or 8-byte key (k from

@@ -1,4 +1,5 @@
 /* cpusort_msd.c - stable MSD radix sort of byte-string items (cpusort_radix_msd, cpusort.h). */
+#define _GNU_SOURCE /* qsort_r */
 #include "cpusort.h"
 #include "util.h"
 
@@ -244,11 +245,12 @@ static int by_size_desc(const void *x, const void *y)
 	return (a < b) - (a > b);
 }
 
-/* The segments of frontier f (emptied) sorted on nt threads, through rounds and then tasks of at
- * most big items. Without memory for its bookkeeping a segment is sorted on this thread. */
-static void msd_rounds(segs *f, size_t stride, uint32_t nbytes, int nt, size_t big)
+/* The top levels of the segments of frontier f (emptied) on nt threads: rounds until every
+ * bucket left is a task of at most big items, queued on *tasks (the caller sorts them).
+ * Without memory for its bookkeeping a segment is sorted on this thread. */
+static void msd_top(segs *f, size_t stride, uint32_t nbytes, int nt, size_t big, segs *tasks)
 {
-	segs next = { 0 }, tasks = { 0 };
+	segs next = { 0 };
 	while (f->n) {
 		mround R = { .f = f->v, .nf = f->n, .stride = stride, .nbytes = nbytes, .nt = nt };
 		R.hist = malloc(f->n * (size_t)nt * sizeof *R.hist);
@@ -299,7 +301,7 @@ static void msd_rounds(segs *f, size_t stride, uint32_t nbytes, int nt, size_t b
 				size_t hi = R.hist[s * (size_t)nt + (size_t)(nt - 1)][d];
 				if (hi > lo) {
 					seg x = { g->tmp + lo * stride, g->src + lo * stride, hi - lo, g->byte + 1, !g->to_src };
-					push_or_sort(x.byte >= nbytes || x.n <= big ? &tasks : &next, x, stride, nbytes);
+					push_or_sort(x.byte >= nbytes || x.n <= big ? tasks : &next, x, stride, nbytes);
 				}
 				lo = hi;
 			}
@@ -311,26 +313,84 @@ static void msd_rounds(segs *f, size_t stride, uint32_t nbytes, int nt, size_t b
 		next.n = 0;
 	}
 	free(next.v);
-	qsort(tasks.v, tasks.n, sizeof *tasks.v, by_size_desc);
-	mround R = { .stride = stride, .nbytes = nbytes, .nt = nt, .tasks = tasks.v, .ntasks = tasks.n };
-	util_par_run(nt, rnd_tasks, &R);
-	free(tasks.v);
 }
 
-uint8_t *cpusort_radix_msd(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int threads)
+/* Sort the tasks t[0, n) on nt threads, largest first. */
+static void run_tasks(seg *t, size_t n, size_t stride, uint32_t nbytes, int nt)
+{
+	qsort(t, n, sizeof *t, by_size_desc);
+	mround R = { .stride = stride, .nbytes = nbytes, .nt = nt, .tasks = t, .ntasks = n };
+	util_par_run(nt, rnd_tasks, &R);
+}
+
+/* Where task x's sorted items end up, as an item index of a (the result is always in a). */
+static size_t task_at(const seg *x, const uint8_t *a, size_t stride)
+{
+	return (size_t)((x->to_src ? x->src : x->tmp) - a) / stride;
+}
+
+typedef struct place_ctx {
+	const uint8_t *a;
+	size_t stride;
+} place_ctx;
+
+static int by_place(const void *x, const void *y, void *arg)
+{
+	const place_ctx *c = arg;
+	size_t p = task_at(x, c->a, c->stride), q = task_at(y, c->a, c->stride);
+	return (p > q) - (p < q);
+}
+
+#define MSD_WAVES 16 /* cpusort_radix_msd_parts: the sorted parts it hands over, about */
+
+int cpusort_radix_msd_parts(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int threads,
+			    int (*done)(void *arg, size_t lo, size_t hi), void *arg)
 {
 	int nt = threads < 1 ? 1 : threads > MSD_MAX_THREADS ? MSD_MAX_THREADS : threads;
 	if (n < MSD_PAR_MIN || nt == 1 || nbytes == 0) {
 		msd_seq(a, b, n, stride, 0, nbytes, 1);
-		return a;
+		return done && n ? done(arg, 0, n) : 0;
 	}
-	/* a task of at most a quarter of a thread's share keeps the threads busy to the end */
-	size_t big = n / (size_t)nt / 4;
+	/* a task of at most a quarter of a thread's share keeps the threads busy
+	 * to the end; one part gets about 1/MSD_WAVES of the items, so tasks are
+	 * made smaller for the threads to share each part's */
+	size_t big = n / (size_t)nt / (done ? MSD_WAVES : 4);
 	if (big < MSD_PAR_MIN)
 		big = MSD_PAR_MIN;
-	segs f = { 0 };
+	segs f = { 0 }, tasks = { 0 };
 	push_or_sort(&f, (seg){ a, b, n, 0, 1 }, stride, nbytes);
-	msd_rounds(&f, stride, nbytes, nt, big);
+	msd_top(&f, stride, nbytes, nt, big, &tasks);
 	free(f.v);
+	int rc = 0;
+	if (!done) {
+		run_tasks(tasks.v, tasks.n, stride, nbytes, nt);
+	} else {
+		/* tasks in the order of their places; the items between two tasks
+		 * (buckets equal in every byte) are in place already. A part ends
+		 * where a task starts: every task is a bucket of its own key
+		 * bytes, so no two equal items are ever split */
+		place_ctx pc = { a, stride };
+		qsort_r(tasks.v, tasks.n, sizeof *tasks.v, by_place, &pc);
+		size_t want = n / MSD_WAVES, lo = 0;
+		for (size_t i = 0; i < tasks.n && !rc;) {
+			size_t e = i, hi;
+			do
+				e++;
+			while (e < tasks.n && task_at(&tasks.v[e], a, stride) - lo < want);
+			hi = e < tasks.n ? task_at(&tasks.v[e], a, stride) : n;
+			run_tasks(tasks.v + i, e - i, stride, nbytes, nt);
+			rc = done(arg, lo, hi);
+			lo = hi, i = e;
+		}
+		if (!rc && lo < n)
+			rc = done(arg, lo, n);
+	}
+	free(tasks.v);
+	return rc;
+}
+
+uint8_t *cpusort_radix_msd(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int threads)
+{
+	cpusort_radix_msd_parts(a, b, n, stride, nbytes, threads, NULL, NULL);
 	return a;
 }

@@ -8,17 +8,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GATHER_LINES ((size_t)1 << 16) /* lines a batch */
-#define GATHER_PARTS 64                 /* most threads */
+#define GATHER_LINES ((size_t)1 << 16)   /* lines a batch */
+#define GATHER_PARTS 64                   /* most threads */
+#define GATHER_RING_MAX 64                /* batches gathered ahead of the writer, at most */
+#define GATHER_RING_BYTES ((size_t)256 << 20) /* and their bytes, about */
 
-typedef struct gather {
+typedef struct slot {
+	uint8_t *buf;
+	size_t cap, n;
+	uint64_t lines;
+} slot;
+
+struct text_gather {
 	const text_chunk *c;
+	text_writer *w;
+	tpool *pool;
+	int np;                            /* threads of a batch's copy */
+	/* the batch being gathered: ord[lo, lo + n) */
 	const uint32_t *ord;
-	size_t lo, n;                      /* the batch: ord[lo, lo + n) */
+	size_t lo, n;
 	int parts;                         /* the batch's parts; a step's threads past them idle */
 	uint8_t *buf;
 	size_t off[GATHER_PARTS + 1];      /* each part's bytes, then its offset in buf */
-} gather;
+	/* the ring the writer thread takes batches from, in order */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	slot ring[GATHER_RING_MAX];
+	int depth, head, count, done, rc, async;
+	pthread_t tid;
+};
 
 /* A line's bytes with its delimiter: the chunk keeps one after every line. */
 static inline size_t span(const text_chunk *c, uint32_t i)
@@ -28,7 +46,7 @@ static inline size_t span(const text_chunk *c, uint32_t i)
 
 static void part_size(void *arg, int p, int np)
 {
-	gather *g = arg;
+	text_gather *g = arg;
 	size_t lo, hi, bytes = 0;
 	(void)np;
 	if (p >= g->parts)
@@ -41,7 +59,7 @@ static void part_size(void *arg, int p, int np)
 
 static void part_copy(void *arg, int p, int np)
 {
-	gather *g = arg;
+	text_gather *g = arg;
 	size_t lo, hi;
 	(void)np;
 	if (p >= g->parts)
@@ -56,101 +74,139 @@ static void part_copy(void *arg, int p, int np)
 	}
 }
 
-/* The writer thread's hand-over: one gathered batch at a time. */
-typedef struct handoff {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	text_writer *w;
-	const uint8_t *buf; /* a batch to write, or NULL */
-	size_t n;
-	uint64_t lines;
-	int done, rc;
-} handoff;
-
+/* The writer thread: the ring's batches in order, until the end is handed over. */
 static void *writer_main(void *arg)
 {
-	handoff *h = arg;
-	pthread_mutex_lock(&h->mu);
+	text_gather *g = arg;
+	int tail = 0;
+	pthread_mutex_lock(&g->mu);
 	for (;;) {
-		while (!h->buf && !h->done)
-			pthread_cond_wait(&h->cv, &h->mu);
-		if (!h->buf)
+		while (!g->count && !g->done)
+			pthread_cond_wait(&g->cv, &g->mu);
+		if (!g->count)
 			break;
-		const uint8_t *buf = h->buf;
-		pthread_mutex_unlock(&h->mu);
-		int rc = h->rc ? 0 : text_writer_bytes(h->w, buf, h->n, h->lines);
-		pthread_mutex_lock(&h->mu);
-		if (rc && !h->rc)
-			h->rc = rc;
-		h->buf = NULL;
-		pthread_cond_broadcast(&h->cv);
+		slot *s = &g->ring[tail];
+		int failed = g->rc;
+		pthread_mutex_unlock(&g->mu);
+		int rc = failed ? 0 : text_writer_bytes(g->w, s->buf, s->n, s->lines);
+		pthread_mutex_lock(&g->mu);
+		if (rc && !g->rc)
+			g->rc = rc;
+		tail = (tail + 1) % g->depth;
+		g->count--;
+		pthread_cond_broadcast(&g->cv);
 	}
-	pthread_mutex_unlock(&h->mu);
+	pthread_mutex_unlock(&g->mu);
 	return NULL;
 }
 
-/* Wait until the writer has taken the last batch; then hand it buf (NULL: the end). */
-static void hand(handoff *h, const uint8_t *buf, size_t n, uint64_t lines)
+int text_gather_begin(text_gather **out, const text_chunk *c, text_writer *w, tpool *pool)
 {
-	pthread_mutex_lock(&h->mu);
-	while (h->buf)
-		pthread_cond_wait(&h->cv, &h->mu);
-	if (buf) {
-		h->buf = buf;
-		h->n = n;
-		h->lines = lines;
-	} else {
-		h->done = 1;
+	text_gather *g = calloc(1, sizeof *g);
+	if (!(*out = g))
+		return -ENOMEM;
+	g->c = c, g->w = w, g->pool = pool;
+	int threads = pool ? tpool_size(pool) : 1;
+	g->np = threads > GATHER_PARTS ? GATHER_PARTS : threads;
+	pthread_mutex_init(&g->mu, NULL);
+	pthread_cond_init(&g->cv, NULL);
+	/* the ring lets the writer go on while the threads sort the next part
+	 * (text_sort_chunk_parts); a batch is GATHER_LINES lines of the
+	 * chunk's mean length, the ring at most GATHER_RING_BYTES of them */
+	size_t bytes = c->n ? (size_t)(c->start[c->n] - c->start[0]) : 0, batch = c->n ? bytes / c->n * GATHER_LINES + 1 : 1;
+	g->depth = (int)(GATHER_RING_BYTES / batch);
+	g->depth = g->depth < 2 ? 2 : g->depth > GATHER_RING_MAX ? GATHER_RING_MAX : g->depth;
+	g->async = c->n > GATHER_LINES && !pthread_create(&g->tid, NULL, writer_main, g);
+	return 0;
+}
+
+/* The next free slot of the ring (waiting for the writer to free one), with
+ * room for bytes; NULL without memory. */
+static slot *next_slot(text_gather *g, size_t bytes)
+{
+	pthread_mutex_lock(&g->mu);
+	while (g->count == g->depth)
+		pthread_cond_wait(&g->cv, &g->mu);
+	pthread_mutex_unlock(&g->mu);
+	slot *s = &g->ring[g->head];
+	if (bytes > s->cap) {
+		free(s->buf);
+		s->cap = bytes + bytes / 4;
+		if (!(s->buf = malloc(s->cap))) {
+			s->cap = 0;
+			return NULL;
+		}
 	}
-	pthread_cond_broadcast(&h->cv);
-	pthread_mutex_unlock(&h->mu);
+	return s;
+}
+
+int text_gather_lines(text_gather *g, const uint32_t *order, size_t n)
+{
+	g->ord = order;
+	for (g->lo = 0; g->lo < n; g->lo += g->n) {
+		pthread_mutex_lock(&g->mu);
+		int rc = g->rc;
+		pthread_mutex_unlock(&g->mu);
+		if (rc)
+			return rc;
+		g->n = n - g->lo < GATHER_LINES ? n - g->lo : GATHER_LINES;
+		g->parts = g->n < 4096 ? 1 : g->np;
+		tpool *p = g->parts > 1 ? g->pool : NULL;
+		text_par_run(p, part_size, g);
+		size_t total = text_par_firsts(g->off, g->parts);
+		slot *s = g->async ? next_slot(g, total) : &g->ring[0];
+		if (!g->async && total > s->cap) {
+			free(s->buf);
+			s->cap = total;
+			s->buf = malloc(total);
+		}
+		if (!s || !s->buf)
+			return -ENOMEM;
+		g->buf = s->buf;
+		text_par_run(p, part_copy, g);
+		if (!g->async) {
+			if ((rc = text_writer_bytes(g->w, s->buf, total, g->n)))
+				return rc;
+			continue;
+		}
+		s->n = total, s->lines = g->n;
+		pthread_mutex_lock(&g->mu);
+		g->head = (g->head + 1) % g->depth;
+		g->count++;
+		pthread_cond_broadcast(&g->cv);
+		pthread_mutex_unlock(&g->mu);
+	}
+	return 0;
+}
+
+int text_gather_end(text_gather *g, int rc)
+{
+	if (!g)
+		return rc;
+	if (g->async) {
+		pthread_mutex_lock(&g->mu);
+		g->done = 1;
+		if (rc && !g->rc)
+			g->rc = rc; /* the writer skips what is left */
+		pthread_cond_broadcast(&g->cv);
+		pthread_mutex_unlock(&g->mu);
+		pthread_join(g->tid, NULL);
+	}
+	if (!rc)
+		rc = g->rc;
+	for (int k = 0; k < GATHER_RING_MAX; k++)
+		free(g->ring[k].buf);
+	pthread_mutex_destroy(&g->mu);
+	pthread_cond_destroy(&g->cv);
+	free(g);
+	return rc;
 }
 
 int text_gather_write(const text_chunk *c, const uint32_t *order, text_writer *w, tpool *pool)
 {
-	gather g = { c, order, 0, 0, 1, NULL, { 0 } };
-	uint8_t *bufs[2] = { NULL, NULL };
-	size_t caps[2] = { 0, 0 };
-	int threads = pool ? tpool_size(pool) : 1;
-	int np = threads > GATHER_PARTS ? GATHER_PARTS : threads, rc = 0, cur = 0;
-	/* batches are gathered while the one before is written, on a thread of its own */
-	handoff h = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, w, NULL, 0, 0, 0, 0 };
-	pthread_t tid;
-	int async = c->n > GATHER_LINES && !pthread_create(&tid, NULL, writer_main, &h);
-	for (g.lo = 0; g.lo < c->n && !rc; g.lo += g.n, cur ^= 1) {
-		g.n = c->n - g.lo < GATHER_LINES ? c->n - g.lo : GATHER_LINES;
-		g.parts = g.n < 4096 ? 1 : np;
-		tpool *p = g.parts > 1 ? pool : NULL;
-		text_par_run(p, part_size, &g);
-		size_t total = text_par_firsts(g.off, g.parts);
-		/* bufs[cur] went to the writer two batches ago: hand() has seen it written */
-		if (total > caps[cur]) {
-			free(bufs[cur]);
-			caps[cur] = total + total / 4;
-			if (!(bufs[cur] = malloc(caps[cur]))) {
-				rc = -ENOMEM;
-				break;
-			}
-		}
-		g.buf = bufs[cur];
-		text_par_run(p, part_copy, &g);
-		if (async)
-			hand(&h, g.buf, total, g.n);
-		else
-			rc = text_writer_bytes(w, g.buf, total, g.n);
-		if (async) {
-			pthread_mutex_lock(&h.mu);
-			rc = h.rc;
-			pthread_mutex_unlock(&h.mu);
-		}
-	}
-	if (async) {
-		hand(&h, NULL, 0, 0);
-		pthread_join(tid, NULL);
-		if (!rc)
-			rc = h.rc;
-	}
-	free(bufs[0]);
-	free(bufs[1]);
-	return rc;
+	text_gather *g;
+	int rc = text_gather_begin(&g, c, w, pool);
+	if (!rc)
+		rc = text_gather_lines(g, order, c->n);
+	return text_gather_end(g, rc);
 }

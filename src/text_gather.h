@@ -3,7 +3,8 @@
  * chunk's buffer in sorted order, copied into one contiguous batch after
  * another by all threads (each copy is a cache miss: one thread alone is
  * bound by memory latency), each batch written whole by a thread of its
- * own while the next is gathered.
+ * own while the next are gathered (writes to one file do not scale with
+ * threads), in parts as the sort hands them over.
  */
 #ifndef GPUSORT_TEXT_GATHER_H
 #define GPUSORT_TEXT_GATHER_H
@@ -11,12 +12,29 @@
 #include "text_sort.h"
 #include "tpool.h"
 
+/* A write in progress (text_gather_begin). */
+typedef struct text_gather text_gather;
+
 /*
- * Write the lines c[order[0, c->n)] to w, delimiters included, on the
- * threads of pool (NULL: this one). For a writer without -u or --verify (those look at
- * each line: use text_writer_line). Returns 0 or -errno (a write error,
- * or -ENOMEM).
+ * Start writing lines of chunk c to w, on the threads of pool (NULL: this
+ * one), for a writer without -u or --verify (those look at each line: use
+ * text_writer_line). Batches are written by a thread of their own while
+ * the next are gathered, up to about 256 MiB of them ahead of it, so that
+ * a caller may sort the chunk's next lines meanwhile. Returns 0 (*g set),
+ * or -ENOMEM (*g NULL; text_gather_end(NULL, rc) is still right).
  */
+int text_gather_begin(text_gather **g, const text_chunk *c, text_writer *w, tpool *pool);
+
+/* Queue the lines c[order[0, n)] (delimiters included) after those queued
+ * before. Returns 0, or -errno: a write error so far, -ENOMEM. */
+int text_gather_lines(text_gather *g, const uint32_t *order, size_t n);
+
+/* Wait until every queued line is written, and free g. rc: the caller's
+ * error so far (nonzero: what is queued is dropped). Returns rc, else the
+ * first write error, else 0. */
+int text_gather_end(text_gather *g, int rc);
+
+/* The lines c[order[0, c->n)] to w: begin, lines, end. Returns 0 or -errno. */
 int text_gather_write(const text_chunk *c, const uint32_t *order, text_writer *w, tpool *pool);
 
 #endif

@@ -29,6 +29,11 @@ typedef struct job {
 	text_sorter *t;
 	const text_chunk *c;
 	const uint8_t *sorted;
+	size_t lo, hi;            /* finish_ties: the sorted records [lo, hi), no run of equal prefixes cut */
+	text_part_fn part;        /* text_sort_chunk_parts' caller */
+	void *part_arg;
+	int par;
+	double part_s;            /* seconds in part */
 } job;
 
 static void make_records(void *arg, int part, int parts)
@@ -147,25 +152,27 @@ static void refine(const job *j, uint32_t *ord, size_t m, int ki, size_t off, in
 
 #define TIE_AHEAD 32 /* records finish_ties fetches ahead */
 
-/* Record k of the n sorted records R has a neighbour with its prefix. */
-static inline int in_run(const uint8_t *R, size_t k, size_t n)
+/* Record k of the sorted records R[lo, hi) has a neighbour there with its prefix. */
+static inline int in_run(const uint8_t *R, size_t k, size_t lo, size_t hi)
 {
 	const uint8_t *r = R + k * TEXT_RECORD;
-	return (k > 0 && !memcmp(r - TEXT_RECORD, r, TEXT_PREFIX)) || (k + 1 < n && !memcmp(r + TEXT_RECORD, r, TEXT_PREFIX));
+	return (k > lo && !memcmp(r - TEXT_RECORD, r, TEXT_PREFIX)) ||
+	       (k + 1 < hi && !memcmp(r + TEXT_RECORD, r, TEXT_PREFIX));
 }
 
-/* Part `part` of the sorted records: indices out, runs of equal prefixes
- * put in order (refine). A part starts at the first run that starts in
- * its share. */
+/* Part `part` of the sorted records [j->lo, j->hi): indices out, runs of
+ * equal prefixes put in order (refine). A part starts at the first run
+ * that starts in its share. */
 static void finish_ties(void *arg, int part, int parts)
 {
 	job *j = arg;
-	size_t n = j->c->n, lo, hi;
-	util_split(n, part, parts, &lo, &hi);
+	size_t n = j->hi, first = j->lo, lo, hi;
+	util_split(n - first, part, parts, &lo, &hi);
+	lo += first, hi += first;
 	const uint8_t *R = j->sorted;
-	while (lo > 0 && lo < n && !memcmp(R + lo * TEXT_RECORD, R + (lo - 1) * TEXT_RECORD, TEXT_PREFIX))
+	while (lo > first && lo < n && !memcmp(R + lo * TEXT_RECORD, R + (lo - 1) * TEXT_RECORD, TEXT_PREFIX))
 		lo++;
-	while (hi < n && hi > 0 && !memcmp(R + hi * TEXT_RECORD, R + (hi - 1) * TEXT_RECORD, TEXT_PREFIX))
+	while (hi < n && hi > first && !memcmp(R + hi * TEXT_RECORD, R + (hi - 1) * TEXT_RECORD, TEXT_PREFIX))
 		hi++;
 	uint64_t ties = 0;
 	size_t pf1 = lo, pf2 = lo; /* the prefetch cursors, TIE_AHEAD and TIE_AHEAD / 2 records ahead */
@@ -174,10 +181,10 @@ static void finish_ties(void *arg, int part, int parts)
 		 * places of a chunk far larger than the caches: fetched ahead, in two
 		 * steps (the offset, then the line it gives), for records in runs only */
 		for (; pf1 < hi && pf1 < i + TIE_AHEAD; pf1++)
-			if (in_run(R, pf1, n))
+			if (in_run(R, pf1, first, n))
 				__builtin_prefetch(&j->c->start[rec_index(R + pf1 * TEXT_RECORD)]);
 		for (; pf2 < hi && pf2 < i + TIE_AHEAD / 2; pf2++)
-			if (in_run(R, pf2, n))
+			if (in_run(R, pf2, first, n))
 				__builtin_prefetch(j->c->buf + j->c->start[rec_index(R + pf2 * TEXT_RECORD)]);
 		size_t e = i + 1;
 		while (e < n && !memcmp(R + e * TEXT_RECORD, R + i * TEXT_RECORD, TEXT_PREFIX))
@@ -217,7 +224,21 @@ static int grow(text_sorter *t, size_t n)
 	return 0;
 }
 
-int text_sort_chunk(text_sorter *t, const text_chunk *c)
+/* cpusort_radix_msd_parts' hand-over: the part's ties finished, then the caller's. */
+static int sorted_part(void *arg, size_t lo, size_t hi)
+{
+	job *j = arg;
+	double t0 = util_now();
+	j->lo = lo, j->hi = hi;
+	util_par_run(hi - lo >= 65536 ? j->par : 1, finish_ties, j);
+	double t1 = util_now();
+	j->t->ties_s += t1 - t0;
+	int rc = j->part(j->part_arg, j->t->order, lo, hi);
+	j->part_s += util_now() - t1;
+	return rc ? 1 : 0;
+}
+
+int text_sort_chunk_parts(text_sorter *t, const text_chunk *c, text_part_fn part, void *arg)
 {
 	if (c->n > TEXT_MAX_LINES) {
 		snprintf(t->err, sizeof t->err, "a chunk of %zu lines is more than %zu", c->n, TEXT_MAX_LINES);
@@ -225,8 +246,8 @@ int text_sort_chunk(text_sorter *t, const text_chunk *c)
 	}
 	if (grow(t, c->n))
 		return -1;
-	job j = { t, c, NULL };
 	int par = c->n >= 65536 ? t->threads : 1;
+	job j = { t, c, t->a, 0, c->n, part, arg, par, 0 };
 	double t0 = util_now();
 	util_par_run(par, make_records, &j);
 	t->prefix_s += util_now() - t0;
@@ -236,6 +257,15 @@ int text_sort_chunk(text_sorter *t, const text_chunk *c)
 			snprintf(t->err, sizeof t->err, "%s", t->eng->errmsg);
 			return -1;
 		}
+	} else if (part) {
+		/* the parts, as they are sorted: the caller writes one while the
+		 * next is sorted (cpusort_radix_msd_parts never cuts a run of equal
+		 * prefixes, so each part's ties are its own) */
+		double s0 = t->ties_s;
+		int rc = cpusort_radix_msd_parts(t->a, t->b, c->n, TEXT_RECORD, TEXT_PREFIX, t->threads, sorted_part, &j);
+		/* the sort's time: all but the parts' ties and the caller's share */
+		t->sort_s += util_now() - t0 - (t->ties_s - s0) - j.part_s;
+		return rc ? 1 : 0;
 	} else {
 		/* the CPU engine's radix sort on the prefix bytes alone: the records
 		 * are made in index order and the sort is stable, so the index bytes
@@ -248,7 +278,14 @@ int text_sort_chunk(text_sorter *t, const text_chunk *c)
 	util_par_run(par, finish_ties, &j);
 	t->sort_s += t1 - t0;
 	t->ties_s += util_now() - t1;
+	if (part && c->n && part(arg, t->order, 0, c->n))
+		return 1;
 	return 0;
+}
+
+int text_sort_chunk(text_sorter *t, const text_chunk *c)
+{
+	return text_sort_chunk_parts(t, c, NULL, NULL);
 }
 
 void text_sort_free(text_sorter *t)

@@ -50,6 +50,20 @@ void text_sort_layout(keys_spec *ks);
  */
 int text_sort_chunk(text_sorter *t, const text_chunk *c);
 
+/* A sorted part's hand-over: order[lo, hi) is final (text_sort_chunk_parts).
+ * Returns 0, or nonzero to stop the sort. */
+typedef int (*text_part_fn)(void *arg, const uint32_t *order, size_t lo, size_t hi);
+
+/*
+ * text_sort_chunk, the sorted order handed to part(arg, t->order, lo, hi)
+ * as consecutive ranges covering [0, c->n) (about 16 on the CPU engine,
+ * one on a GPU engine), each final when handed over, so that a caller can
+ * write the first lines while the rest are sorted. part NULL: as
+ * text_sort_chunk. Returns 0; -1 with t->err set; 1 when part stopped it
+ * (its error is the caller's to know).
+ */
+int text_sort_chunk_parts(text_sorter *t, const text_chunk *c, text_part_fn part, void *arg);
+
 void text_sort_free(text_sorter *t);
 
 #endif

@@ -6,7 +6,10 @@
  * leading run (skipped bytes), one dominant first byte (a bucket that gets a
  * parallel level of its own), all equal, few distinct keys; sizes around the
  * insertion-sort and parallel thresholds; 1 to 4 threads. The result must be
- * every item once, in exactly the stable order.
+ * every item once, in exactly the stable order; handed over in parts
+ * (cpusort_radix_msd_parts), each part must be that order's slice when it
+ * comes, the parts consecutive, never splitting equal keys, and a nonzero
+ * return from the callback must stop the sort and be returned.
  */
 #include "cpusort.h"
 #include "unit.h"
@@ -52,6 +55,29 @@ static void fill(uint8_t *in, size_t n, size_t stride, size_t nbytes, int dist, 
 	}
 }
 
+/* cpusort_radix_msd_parts' callback: each part must be [the last one's end,
+ * ...), already equal to that slice of the expected order, and not split
+ * items with equal key bytes; stop > 0 ends the sort at that part. */
+typedef struct parts_seen {
+	const uint8_t *a, *want;
+	size_t stride, nbytes, n, next;
+	int parts, bad, stop;
+} parts_seen;
+
+static int on_part(void *arg, size_t lo, size_t hi)
+{
+	parts_seen *p = arg;
+	p->parts++;
+	if (lo != p->next || hi <= lo || hi > p->n)
+		p->bad = 1;
+	else if (memcmp(p->a + lo * p->stride, p->want + lo * p->stride, (hi - lo) * p->stride))
+		p->bad = 2;
+	else if (lo > 0 && !memcmp(p->a + (lo - 1) * p->stride, p->a + lo * p->stride, p->nbytes))
+		p->bad = 3;
+	p->next = hi;
+	return p->stop && p->parts == p->stop ? 7 : 0;
+}
+
 int main(void)
 {
 	static const size_t ns[] = { 0, 1, 2, 47, 48, 49, 257, 5000, 65535, 65536, 300007 };
@@ -83,6 +109,24 @@ int main(void)
 						      dist, n, threads);
 						CHECK(!memcmp(got, want, n * stride), "dist %d n %zu threads %d", dist, n,
 						      threads);
+						/* the same sort handed over in parts */
+						memcpy(a, in, n * stride);
+						parts_seen p = { a, want, stride, nbytes, n, 0, 0, 0, 0 };
+						int rc = cpusort_radix_msd_parts(a, b, n, stride, (uint32_t)nbytes, threads,
+										 on_part, &p);
+						CHECK(!rc && !p.bad && p.next == n && (n == 0) == (p.parts == 0),
+						      "parts: dist %d n %zu threads %d: rc %d, fault %d, %d parts, ended at %zu",
+						      dist, n, threads, rc, p.bad, p.parts, p.next);
+						CHECK(n < 300000 || threads == 1 || dist == 4 || p.parts > 4,
+						      "parts: dist %d n %zu threads %d: only %d parts", dist, n, threads, p.parts);
+						if (p.parts > 1) { /* a nonzero return stops it and is returned */
+							memcpy(a, in, n * stride);
+							parts_seen q = { a, want, stride, nbytes, n, 0, 0, 0, 1 };
+							rc = cpusort_radix_msd_parts(a, b, n, stride, (uint32_t)nbytes, threads,
+										     on_part, &q);
+							CHECK(rc == 7 && q.parts == 1, "parts: stop: rc %d after %d parts", rc,
+							      q.parts);
+						}
 					}
 				}
 			}

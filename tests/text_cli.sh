@@ -180,16 +180,34 @@ big spill-two-keys -t, -k2,2 -k3,3gr
 big spill-unique -t, -k2.1,2.3 -u
 big spill-stable-reverse -t, -k2,2f -s -r
 
+# one chunk, no runs: its sorted parts written as the rest is sorted, on 1
+# to 4 threads (the -n and -u rows: ties refined within a part, and the
+# line-by-line writer)
+for o in "" "-t, -k2,2" "-t, -k3,3n" "-t, -k2,2 -k3,3n -r" "-t, -k2.1,2.2 -u"; do
+	# shellcheck disable=SC2086
+	sort $o "$d/big" > "$d/exp"
+	for p in 1 2 4; do
+		# shellcheck disable=SC2086
+		if "$G" --parallel=$p --stats $o "$d/big" > "$d/got" 2> "$d/err"; then
+			if grep -q " 0 runs spilled" "$d/err"; then same "one-chunk($o)-parallel$p" "$d/exp" "$d/got"
+			else fail "one-chunk($o)-parallel$p" "not one chunk: $(cat "$d/err")"; fi
+		else
+			fail "one-chunk($o)-parallel$p" "status $?: $(cat "$d/err")"
+		fi
+	done
+done
+
 # faults (the test build, tests/README.md): a failed open, read or write of
 # an input, a run or the output, or a corrupt run, stops the sort with exit 2,
 # the old output kept and no temporary file left; a short transfer changes
 # nothing
 GST=$PWD/tests/bin/gpusort-test
 sort -t, -k2,2 "$d/big" > "$d/exp"
-# fault NAME SPEC WANT: WANT 2 (an error) or 0 (the right output)
+# fault NAME SPEC WANT [-S SIZE]: WANT 2 (an error) or 0 (the right output);
+# -S 1M (spills) unless a fourth argument gives another
 fault() {
 	echo old > "$d/fo"
-	GPUSORT_FAULT=$2 "$GST" -S 1M --batch-size=4 -T "$d/t" -t, -k2,2 "$d/big" -o "$d/fo" 2> "$d/ferr"
+	GPUSORT_FAULT=$2 "$GST" -S "${4:-1M}" --batch-size=4 -T "$d/t" -t, -k2,2 "$d/big" -o "$d/fo" 2> "$d/ferr"
 	_rc=$?
 	_left=$(ls -A "$d/t"; ls -a "$d" | grep '\.gpusort\.')
 	if [ -n "$_left" ]; then
@@ -211,6 +229,10 @@ if [ -x "$GST" ]; then
 	fault fault-corrupt-run corrupt-spill 2
 	fault fault-read-short read@3:short 0
 	fault fault-write-short write@3:short 0
+	# one chunk: the output written while its parts are sorted
+	fault fault-write-output-streamed write@2:ENOSPC 2 1G
+	fault fault-write-output-streamed-late write@5+:ENOSPC 2 1G
+	fault fault-write-output-streamed-short write@3:short 0 1G
 fi
 
 # the fake GPU (tests/fake_gpu.c) sorts the prefix records of every chunk
