@@ -5,6 +5,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 int text_ignored(int ignore, unsigned char c)
 {
@@ -28,10 +31,23 @@ static const uint8_t *skip_fields(const text_spec *s, const uint8_t *p, const ui
 	if (s->tab != TEXT_TAB_DEFAULT) {
 		while (p < lim && words--) {
 			/* fields are mostly short: a call to memchr per field cost more than the
-			 * search (it was a fifth of a sort on a -t, -k3,3n key); long ones still get it */
+			 * search (it was a fifth of a sort on a -t, -k3,3n key), and a byte loop
+			 * mispredicts its exit once a field; 16 bytes are compared at once
+			 * where the line has them, long fields still get memchr */
 			const uint8_t *t = p, *q = lim - p > 32 ? p + 32 : lim;
-			while (t < q && *t != s->tab)
-				t++;
+#ifdef __SSE2__
+			const __m128i sep = _mm_set1_epi8((char)s->tab);
+			unsigned m = 0;
+			while (q - t >= 16 &&
+			       !(m = (unsigned)_mm_movemask_epi8(
+					 _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)t), sep))))
+				t += 16;
+			if (m)
+				t += __builtin_ctz(m);
+			else
+#endif
+				while (t < q && *t != s->tab)
+					t++;
 			if (t == q && q < lim)
 				t = memchr(q, s->tab, (size_t)(lim - q));
 			p = t && t < lim ? t : lim;

@@ -35,10 +35,14 @@ static size_t code_decimal(const text_decimal *d, uint8_t *out, size_t n)
 		out[1] = (uint8_t)(d->int_len >> 8);
 		out[2] = (uint8_t)d->int_len;
 	}
-	for (size_t i = 0; i < digits && i < room; i++) {
-		uint8_t v = (uint8_t)((i < d->int_len ? d->ip[i] : d->fp[i - d->int_len]) - '0' + 1);
-		out[3 + i / 2] |= (uint8_t)(i % 2 ? v : v << 4);
-	}
+	/* the integer digits, then the fraction's, a nibble each */
+	size_t ni = digits < d->int_len ? digits : d->int_len, nf = digits - ni, nib = 0;
+	ni = ni < room ? ni : room;
+	nf = nf < room - ni ? nf : room - ni;
+	for (size_t k = 0; k < ni; k++, nib++)
+		out[3 + nib / 2] |= (uint8_t)((d->ip[k] - '0' + 1) << (nib % 2 ? 0 : 4));
+	for (size_t k = 0; k < nf; k++, nib++)
+		out[3 + nib / 2] |= (uint8_t)((d->fp[k] - '0' + 1) << (nib % 2 ? 0 : 4));
 	size_t used = d->int_len < 0xFFFF && digits < room ? 3 + digits / 2 + 1 : 0;
 	if (d->neg)
 		for (size_t i = 1; i < (used ? used : n); i++)
