@@ -7,7 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Advance source x to its next line: 1, 0 at its end, or -errno. */
+/* The prefix's bytes as two big-endian integers: a comparison is two integer compares. */
+static inline void prefix_words(text_source *x)
+{
+	uint64_t hi;
+	uint32_t lo;
+	memcpy(&hi, x->prefix, 8);
+	memcpy(&lo, x->prefix + 8, 4);
+	x->ph = __builtin_bswap64(hi);
+	x->pl = __builtin_bswap32(lo);
+}
+
+/* Advance source x to its next line: 1, 0 at its end (x->done set), or -errno. */
 static int advance(const text_spec *s, text_source *x)
 {
 	int rc;
@@ -21,45 +32,69 @@ static int advance(const text_spec *s, text_source *x)
 	} else {
 		rc = 0;
 	}
-	if (rc == 1)
+	if (rc == 1) {
 		text_prefix(s, x->line, x->len, x->prefix, NULL);
+		prefix_words(x);
+	}
+	x->done = rc == 0;
 	return rc;
 }
 
-typedef struct heap {
+/*
+ * A tree of losers (Knuth, TAOCP vol. 3, 5.4.1): node i < K holds the
+ * source that lost the match there, t[0] the overall winner; leaves K..2K-1
+ * are the sources (K the power of two >= k, those past k ended). Replacing
+ * the winner's head replays one match a level: half a heap's comparisons.
+ */
+typedef struct tree {
 	const text_spec *s;
 	text_source *src;
-	int *h, n;
+	int k, K;
+	int *t;
 	uint64_t ties;
-} heap;
+} tree;
 
-/* 1 when source a's head goes before source b's. */
-static int before(heap *q, int a, int b)
+/* 1 when source a's head goes before source b's: prefix, full comparison,
+ * source number (input order); an ended source goes after all others. */
+static int before(tree *q, int a, int b)
 {
-	const text_source *x = &q->src[a], *y = &q->src[b];
-	int d = memcmp(x->prefix, y->prefix, TEXT_PREFIX);
-	if (!d) {
-		q->ties++;
-		d = text_cmp(q->s, x->line, x->len, y->line, y->len);
-	}
+	const text_source *x = a < q->k ? &q->src[a] : NULL, *y = b < q->k ? &q->src[b] : NULL;
+	int xe = !x || x->done, ye = !y || y->done;
+	if (xe || ye)
+		return xe && ye ? a < b : ye;
+	if (x->ph != y->ph)
+		return x->ph < y->ph;
+	if (x->pl != y->pl)
+		return x->pl < y->pl;
+	q->ties++;
+	int d = text_cmp(q->s, x->line, x->len, y->line, y->len);
 	return d ? d < 0 : a < b;
 }
 
-static void sift_down(heap *q, int i)
+/* The winner of the subtree at node (a leaf: its source), the losers stored on the way. */
+static int build(tree *q, int node)
 {
-	for (;;) {
-		int l = 2 * i + 1, m = i;
-		if (l < q->n && before(q, q->h[l], q->h[m]))
-			m = l;
-		if (l + 1 < q->n && before(q, q->h[l + 1], q->h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		int t = q->h[i];
-		q->h[i] = q->h[m];
-		q->h[m] = t;
-		i = m;
+	if (node >= q->K)
+		return node - q->K;
+	int a = build(q, 2 * node), b = build(q, 2 * node + 1);
+	if (before(q, a, b)) {
+		q->t[node] = b;
+		return a;
 	}
+	q->t[node] = a;
+	return b;
+}
+
+/* Source w's head changed: its matches replayed up to the root. */
+static void replay(tree *q, int w)
+{
+	for (int node = (w + q->K) / 2; node >= 1; node /= 2)
+		if (before(q, q->t[node], w)) {
+			int l = q->t[node];
+			q->t[node] = w;
+			w = l;
+		}
+	q->t[0] = w;
 }
 
 static int read_fail(const text_source *x, int rc, char *err, size_t errlen)
@@ -74,8 +109,11 @@ static int read_fail(const text_source *x, int rc, char *err, size_t errlen)
 int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, const char *out_name, uint64_t *ties,
 	       char *err, size_t errlen)
 {
-	heap q = { s, src, malloc((size_t)(k ? k : 1) * sizeof(int)), 0, 0 };
-	if (!q.h) {
+	int K = 1;
+	while (K < k)
+		K *= 2;
+	tree q = { s, src, k, K, malloc((size_t)K * sizeof(int)), 0 };
+	if (!q.t) {
 		snprintf(err, errlen, "out of memory merging %d sources", k);
 		return -1;
 	}
@@ -86,13 +124,10 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 			read_fail(&src[i], rc, err, errlen);
 			goto out;
 		}
-		if (rc)
-			q.h[q.n++] = i;
 	}
-	for (int i = q.n / 2 - 1; i >= 0; i--)
-		sift_down(&q, i);
-	while (q.n) {
-		text_source *x = &src[q.h[0]];
+	q.t[0] = k ? build(&q, 1) : 0;
+	while (k && !src[q.t[0]].done) {
+		text_source *x = &src[q.t[0]];
 		int rc = text_writer_line(w, x->line, x->len);
 		if (rc) {
 			snprintf(err, errlen, "write failed: %s: %s", out_name, strerror(-rc));
@@ -103,13 +138,11 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 			read_fail(x, rc, err, errlen);
 			goto out;
 		}
-		if (!rc)
-			q.h[0] = q.h[--q.n];
-		sift_down(&q, 0);
+		replay(&q, q.t[0]);
 	}
 	ret = 0;
 out:
 	*ties += q.ties;
-	free(q.h);
+	free(q.t);
 	return ret;
 }

@@ -1,8 +1,9 @@
 /*
  * text_merge.h - the k-way merge of sorted line sources (spilled runs,
- * -m's input files, the last chunk still in memory) into a writer: a heap
- * ordered by each head line's key prefix, then the full comparison on a
- * tie, then the source's number, so that equal lines keep input order.
+ * -m's input files, the last chunk still in memory) into a writer: a tree
+ * of losers ordered by each head line's key prefix, then the full
+ * comparison on a tie, then the source's number, so that equal lines keep
+ * input order.
  */
 #ifndef GPUSORT_TEXT_MERGE_H
 #define GPUSORT_TEXT_MERGE_H
@@ -20,6 +21,9 @@ typedef struct text_source {
 	const uint8_t *line;        /* the head line */
 	size_t len;
 	uint8_t prefix[TEXT_PREFIX];
+	uint64_t ph;                /* the prefix as integers (big-endian bytes 0-7, 8-11) */
+	uint32_t pl;
+	int done;                   /* no line left */
 } text_source;
 
 /*
