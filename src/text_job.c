@@ -344,7 +344,9 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 	}
 	char err[4400];
 	double t0 = util_now();
-	if (text_merge(t->s, src, ns, w, name, &t->res->ties, err, sizeof err))
+	/* the merge thread compares; the job's other threads read the sources ahead */
+	int helpers = t->sorter.threads - 1;
+	if (text_merge(t->s, src, ns, w, name, &t->res->ties, helpers, t->bufsize / 2, err, sizeof err))
 		fail(t, "%s", err);
 	else
 		rc = 0;

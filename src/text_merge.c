@@ -1,5 +1,6 @@
 /* text_merge.c - k-way merge of sorted lines (text_merge.h). */
 #include "text_merge.h"
+#include "text_ahead.h"
 #include "text_cmp.h"
 
 #include <errno.h>
@@ -7,15 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The prefix's bytes as two big-endian integers: a comparison is two integer compares. */
-static inline void prefix_words(text_source *x)
+void text_merge_prefix(const text_spec *s, const uint8_t *line, size_t len, uint64_t *ph, uint32_t *pl)
 {
+	uint8_t prefix[TEXT_PREFIX];
 	uint64_t hi;
 	uint32_t lo;
-	memcpy(&hi, x->prefix, 8);
-	memcpy(&lo, x->prefix + 8, 4);
-	x->ph = __builtin_bswap64(hi);
-	x->pl = __builtin_bswap32(lo);
+	text_prefix(s, line, len, prefix, NULL);
+	memcpy(&hi, prefix, 8);
+	memcpy(&lo, prefix + 8, 4);
+	*ph = __builtin_bswap64(hi);
+	*pl = __builtin_bswap32(lo);
 }
 
 /* Advance source x to its next line: 1, 0 at its end (x->done set), or -errno. */
@@ -32,10 +34,8 @@ static int advance(const text_spec *s, text_source *x)
 	} else {
 		rc = 0;
 	}
-	if (rc == 1) {
-		text_prefix(s, x->line, x->len, x->prefix, NULL);
-		prefix_words(x);
-	}
+	if (rc == 1)
+		text_merge_prefix(s, x->line, x->len, &x->ph, &x->pl);
 	x->done = rc == 0;
 	return rc;
 }
@@ -107,7 +107,7 @@ static int read_fail(const text_source *x, int rc, char *err, size_t errlen)
 }
 
 int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, const char *out_name, uint64_t *ties,
-	       char *err, size_t errlen)
+	       int helpers, size_t block, char *err, size_t errlen)
 {
 	int K = 1;
 	while (K < k)
@@ -118,8 +118,11 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 		return -1;
 	}
 	int ret = -1;
+	text_ahead *a = NULL;
+	if (helpers > 0 && k > 1)
+		text_ahead_start(&a, s, src, k, helpers < k ? helpers : k, block); /* else: read here */
 	for (int i = 0; i < k; i++) {
-		int rc = advance(s, &src[i]);
+		int rc = a ? text_ahead_next(a, i) : advance(s, &src[i]);
 		if (rc < 0) {
 			read_fail(&src[i], rc, err, errlen);
 			goto out;
@@ -133,7 +136,7 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 			snprintf(err, errlen, "write failed: %s: %s", out_name, strerror(-rc));
 			goto out;
 		}
-		rc = advance(s, x);
+		rc = a ? text_ahead_next(a, q.t[0]) : advance(s, x);
 		if (rc < 0) {
 			read_fail(x, rc, err, errlen);
 			goto out;
@@ -142,6 +145,7 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 	}
 	ret = 0;
 out:
+	text_ahead_stop(a);
 	*ties += q.ties;
 	free(q.t);
 	return ret;

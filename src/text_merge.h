@@ -20,18 +20,23 @@ typedef struct text_source {
 	size_t pos;
 	const uint8_t *line;        /* the head line */
 	size_t len;
-	uint8_t prefix[TEXT_PREFIX];
-	uint64_t ph;                /* the prefix as integers (big-endian bytes 0-7, 8-11) */
+	uint64_t ph;                /* the head's prefix as integers (text_merge_prefix) */
 	uint32_t pl;
 	int done;                   /* no line left */
 } text_source;
 
 /*
- * Merge src[0, k) (in input order) into w. Returns 0, or -1 with err: a
- * read error (its errno) names the source, a write error the output
+ * Merge src[0, k) (in input order) into w. helpers: threads that read the
+ * sources ahead in blocks of about `block` bytes each (text_ahead.h; 0:
+ * the sources are read on this thread). Returns 0, or -1 with err: a read
+ * error (its errno) names the source, a write error the output
  * (out_name). *ties counts the full comparisons.
  */
 int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, const char *out_name, uint64_t *ties,
-	       char *err, size_t errlen);
+	       int helpers, size_t block, char *err, size_t errlen);
+
+/* The prefix of [line, line + len) (text_prefix) as the integers the
+ * merge compares: *ph its bytes 0-7, *pl 8-11, big-endian. */
+void text_merge_prefix(const text_spec *s, const uint8_t *line, size_t len, uint64_t *ph, uint32_t *pl);
 
 #endif

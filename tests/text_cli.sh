@@ -179,6 +179,7 @@ big spill-numeric -t, -k3,3n
 big spill-two-keys -t, -k2,2 -k3,3gr
 big spill-unique -t, -k2.1,2.3 -u
 big spill-stable-reverse -t, -k2,2f -s -r
+big spill-numeric-4-threads --parallel=4 -t, -k3,3n
 
 # one chunk, no runs: its sorted parts written as the rest is sorted, on 1
 # to 4 threads (the -n and -u rows: ties refined within a part, and the

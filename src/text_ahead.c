@@ -1,0 +1,229 @@
+/* text_ahead.c - the merge's sources read ahead by helper threads (text_ahead.h). */
+#include "text_ahead.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A line of a block: where its bytes are (block bytes, or the chunk's
+ * buffer for the chunk in memory), and its prefix as text_merge compares it. */
+typedef struct ahead_line {
+	uint64_t off;
+	size_t len;
+	uint64_t ph;
+	uint32_t pl;
+} ahead_line;
+
+typedef struct block {
+	uint8_t *bytes;        /* copied lines (a reader's line lives only until its next call) */
+	size_t cap, used;
+	ahead_line *l;
+	size_t n, lcap, pos;   /* lines, room, the next one to hand out */
+	int rc;                /* after the lines: 0 more to come, 1 the source's end, -errno */
+} block;
+
+typedef struct feed {
+	block b[2];
+	int cur;               /* the block being handed out; the other is filled or full */
+	int state;             /* the other block: 0 idle, 1 queued or being filled, 2 filled */
+} feed;
+
+struct text_ahead {
+	const text_spec *s;
+	text_source *src;
+	int k, nthreads;
+	size_t blockbytes;
+	feed *f;
+	int *queue, qhead, qn; /* sources whose other block is to be filled, a ring of k */
+	int stop;
+	pthread_mutex_t mu;
+	pthread_cond_t work, ready;
+	pthread_t *tid;
+};
+
+/* Fill block b with source x's next lines: about a block's bytes, or to its end or error. */
+static void fill(text_ahead *a, text_source *x, block *b)
+{
+	b->n = b->used = b->pos = 0;
+	b->rc = 0;
+	while (b->used < a->blockbytes) {
+		const uint8_t *line;
+		size_t len;
+		int rc;
+		uint64_t off;
+		if (x->r) {
+			rc = text_reader_next(x->r, &line, &len);
+		} else if (x->pos < x->c->n) {
+			uint32_t i = x->order[x->pos++];
+			line = x->c->buf + x->c->start[i];
+			len = (size_t)(x->c->start[i + 1] - x->c->start[i] - 1);
+			rc = 1;
+		} else {
+			rc = 0;
+		}
+		if (rc <= 0) {
+			b->rc = rc ? rc : 1;
+			return;
+		}
+		if (b->n == b->lcap) {
+			size_t cap = b->lcap ? 2 * b->lcap : 1024;
+			ahead_line *l = realloc(b->l, cap * sizeof *l);
+			if (!l) {
+				b->rc = -ENOMEM;
+				return;
+			}
+			b->l = l, b->lcap = cap;
+		}
+		if (x->r) {
+			if (b->used + len > b->cap) {
+				size_t cap = b->used + len > 2 * b->cap ? b->used + len : 2 * b->cap;
+				uint8_t *p = realloc(b->bytes, cap);
+				if (!p) {
+					b->rc = -ENOMEM;
+					return;
+				}
+				b->bytes = p, b->cap = cap;
+			}
+			memcpy(b->bytes + b->used, line, len);
+			off = b->used;
+			b->used += len;
+		} else {
+			off = (uint64_t)(line - x->c->buf);
+			b->used += len + 1;
+		}
+		ahead_line *e = &b->l[b->n++];
+		e->off = off, e->len = len;
+		text_merge_prefix(a->s, line, len, &e->ph, &e->pl);
+	}
+}
+
+static void *helper(void *arg)
+{
+	text_ahead *a = arg;
+	pthread_mutex_lock(&a->mu);
+	for (;;) {
+		while (!a->qn && !a->stop)
+			pthread_cond_wait(&a->work, &a->mu);
+		if (a->stop)
+			break;
+		int i = a->queue[a->qhead];
+		a->qhead = (a->qhead + 1) % a->k;
+		a->qn--;
+		feed *f = &a->f[i];
+		pthread_mutex_unlock(&a->mu);
+		fill(a, &a->src[i], &f->b[!f->cur]);
+		pthread_mutex_lock(&a->mu);
+		f->state = 2;
+		pthread_cond_broadcast(&a->ready);
+	}
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+/* Queue source i's other block for a helper (under a->mu). */
+static void post(text_ahead *a, int i)
+{
+	a->f[i].state = 1;
+	a->queue[(a->qhead + a->qn) % a->k] = i;
+	a->qn++;
+	pthread_cond_signal(&a->work);
+}
+
+int text_ahead_start(text_ahead **out, const text_spec *s, text_source *src, int k, int threads, size_t bytes)
+{
+	*out = NULL;
+	text_ahead *a = calloc(1, sizeof *a);
+	if (!a)
+		return -ENOMEM;
+	a->s = s, a->src = src, a->k = k, a->blockbytes = bytes ? bytes : 1;
+	a->f = calloc((size_t)(k ? k : 1), sizeof *a->f);
+	a->queue = calloc((size_t)(k ? k : 1), sizeof *a->queue);
+	a->tid = calloc((size_t)(threads > 0 ? threads : 1), sizeof *a->tid);
+	if (!a->f || !a->queue || !a->tid) {
+		text_ahead_stop(a);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->work, NULL);
+	pthread_cond_init(&a->ready, NULL);
+	for (int t = 0; t < threads; t++) {
+		if (pthread_create(&a->tid[t], NULL, helper, a))
+			break;
+		a->nthreads++;
+	}
+	if (!a->nthreads) {
+		text_ahead_stop(a);
+		return -EAGAIN;
+	}
+	/* every source's first block (block 1: the first next() swaps to it) */
+	pthread_mutex_lock(&a->mu);
+	for (int i = 0; i < k; i++) {
+		a->f[i].cur = 0;
+		a->f[i].b[0].rc = 0; /* block 0 empty, more to come: the first next() waits for block 1 */
+		post(a, i);
+	}
+	pthread_mutex_unlock(&a->mu);
+	*out = a;
+	return 0;
+}
+
+int text_ahead_next(text_ahead *a, int i)
+{
+	feed *f = &a->f[i];
+	text_source *x = &a->src[i];
+	for (;;) {
+		block *b = &f->b[f->cur];
+		if (b->pos < b->n) {
+			const ahead_line *e = &b->l[b->pos++];
+			x->line = (x->r ? b->bytes : x->c->buf) + e->off;
+			x->len = e->len;
+			x->ph = e->ph, x->pl = e->pl;
+			x->done = 0;
+			return 1;
+		}
+		if (b->rc) {
+			x->done = 1;
+			return b->rc < 0 ? b->rc : 0;
+		}
+		/* this block is used up and more is to come: take the other one
+		 * when it is filled, and have this one filled meanwhile */
+		pthread_mutex_lock(&a->mu);
+		while (f->state != 2)
+			pthread_cond_wait(&a->ready, &a->mu);
+		f->cur = !f->cur;
+		if (!f->b[f->cur].rc)
+			post(a, i);
+		else
+			f->state = 0;
+		pthread_mutex_unlock(&a->mu);
+	}
+}
+
+void text_ahead_stop(text_ahead *a)
+{
+	if (!a)
+		return;
+	if (a->nthreads) {
+		pthread_mutex_lock(&a->mu);
+		a->stop = 1;
+		pthread_cond_broadcast(&a->work);
+		pthread_mutex_unlock(&a->mu);
+		for (int t = 0; t < a->nthreads; t++)
+			pthread_join(a->tid[t], NULL);
+	}
+	if (a->tid) {
+		pthread_mutex_destroy(&a->mu);
+		pthread_cond_destroy(&a->work);
+		pthread_cond_destroy(&a->ready);
+	}
+	for (int i = 0; a->f && i < a->k; i++)
+		for (int j = 0; j < 2; j++) {
+			free(a->f[i].b[j].bytes);
+			free(a->f[i].b[j].l);
+		}
+	free(a->f);
+	free(a->queue);
+	free(a->tid);
+	free(a);
+}

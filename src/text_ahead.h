@@ -1,0 +1,37 @@
+/*
+ * text_ahead.h - the merge's sources read ahead: while the merge thread
+ * compares head lines, helper threads read each source's next lines
+ * (the reads, a run's XXH3, the line ends, the key prefixes: most of a
+ * line's cost in the merge) into a block of its own, two blocks a
+ * source, so the merge only takes finished lines. A source is read by one
+ * thread at a time and in order, so pipes, decompressors' pipes and the
+ * runs' hash checks work as with text_reader_next alone.
+ */
+#ifndef GPUSORT_TEXT_AHEAD_H
+#define GPUSORT_TEXT_AHEAD_H
+#include <stddef.h>
+#include "text_merge.h"
+
+typedef struct text_ahead text_ahead;
+
+/*
+ * Start reading src[0, k) ahead on `threads` helper threads (>= 1), in
+ * blocks of about `bytes` bytes of lines (a longer line gets a block of
+ * its size). The sources must not be advanced otherwise until
+ * text_ahead_stop. Returns 0 (*a set), or -ENOMEM / -EAGAIN (no helper
+ * could be started: *a NULL, the caller reads the sources itself).
+ */
+int text_ahead_start(text_ahead **a, const text_spec *s, text_source *src, int k, int threads, size_t bytes);
+
+/*
+ * Source i's next line into src[i] (line, len, ph, pl, done, as
+ * text_merge's own advance sets them; line valid until the next call for
+ * i). Returns 1, 0 at its end (done set), or the source's -errno where its
+ * read failed (-EBADMSG: a run's hash did not match).
+ */
+int text_ahead_next(text_ahead *a, int i);
+
+/* Stop the helpers (a fill under way finishes first) and free a (NULL: nothing). */
+void text_ahead_stop(text_ahead *a);
+
+#endif
