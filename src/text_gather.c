@@ -12,6 +12,7 @@
 #define GATHER_PARTS 64                   /* most threads */
 #define GATHER_RING_MAX 64                /* batches gathered ahead of the writer, at most */
 #define GATHER_RING_BYTES ((size_t)256 << 20) /* and their bytes, about */
+#define GATHER_RING_THREAD ((size_t)16 << 20) /* bytes of the ring a thread of the gather, about */
 
 typedef struct slot {
 	uint8_t *buf;
@@ -112,9 +113,13 @@ int text_gather_begin(text_gather **out, const text_chunk *c, text_writer *w, tp
 	pthread_cond_init(&g->cv, NULL);
 	/* the ring lets the writer go on while the threads sort the next part
 	 * (text_sort_chunk_parts); a batch is GATHER_LINES lines of the
-	 * chunk's mean length, the ring at most GATHER_RING_BYTES of them */
+	 * chunk's mean length. Fewer threads sort a part more slowly than the
+	 * writer drains a large ring, which would then only cost its
+	 * first-touch page faults: GATHER_RING_THREAD a thread, at most
+	 * GATHER_RING_BYTES */
 	size_t bytes = c->n ? (size_t)(c->start[c->n] - c->start[0]) : 0, batch = c->n ? bytes / c->n * GATHER_LINES + 1 : 1;
-	g->depth = (int)(GATHER_RING_BYTES / batch);
+	size_t ring = (size_t)g->np * GATHER_RING_THREAD;
+	g->depth = (int)((ring < GATHER_RING_BYTES ? ring : GATHER_RING_BYTES) / batch);
 	g->depth = g->depth < 2 ? 2 : g->depth > GATHER_RING_MAX ? GATHER_RING_MAX : g->depth;
 	g->async = c->n > GATHER_LINES && !pthread_create(&g->tid, NULL, writer_main, g);
 	return 0;

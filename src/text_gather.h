@@ -19,9 +19,10 @@ typedef struct text_gather text_gather;
  * Start writing lines of chunk c to w, on the threads of pool (NULL: this
  * one), for a writer without -u or --verify (those look at each line: use
  * text_writer_line). Batches are written by a thread of their own while
- * the next are gathered, up to about 256 MiB of them ahead of it, so that
- * a caller may sort the chunk's next lines meanwhile. Returns 0 (*g set),
- * or -ENOMEM (*g NULL; text_gather_end(NULL, rc) is still right).
+ * the next are gathered, up to 16 MiB of them a thread (256 MiB at most)
+ * ahead of it, so that a caller may sort the chunk's next lines
+ * meanwhile. Returns 0 (*g set), or -ENOMEM (*g NULL;
+ * text_gather_end(NULL, rc) is still right).
  */
 int text_gather_begin(text_gather **g, const text_chunk *c, text_writer *w, tpool *pool);
 
