@@ -4,15 +4,15 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define GATHER_LINES ((size_t)1 << 16)   /* lines a batch */
 #define GATHER_PARTS 64                   /* most threads */
-#define GATHER_RING_MAX 64                /* batches gathered ahead of the writer, at most */
-#define GATHER_RING_BYTES ((size_t)256 << 20) /* and their bytes, about */
-#define GATHER_RING_THREAD ((size_t)16 << 20) /* bytes of the ring a thread of the gather, about */
+#define GATHER_RING_BYTES ((size_t)256 << 20) /* bytes gathered ahead of the writer without room given, about */
+#define GATHER_RING_THREAD ((size_t)16 << 20) /* and a thread's share of them */
 
 typedef struct slot {
 	uint8_t *buf;
@@ -31,11 +31,13 @@ struct text_gather {
 	int parts;                         /* the batch's parts; a step's threads past them idle */
 	uint8_t *buf;
 	size_t off[GATHER_PARTS + 1];      /* each part's bytes, then its offset in buf */
-	/* the ring the writer thread takes batches from, in order */
+	/* the ring the writer thread takes batches from, in order, and the
+	 * buffers it has written (reused most recent first, so that a ring
+	 * deeper than the writer ever falls behind costs no memory) */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	slot ring[GATHER_RING_MAX];
-	int depth, head, count, done, rc, async;
+	slot *ring, *spare, one;           /* one: the batch of a write without the writer thread */
+	int depth, head, count, nspare, done, rc, async;
 	pthread_t tid;
 };
 
@@ -93,6 +95,8 @@ static void *writer_main(void *arg)
 		pthread_mutex_lock(&g->mu);
 		if (rc && !g->rc)
 			g->rc = rc;
+		g->spare[g->nspare++] = *s;
+		s->buf = NULL;
 		tail = (tail + 1) % g->depth;
 		g->count--;
 		pthread_cond_broadcast(&g->cv);
@@ -101,7 +105,7 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-int text_gather_begin(text_gather **out, const text_chunk *c, text_writer *w, tpool *pool)
+int text_gather_begin(text_gather **out, const text_chunk *c, text_writer *w, tpool *pool, size_t room)
 {
 	text_gather *g = calloc(1, sizeof *g);
 	if (!(*out = g))
@@ -113,27 +117,33 @@ int text_gather_begin(text_gather **out, const text_chunk *c, text_writer *w, tp
 	pthread_cond_init(&g->cv, NULL);
 	/* the ring lets the writer go on while the threads sort the next part
 	 * (text_sort_chunk_parts); a batch is GATHER_LINES lines of the
-	 * chunk's mean length. Fewer threads sort a part more slowly than the
-	 * writer drains a large ring, which would then only cost its
-	 * first-touch page faults: GATHER_RING_THREAD a thread, at most
-	 * GATHER_RING_BYTES */
+	 * chunk's mean length. The writer is the slowest stage, so a ring that
+	 * can hold what the sort gets ahead of it keeps the writer busy from
+	 * the first part to the last: room the caller can spare, up to the
+	 * chunk; without it GATHER_RING_THREAD a thread, GATHER_RING_BYTES at
+	 * most */
 	size_t bytes = c->n ? (size_t)(c->start[c->n] - c->start[0]) : 0, batch = c->n ? bytes / c->n * GATHER_LINES + 1 : 1;
 	size_t ring = (size_t)g->np * GATHER_RING_THREAD;
-	g->depth = (int)((ring < GATHER_RING_BYTES ? ring : GATHER_RING_BYTES) / batch);
-	g->depth = g->depth < 2 ? 2 : g->depth > GATHER_RING_MAX ? GATHER_RING_MAX : g->depth;
-	g->async = c->n > GATHER_LINES && !pthread_create(&g->tid, NULL, writer_main, g);
+	ring = ring < GATHER_RING_BYTES ? ring : GATHER_RING_BYTES;
+	if (room > ring)
+		ring = room < bytes ? room : bytes;
+	size_t depth = ring / batch;
+	g->depth = depth < 2 ? 2 : depth > INT_MAX / 2 ? INT_MAX / 2 : (int)depth;
+	if (c->n > GATHER_LINES) {
+		g->ring = calloc((size_t)g->depth, sizeof *g->ring);
+		g->spare = calloc((size_t)g->depth, sizeof *g->spare);
+		if (!g->ring || !g->spare) {
+			free(g->ring), free(g->spare);
+			g->ring = g->spare = NULL;
+		} else
+			g->async = !pthread_create(&g->tid, NULL, writer_main, g);
+	}
 	return 0;
 }
 
-/* The next free slot of the ring (waiting for the writer to free one), with
- * room for bytes; NULL without memory. */
-static slot *next_slot(text_gather *g, size_t bytes)
+/* s with a buffer of at least bytes; NULL without memory. */
+static slot *room_for(slot *s, size_t bytes)
 {
-	pthread_mutex_lock(&g->mu);
-	while (g->count == g->depth)
-		pthread_cond_wait(&g->cv, &g->mu);
-	pthread_mutex_unlock(&g->mu);
-	slot *s = &g->ring[g->head];
 	if (bytes > s->cap) {
 		free(s->buf);
 		s->cap = bytes + bytes / 4;
@@ -143,6 +153,22 @@ static slot *next_slot(text_gather *g, size_t bytes)
 		}
 	}
 	return s;
+}
+
+/* The next free slot of the ring (waiting for the writer to free one), with
+ * room for bytes; NULL without memory. */
+static slot *next_slot(text_gather *g, size_t bytes)
+{
+	slot b = { NULL, 0, 0, 0 };
+	pthread_mutex_lock(&g->mu);
+	while (g->count == g->depth)
+		pthread_cond_wait(&g->cv, &g->mu);
+	if (g->nspare)
+		b = g->spare[--g->nspare];
+	pthread_mutex_unlock(&g->mu);
+	slot *s = &g->ring[g->head];
+	*s = b;
+	return room_for(s, bytes);
 }
 
 int text_gather_lines(text_gather *g, const uint32_t *order, size_t n)
@@ -159,13 +185,8 @@ int text_gather_lines(text_gather *g, const uint32_t *order, size_t n)
 		tpool *p = g->parts > 1 ? g->pool : NULL;
 		text_par_run(p, part_size, g);
 		size_t total = text_par_firsts(g->off, g->parts);
-		slot *s = g->async ? next_slot(g, total) : &g->ring[0];
-		if (!g->async && total > s->cap) {
-			free(s->buf);
-			s->cap = total;
-			s->buf = malloc(total);
-		}
-		if (!s || !s->buf)
+		slot *s = g->async ? next_slot(g, total) : room_for(&g->one, total);
+		if (!s)
 			return -ENOMEM;
 		g->buf = s->buf;
 		text_par_run(p, part_copy, g);
@@ -199,8 +220,11 @@ int text_gather_end(text_gather *g, int rc)
 	}
 	if (!rc)
 		rc = g->rc;
-	for (int k = 0; k < GATHER_RING_MAX; k++)
+	for (int k = 0; g->ring && k < g->depth; k++)
 		free(g->ring[k].buf);
+	for (int k = 0; k < g->nspare; k++)
+		free(g->spare[k].buf);
+	free(g->ring), free(g->spare), free(g->one.buf);
 	pthread_mutex_destroy(&g->mu);
 	pthread_cond_destroy(&g->cv);
 	free(g);
@@ -210,7 +234,7 @@ int text_gather_end(text_gather *g, int rc)
 int text_gather_write(const text_chunk *c, const uint32_t *order, text_writer *w, tpool *pool)
 {
 	text_gather *g;
-	int rc = text_gather_begin(&g, c, w, pool);
+	int rc = text_gather_begin(&g, c, w, pool, 0);
 	if (!rc)
 		rc = text_gather_lines(g, order, c->n);
 	return text_gather_end(g, rc);

@@ -19,12 +19,15 @@ typedef struct text_gather text_gather;
  * Start writing lines of chunk c to w, on the threads of pool (NULL: this
  * one), for a writer without -u or --verify (those look at each line: use
  * text_writer_line). Batches are written by a thread of their own while
- * the next are gathered, up to 16 MiB of them a thread (256 MiB at most)
- * ahead of it, so that a caller may sort the chunk's next lines
- * meanwhile. Returns 0 (*g set), or -ENOMEM (*g NULL;
- * text_gather_end(NULL, rc) is still right).
+ * the next are gathered, so that a caller may sort the chunk's next lines
+ * meanwhile. room: bytes of memory the caller can spare for the batches
+ * waiting for that thread (0: none); the ring holds up to room bytes, at
+ * most the chunk's, and never less than 16 MiB a thread of pool (256 MiB
+ * at most). Buffers are allocated as the writer falls behind, not up
+ * front. Returns 0 (*g set), or -ENOMEM (*g NULL; text_gather_end(NULL,
+ * rc) is still right).
  */
-int text_gather_begin(text_gather **g, const text_chunk *c, text_writer *w, tpool *pool);
+int text_gather_begin(text_gather **g, const text_chunk *c, text_writer *w, tpool *pool, size_t room);
 
 /* Queue the lines c[order[0, n)] (delimiters included) after those queued
  * before. Returns 0, or -errno: a write error so far, -ENOMEM. */

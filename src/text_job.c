@@ -256,7 +256,10 @@ static int sort_write_chunk(tjob *t, const text_chunk *c, text_writer *w, const 
 {
 	stream st = { NULL, 0 };
 	double t0 = util_now(), busy = t->sorter.sort_s + t->sorter.ties_s;
-	st.rc = text_gather_begin(&st.g, c, w, t->pool);
+	/* what -S leaves beside the chunk holds the lines sorted ahead of the writer */
+	uint64_t cost = (uint64_t)(c->start[c->n] - c->start[0]) + (uint64_t)c->n * TEXT_LINE_COST;
+	size_t room = t->o->mem > cost ? (size_t)(t->o->mem - cost) : 0;
+	st.rc = text_gather_begin(&st.g, c, w, t->pool, room);
 	int got = st.rc ? 0 : text_sort_chunk_parts(&t->sorter, c, write_part, &st);
 	int rc = text_gather_end(st.g, st.rc ? st.rc : got < 0 ? -1 : 0);
 	t->res->write_s += util_now() - t0 - (t->sorter.sort_s + t->sorter.ties_s - busy);
