@@ -234,6 +234,14 @@ int io_clean_stale(const char *dir, int *removed, char *bad, size_t badlen);
  * path and then die of the signal. io_tmp_register returns a slot or -ENOSPC.
  */
 void io_signals_install(void);
+/*
+ * Install a SIGBUS handler for a mapped input (text_load.c) that shrinks
+ * under the sort: it removes every registered temp path, writes msg (a
+ * whole line, copied: up to 4 KiB) to standard error and exits with
+ * status 2, so a truncated input is a clear error rather than a crash.
+ * Only async-signal-safe calls run in the handler. Returns 0 or -errno.
+ */
+int io_sigbus_install(const char *msg);
 int io_tmp_register(const char *path);
 void io_tmp_unregister(int slot);
 

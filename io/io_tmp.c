@@ -3,7 +3,8 @@
  * ones a killed run left removed on request (gpusort --clean-temp).
  * Spill files are unlinked right after creation, so only the atomic
  * output's temp file (and a spill file in its first microseconds) is here.
- * The handler only calls async-signal-safe functions (unlink, signal, raise).
+ * The handlers only call async-signal-safe functions (unlink, signal,
+ * raise, write, _exit); SIGBUS's is for a mapped input that shrinks.
  */
 #define _GNU_SOURCE
 #include "io.h"
@@ -52,6 +53,32 @@ static void on_signal(int sig)
 			unlink(paths[i]);
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+static char bus_msg[4096];
+static size_t bus_len;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	for (int i = 0; i < SLOTS; i++)
+		if (used[i])
+			unlink(paths[i]);
+	ssize_t k = write(STDERR_FILENO, bus_msg, bus_len);
+	(void)k;
+	_exit(2);
+}
+
+int io_sigbus_install(const char *msg)
+{
+	struct sigaction sa;
+	size_t n = strlen(msg);
+	bus_len = n < sizeof bus_msg ? n : sizeof bus_msg;
+	memcpy(bus_msg, msg, bus_len);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigbus;
+	sigfillset(&sa.sa_mask);
+	return sigaction(SIGBUS, &sa, NULL) ? -errno : 0;
 }
 
 void io_signals_install(void)

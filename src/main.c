@@ -772,6 +772,12 @@ int main(int argc, char **argv)
 #endif
 
 	io_signals_install();
+	if (text) {
+		/* a single regular input is mapped, not copied (text_load.c) */
+		char bus[256];
+		snprintf(bus, sizeof bus, "%s: an input file shrank while it was read: stopped\n", progname);
+		io_sigbus_install(bus);
+	}
 	if (text)
 		return run_text(&o, &ts, files0, random_source, check, nops > 0);
 	job_result res;

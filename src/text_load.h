@@ -7,6 +7,8 @@
  * A regular file is read in large blocks, each by all the pool's threads
  * (pread of a piece each), and every block's line ends are found by all of
  * them (a count per piece, then the offsets each piece's count places).
+ * The only input, a regular file that fits the budget whole, is mapped
+ * instead (private, read-only), its line ends found the same way.
  */
 #ifndef GPUSORT_TEXT_LOAD_H
 #define GPUSORT_TEXT_LOAD_H
@@ -27,6 +29,8 @@ typedef struct text_loader {
 	unsigned char eol;
 	uint8_t *buf;          /* buf[0, len): the chunk's lines, then a partial line */
 	size_t len, cap;
+	uint8_t *map;          /* the only input mapped (buf inside it), or NULL: buf is allocated */
+	size_t maplen;
 	uint64_t *start;       /* n + 1 line offsets: start[n] ends the whole lines */
 	size_t n, scap;
 	size_t budget;         /* bytes a chunk may take */

@@ -234,6 +234,29 @@ if [ -x "$GST" ]; then
 	fault fault-write-output-streamed write@2:ENOSPC 2 1G
 	fault fault-write-output-streamed-late write@5+:ENOSPC 2 1G
 	fault fault-write-output-streamed-short write@3:short 0 1G
+	# the only input, mapped, truncated underneath (SIGBUS): exit 2, the old output kept
+	fault fault-mapped-input-truncated input-changes 2 1G
+	grep -q "gpusort: an input file shrank while it was read: stopped" "$d/ferr" &&
+		pass fault-mapped-input-truncated-message ||
+		fail fault-mapped-input-truncated-message "$(head -c 200 "$d/ferr")"
+fi
+
+# the only regular input is mapped: a last line without its delimiter where
+# the file ends just before, on and after a page boundary, with and without
+# -z, and standard input left at an unaligned offset by another reader
+for n in 1 4095 4096 4097 8191 8192 12289; do
+	awk -v n=$n 'BEGIN { srand(n); s = ""; while (length(s) < n) s = s sprintf("%d,%c\n", int(rand() * 1000), 97 + int(rand() * 26)); printf "%s", substr(s, 1, n) }' > "$d/pg"
+	for z in "" -z; do
+		LC_ALL=C sort $z -t, -k2,2 -k1,1n "$d/pg" > "$d/exp"
+		if "$G" $z -t, -k2,2 -k1,1n "$d/pg" > "$d/got" 2> "$d/err"; then same "mapped-end-$n$z" "$d/exp" "$d/got"; else fail "mapped-end-$n$z" "status $?: $(cat "$d/err")"; fi
+	done
+done
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "%d\n", (i * 7919) % 3001 }' > "$d/pg"
+tail -c +1001 "$d/pg" | LC_ALL=C sort -n > "$d/exp"
+if (dd bs=1000 count=1 of=/dev/null 2> /dev/null; "$G" -n) < "$d/pg" > "$d/got" 2> "$d/err"; then
+	same mapped-stdin-offset "$d/exp" "$d/got"
+else
+	fail mapped-stdin-offset "status $?: $(cat "$d/err")"
 fi
 
 # the fake GPU (tests/fake_gpu.c) sorts the prefix records of every chunk
