@@ -29,38 +29,37 @@ static const uint8_t *skip_fields(const text_spec *s, const uint8_t *p, const ui
 				  int keep_tab)
 {
 	if (s->tab != TEXT_TAB_DEFAULT) {
-		while (p < lim && words--) {
-			/* fields are mostly short: a call to memchr per field cost more than the
-			 * search (it was a fifth of a sort on a -t, -k3,3n key), and a byte loop
-			 * mispredicts its exit once a field; 16 bytes are compared at once
-			 * where the line has them, long fields still get memchr */
-			const uint8_t *t = p, *q = lim - p > 32 ? p + 32 : lim;
+		/* the words-th separator from p. Fields are mostly short: a call
+		 * to memchr per field cost more than the search (it was a fifth of
+		 * a sort on a -t, -k3,3n key) and a byte loop mispredicts its exit
+		 * once a field, so 16 bytes are compared at once, and the
+		 * separators of a block serve every field that ends in it */
+		const uint8_t tab = (uint8_t)s->tab;
+		while (words && p < lim) {
+			unsigned m = 0, w = 16;
 #ifdef __SSE2__
-			const __m128i sep = _mm_set1_epi8((char)s->tab);
-			unsigned m = 0;
-			while (q - t >= 16 &&
-			       !(m = (unsigned)_mm_movemask_epi8(
-					 _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)t), sep))))
-				t += 16;
-			if (m)
-				t += __builtin_ctz(m);
+			if (lim - p >= 16)
+				m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
+									  _mm_set1_epi8((char)tab)));
 			else
 #endif
-				while (t < q && *t != s->tab)
-					t++;
-			if (t == q && q < lim)
-				t = memchr(q, s->tab, (size_t)(lim - q));
-			p = t && t < lim ? t : lim;
-			if (p < lim && (words || keep_tab))
-				p++;
+			{
+				w = lim - p < 16 ? (unsigned)(lim - p) : 16;
+				for (unsigned i = 0; i < w; i++)
+					m |= (unsigned)(p[i] == tab) << i;
+			}
+			for (; m; m &= m - 1)
+				if (!--words)
+					return p + __builtin_ctz(m) + (keep_tab ? 1 : 0);
+			p += w;
 		}
-	} else {
-		while (p < lim && words--) {
-			while (p < lim && text_blank(*p))
-				p++;
-			while (p < lim && !text_blank(*p))
-				p++;
-		}
+		return words ? lim : p;
+	}
+	while (p < lim && words--) {
+		while (p < lim && text_blank(*p))
+			p++;
+		while (p < lim && !text_blank(*p))
+			p++;
 	}
 	return p;
 }
