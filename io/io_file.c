@@ -311,6 +311,22 @@ int io_open_spill(io_file *f, const char *dir)
 	return 0;
 }
 
+int io_reserve(int fd, uint64_t bytes)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+	if (!bytes)
+		return 0;
+	if (fl < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	off_t at = (fl & O_APPEND) ? st.st_size : lseek(fd, 0, SEEK_CUR);
+	if (at < 0)
+		return -errno;
+	return fallocate(fd, FALLOC_FL_KEEP_SIZE, at, (off_t)bytes) ? -errno : 0;
+}
+
 int io_output_open(io_output *o, const char *path)
 {
 	struct stat st;

@@ -259,6 +259,8 @@ static int sort_write_chunk(tjob *t, const text_chunk *c, text_writer *w, const 
 	/* what -S leaves beside the chunk holds the lines sorted ahead of the writer */
 	uint64_t cost = (uint64_t)(c->start[c->n] - c->start[0]) + (uint64_t)c->n * TEXT_LINE_COST;
 	size_t room = t->o->mem > cost ? (size_t)(t->o->mem - cost) : 0;
+	/* the output's blocks at once: the writer thread is the longest stage */
+	(void)io_reserve(w->fd, (uint64_t)(c->start[c->n] - c->start[0]) + w->len);
 	st.rc = text_gather_begin(&st.g, c, w, t->pool, room);
 	int got = st.rc ? 0 : text_sort_chunk_parts(&t->sorter, c, write_part, &st);
 	int rc = text_gather_end(st.g, st.rc ? st.rc : got < 0 ? -1 : 0);

@@ -115,6 +115,33 @@ int main(void)
 	io_ring_init(&ring);
 	printf("# io_uring %s\n", ring.have_uring ? "available" : "unavailable: pread/pwrite fallback");
 
+	/* io_reserve: blocks past the end no reader sees (KEEP_SIZE), from the
+	 * offset, or from the end under O_APPEND; nothing for a pipe */
+	TEST_BEGIN("io/reserve") {
+		const size_t mb = (size_t)1 << 20;
+		for (int app = 0; app < 2; app++) {
+			int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | (app ? O_APPEND : 0), 0600);
+			CHECK(fd >= 0 && write(fd, "abc", 3) == 3, "setup");
+			if (!app)
+				CHECK(lseek(fd, 1, SEEK_SET) == 1, "seek");
+			struct stat a, b;
+			CHECK(fstat(fd, &a) == 0, "stat");
+			int rc = io_reserve(fd, 8 * mb);
+			CHECK(rc == 0 || rc == -EOPNOTSUPP, "append %d: %s", app, strerror(-rc));
+			CHECK(fstat(fd, &b) == 0 && b.st_size == 3, "append %d: size %lld, want 3", app, (long long)b.st_size);
+			if (!rc) /* the reservation is on the disk: 8 MiB more blocks (512 bytes each) */
+				CHECK((b.st_blocks - a.st_blocks) * 512 >= (blkcnt_t)(8 * mb), "append %d: %lld blocks more",
+				      app, (long long)(b.st_blocks - a.st_blocks));
+			CHECK(write(fd, "def", 3) == 3 && fstat(fd, &b) == 0 && b.st_size == (app ? 6 : 4),
+			      "append %d: a write after it, size %lld", app, (long long)b.st_size);
+			close(fd);
+		}
+		int p[2];
+		CHECK(pipe(p) == 0 && io_reserve(p[1], 8 * mb) == 0 && io_reserve(p[1], 0) == 0, "a pipe");
+		close(p[0]), close(p[1]);
+		unlink(path);
+	} TEST_END();
+
 	/* sizes around the O_DIRECT block, the request segment and the queue depth */
 	size_t sizes[] = { 0, 1, 4095, 4096, 4097, IO_SEG - 1, IO_SEG + 4096, IO_SEG * IO_QD + 12345 };
 	TEST_BEGIN("io/write-then-read-exact") {
