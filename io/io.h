@@ -207,7 +207,9 @@ int io_output_open(io_output *o, const char *path);
  * bench/results/h100-text-write-2026-11-26.md). Advice: for a pipe or a
  * terminal nothing is done; returns 0 or -errno (EOPNOTSUPP where the file
  * system has no fallocate; ENOSPC: the write itself will fail later),
- * which a caller may ignore.
+ * which a caller may ignore. Blocks never written stay allocated past the
+ * file's end until it is truncated or removed: only a failed sort into
+ * standard output leaves any (a temp output is removed).
  */
 int io_reserve(int fd, uint64_t bytes);
 /*
