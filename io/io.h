@@ -203,7 +203,7 @@ int io_output_open(io_output *o, const char *path);
  * its offset; from its end under O_APPEND) with fallocate(2)'s KEEP_SIZE,
  * which no reader sees: a file system then allocates them once instead of
  * page by page as they are written (one thread writing 10 GiB to ext4 on
- * the H100 machine: 1.8-2.4 s against 2.2-2.9 s,
+ * the H100 machine: 1.8-2.1 s against 2.2-2.9 s,
  * bench/results/h100-text-write-2026-11-26.md). Advice: for a pipe or a
  * terminal nothing is done; returns 0 or -errno (EOPNOTSUPP where the file
  * system has no fallocate; ENOSPC: the write itself will fail later),

@@ -314,9 +314,9 @@ int io_open_spill(io_file *f, const char *dir)
 int io_reserve(int fd, uint64_t bytes)
 {
 	struct stat st;
-	int fl = fcntl(fd, F_GETFL);
 	if (!bytes)
 		return 0;
+	int fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fstat(fd, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode))

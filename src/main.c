@@ -777,9 +777,8 @@ int main(int argc, char **argv)
 		char bus[256];
 		snprintf(bus, sizeof bus, "%s: an input file shrank while it was read: stopped\n", progname);
 		io_sigbus_install(bus);
-	}
-	if (text)
 		return run_text(&o, &ts, files0, random_source, check, nops > 0);
+	}
 	job_result res;
 	if (check) {
 		job_check(&o, &res);
