@@ -110,6 +110,7 @@ typedef struct io_file {
 	int owned;        /* close fd on io_close (not for stdin/stdout) */
 	uint64_t size;    /* regular input: size at open, bytes */
 	int64_t mtime_ns; /* regular input: modification time at open, ns since the epoch */
+	uint64_t dev, ino; /* regular input: its device and inode numbers (io_same_file) */
 	uint64_t pos;     /* next offset for sequential reads/writes, bytes */
 	int eof;
 	int filter;       /* a pipe to an io_filter process: writes return -EPIPE, never raise SIGPIPE */
@@ -122,6 +123,16 @@ typedef struct io_file {
  * Returns 0 (the same), 1 (changed) or -errno (fstat failed).
  */
 int io_input_changed(const io_file *f);
+
+/*
+ * Is the open descriptor fd the regular file f was opened as (the same
+ * device and inode)? An output that is also an input (`gpusort in 1<>in`)
+ * must not be written before the input is wholly read, nor reserved
+ * (fallocate changes its modification time), nor read through a mapping
+ * while it is written. Returns 1 or 0 (not the same, f not regular, or
+ * fstat failed).
+ */
+int io_same_file(int fd, const io_file *f);
 
 /*
  * O_DIRECT for the files opened from then on (gpusort --direct-io[=WHAT]):

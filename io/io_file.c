@@ -113,6 +113,8 @@ int io_open_input(io_file *f, const char *path)
 	if (f->regular) {
 		f->size = (uint64_t)st.st_size;
 		f->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		f->dev = (uint64_t)st.st_dev;
+		f->ino = (uint64_t)st.st_ino;
 		/* stdin redirected from a file may not start at offset 0 */
 		off_t cur = lseek(f->fd, 0, SEEK_CUR);
 		f->pos = cur > 0 ? (uint64_t)cur : 0;
@@ -309,6 +311,13 @@ int io_open_spill(io_file *f, const char *dir)
 		io_tmp_unregister(slot);
 	snprintf(f->name, sizeof f->name, "%s", path);
 	return 0;
+}
+
+int io_same_file(int fd, const io_file *f)
+{
+	struct stat st;
+	return f->regular && fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_dev == f->dev &&
+	       (uint64_t)st.st_ino == f->ino;
 }
 
 int io_reserve(int fd, uint64_t bytes)

@@ -42,6 +42,14 @@ int inputs_ended_unchanged(job_ctx *c, int i)
 	return c->in_bytes[i] != seen->size - seen->pos || io_input_changed(f) != 0 ? -ESTALE : 0;
 }
 
+int inputs_include(const job_ctx *c, int fd)
+{
+	for (int i = 0; i < c->nin; i++)
+		if (io_same_file(fd, &c->in_seen[i]))
+			return 1;
+	return 0;
+}
+
 int inputs_unchanged(job_ctx *c)
 {
 	for (int i = 0; i < c->nin; i++) {

@@ -21,6 +21,9 @@
 int inputs_open(job_ctx *c, int keep_open);
 void inputs_close(job_ctx *c);
 
+/* 1 when fd (the output) is one of the inputs (io_same_file), else 0. */
+int inputs_include(const job_ctx *c, int fd);
+
 /* Total input bytes when every input is a regular file; -1 otherwise. */
 int64_t inputs_known_size(const job_ctx *c);
 

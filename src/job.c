@@ -231,7 +231,9 @@ void job_sort(const job_opts *o, job_result *r)
 		goto done;
 	}
 	c.out_open = 1;
-	if (pin.input_bytes > 0) /* every record comes out: the output's blocks at once */
+	/* every record comes out: the output's blocks at once (not into an
+	 * input: fallocate would change its modification time under the read) */
+	if (pin.input_bytes > 0 && !inputs_include(&c, c.out.f.fd))
 		(void)io_reserve(c.out.f.fd, (uint64_t)pin.input_bytes);
 	sink out;
 	if (open_sink(&c, &out, o->merge_only ? c.plan.merge.sink : PLAN_SINGLE_SINK))

@@ -494,7 +494,8 @@ static int sort_job(tjob *t)
 	const job_opts *o = t->o;
 	size_t budget = o->mem > TEXT_MIN_BUDGET ? (size_t)o->mem : TEXT_MIN_BUDGET;
 	text_loader l;
-	text_load_init(&l, o->inputs, o->ninputs, t->s->eol, budget, t->pool);
+	int in_place = !o->output || !strcmp(o->output, "-");
+	text_load_init(&l, o->inputs, o->ninputs, t->s->eol, budget, t->pool, in_place ? STDOUT_FILENO : -1);
 	text_writer w;
 	int rc = -1, last = 0;
 	for (;;) {

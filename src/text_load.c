@@ -25,7 +25,8 @@
 #define LOAD_HUGE ((size_t)2 << 20)     /* a transparent huge page */
 #define LOAD_FIRST ((size_t)1 << 20)    /* bytes of the first buffer */
 
-void text_load_init(text_loader *l, char *const *inputs, int n, unsigned char eol, size_t budget, tpool *pool)
+void text_load_init(text_loader *l, char *const *inputs, int n, unsigned char eol, size_t budget, tpool *pool,
+		    int out_fd)
 {
 	memset(l, 0, sizeof *l);
 	l->inputs = inputs;
@@ -34,6 +35,7 @@ void text_load_init(text_loader *l, char *const *inputs, int n, unsigned char eo
 	l->eol = eol;
 	l->budget = budget;
 	l->pool = pool;
+	l->out_fd = out_fd;
 }
 
 static int fail(text_loader *l, const char *what, int err)
@@ -348,6 +350,14 @@ static void end_input(text_loader *l)
 	l->fd = -1;
 }
 
+/* The input being read is the file the output will overwrite in place. */
+static int is_output(const text_loader *l)
+{
+	struct stat a, b;
+	return l->out_fd >= 0 && fstat(l->fd, &a) == 0 && fstat(l->out_fd, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 /*
  * The only input, a regular file whose lines fit the budget whole, mapped
  * instead of read: no new pages to zero and no bytes to copy (on one
@@ -363,7 +373,8 @@ static void end_input(text_loader *l)
 static int map_whole(text_loader *l)
 {
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	if (l->ninputs != 1 || !l->reg || !l->left || l->left >= l->budget || l->left > SIZE_MAX / 4)
+	if (l->ninputs != 1 || !l->reg || !l->left || l->left >= l->budget || l->left > SIZE_MAX / 4 ||
+	    is_output(l))
 		return 0;
 	size_t size = (size_t)l->left, want = size, skew = (size_t)(l->pos % pg);
 	if (io_fault_rw(IO_FAULT_READ, &want))

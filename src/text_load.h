@@ -36,12 +36,18 @@ typedef struct text_loader {
 	size_t budget;         /* bytes a chunk may take */
 	uint64_t bytes;        /* bytes read */
 	tpool *pool;           /* the threads that read and index a block, or NULL: this one */
+	int out_fd;            /* the output when written in place (standard output), or -1 */
 	char err[4300];
 } text_loader;
 
 /* Start reading inputs[0, n) ("-": standard input) in chunks of budget
- * bytes, on the threads of pool (NULL: on this one). */
-void text_load_init(text_loader *l, char *const *inputs, int n, unsigned char eol, size_t budget, tpool *pool);
+ * bytes, on the threads of pool (NULL: on this one). out_fd: the
+ * descriptor the output will be written to in place (standard output), or
+ * -1 (a new file, renamed at the end): an input that is that file
+ * (`gpusort in 1<>in`) is read into memory, never mapped, since the output
+ * overwrites it while the mapping is still read. */
+void text_load_init(text_loader *l, char *const *inputs, int n, unsigned char eol, size_t budget, tpool *pool,
+		    int out_fd);
 
 /*
  * Read the next chunk into *c (valid until the next call). Returns 1 and

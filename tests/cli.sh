@@ -1288,6 +1288,16 @@ cp chg.sorted chg.bin
 rc=$?
 if [ $rc = 2 ] && grep -q "chg.bin: the file changed while it was read" gs.err; then pass "input-changes-check"
 else fail "input-changes-check" "exit status $rc: $(grep -v 'no CUDA' gs.err | head -n 1)"; fi
+# standard output opened onto the input itself (`gpusort f 1<>f`), as GNU
+# sort allows: every input is read before the first byte is written, and the
+# output's blocks are not reserved in it (that changes its modification time)
+"$REF" -k u32 < chg.src > exp.bin
+for mode in "spilled:-S 1M -T t1" "streamed:--cpu" "kept:-S 6M --parallel=2"; do
+	nm=stdout-is-input-${mode%%:*}
+	cp chg.src chg.bin
+	gsrun -k u32 ${mode#*:} chg.bin 1<> chg.bin 2> gs.err
+	check_ok "$nm" $? chg.bin exp.bin gs.err
+done
 # a pipe has no size to keep: a producer that stops early is simply the end
 head -c 400000 chg.src | gsrun -k u32 -S 1M -T t1 > got.bin 2> gs.err
 rc=$?
