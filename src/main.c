@@ -42,25 +42,30 @@ static const char *progname = "gpusort";
 
 static _Noreturn void die(const char *fmt, ...)
 {
-	char buf[8192];
+	char buf[8192], out[16384];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	/* each line of a message starts with the program name ("gpusort: " in the text) */
-	fprintf(stderr, "%s: ", progname);
-	for (const char *p = buf; *p; p++) {
+	/* each line of a message starts with the program name ("gpusort: " in
+	 * the text); composed first and written at once, since stderr is
+	 * unbuffered: a write a character would interleave with other writers */
+	size_t n = (size_t)snprintf(out, sizeof out, "%s: ", progname);
+	for (const char *p = buf; *p && n < sizeof out - 1; p++) {
 		if (!strncmp(p, "\ngpusort: ", 10)) {
-			fprintf(stderr, "\n%s: ", progname);
+			n += (size_t)snprintf(out + n, sizeof out - n, "\n%s: ", progname);
 			p += 9;
 		} else if (!strncmp(p, "'gpusort --help'", 16)) {
-			fprintf(stderr, "'%s --help'", progname);
+			n += (size_t)snprintf(out + n, sizeof out - n, "'%s --help'", progname);
 			p += 15;
 		} else {
-			fputc(*p, stderr);
+			out[n++] = *p;
 		}
 	}
-	fputc('\n', stderr);
+	if (n > sizeof out - 2) /* snprintf counts what did not fit */
+		n = sizeof out - 2;
+	out[n++] = '\n';
+	fwrite(out, 1, n, stderr);
 	exit(EXIT_TROUBLE);
 }
 
