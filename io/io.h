@@ -183,6 +183,43 @@ int io_write_next(io_ring *r, io_file *f, const void *buf, size_t len);
 
 void io_close(io_file *f);
 
+/*
+ * The next `bytes` bytes of an output file mapped, so that several threads
+ * fill them at once. Buffered writes to one file run one at a time under
+ * its inode lock: one thread's write(2) of 10 GiB took 2.3-5.2 s on the
+ * H200 machine's ext4 (16 threads' pwrite(2)s 2.7-2.8 s), 16 threads
+ * copying into a shared mapping 0.9 s (bench/results/h200-outmap-2026-11-26.md).
+ *
+ * fd: a regular file open for writing, not O_APPEND; the bytes start at
+ * its offset now (any alignment). One opened write-only (a shell's `>`)
+ * is reopened read-write through /proc/self/fd for the mapping, which needs
+ * read permission. The blocks are allocated first (fallocate), so that no
+ * store into the mapping meets a full disk (SIGBUS where write(2) would
+ * say ENOSPC); the file grows to offset + bytes when shorter, and what lies
+ * beyond is kept, as write(2) would. A file truncated by another process
+ * while mapped raises SIGBUS (io_sigbus_install). Data reaches the disk
+ * as written pages do: fsync(fd) after io_outmap_close covers it.
+ *
+ * Returns 0 with m->base[0, m->bytes) writable, or -errno, when the caller
+ * must write(2) instead: -EOPNOTSUPP (not a regular file, O_APPEND, no
+ * /proc), or fallocate's or mmap's error (-ENOSPC, -EOPNOTSUPP ...; the
+ * file's size is left as it was). The test build's write faults fail the
+ * allocation.
+ */
+typedef struct io_outmap {
+	uint8_t *base;   /* the bytes to fill */
+	size_t bytes;
+	void *map;       /* the mapping, from the page holding base[0]; NULL: none */
+	size_t maplen;
+	int fd;          /* the caller's descriptor */
+	uint64_t at;     /* base[0]'s file offset */
+} io_outmap;
+int io_outmap_open(io_outmap *m, int fd, uint64_t bytes);
+/* Unmap, and leave fd's offset after the first `written` bytes (at most
+ * m->bytes), where write(2)s of them would have. Returns 0 or -errno; a
+ * no-op on a map already closed. */
+int io_outmap_close(io_outmap *m, uint64_t written);
+
 /* ---- temporary files ---------------------------------------------------- */
 
 /*

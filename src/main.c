@@ -479,17 +479,17 @@ static void text_stats(const text_result *t, int fmt)
 		fprintf(stderr, "{\"mode\":\"text\",\"engine\":\"%s\",\"lines\":%" PRIu64 ",\"bytes\":%" PRIu64
 			",\"chunks\":%" PRIu64 ",\"runs\":%" PRIu64 ",\"merge_passes\":%" PRIu64
 			",\"full_compare_ties\":%" PRIu64 ",\"read_s\":%.3f,\"sort_s\":%.3f,\"prefix_s\":%.3f,\"ties_s\":%.3f"
-			",\"merge_s\":%.3f,\"write_s\":%.3f,\"total_s\":%.3f}\n",
+			",\"merge_s\":%.3f,\"write_s\":%.3f,\"output_mapped\":%s,\"total_s\":%.3f}\n",
 			t->engine, t->lines, t->bytes, t->chunks, t->runs, t->merge_passes, t->ties, t->read_s, t->sort_s,
-			t->prefix_s, t->ties_s, t->merge_s, t->write_s, t->total_s);
+			t->prefix_s, t->ties_s, t->merge_s, t->write_s, t->mapped_out ? "true" : "false", t->total_s);
 		return;
 	}
 	fprintf(stderr,
 		"gpusort: text: %" PRIu64 " lines, %" PRIu64 " bytes, %" PRIu64 " chunks, %" PRIu64 " runs spilled, %" PRIu64
 		" merge passes, %" PRIu64 " ties finished by full comparison; engine %s; read %.3f s, prefix sort %.3f s "
-		"(prefixes %.3f s), ties %.3f s, merge %.3f s, write %.3f s, total %.3f s\n",
+		"(prefixes %.3f s), ties %.3f s, merge %.3f s, write %.3f s%s, total %.3f s\n",
 		t->lines, t->bytes, t->chunks, t->runs, t->merge_passes, t->ties, t->engine, t->read_s, t->sort_s,
-		t->prefix_s, t->ties_s, t->merge_s, t->write_s, t->total_s);
+		t->prefix_s, t->ties_s, t->merge_s, t->write_s, t->mapped_out ? " (mapped, every thread)" : "", t->total_s);
 }
 
 /*
@@ -778,9 +778,11 @@ int main(int argc, char **argv)
 
 	io_signals_install();
 	if (text) {
-		/* a single regular input is mapped, not copied (text_load.c) */
+		/* a single regular input is mapped, not copied (text_load.c), and
+		 * so is a regular output file that the threads fill (io_outmap) */
 		char bus[256];
-		snprintf(bus, sizeof bus, "%s: an input file shrank while it was read: stopped\n", progname);
+		snprintf(bus, sizeof bus, "%s: an input file shrank while it was read, or the output while it was written: stopped\n",
+			 progname);
 		io_sigbus_install(bus);
 		return run_text(&o, &ts, files0, random_source, check, nops > 0);
 	}

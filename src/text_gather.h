@@ -1,10 +1,11 @@
 /*
  * text_gather.h - writing a sorted chunk: its lines, scattered over the
- * chunk's buffer in sorted order, copied into one contiguous batch after
- * another by all threads (each copy is a cache miss: one thread alone is
- * bound by memory latency), each batch written whole by a thread of its
- * own while the next are gathered (writes to one file do not scale with
- * threads), in parts as the sort hands them over.
+ * chunk's buffer in sorted order, copied by all threads (each copy is a
+ * cache miss: one thread alone is bound by memory latency) either straight
+ * into a mapped output (io_outmap: copies into one file's mapping scale
+ * with threads, write(2)s to it do not), or into one contiguous batch
+ * after another, each written whole by a thread of its own while the next
+ * are gathered, in parts as the sort hands them over.
  */
 #ifndef GPUSORT_TEXT_GATHER_H
 #define GPUSORT_TEXT_GATHER_H
@@ -28,6 +29,17 @@ typedef struct text_gather text_gather;
  * rc) is still right).
  */
 int text_gather_begin(text_gather **g, const text_chunk *c, text_writer *w, tpool *pool, size_t room);
+
+/*
+ * As text_gather_begin, for an output mapped by the caller (io_outmap):
+ * the lines are copied by all threads straight to dst[0, cap), one batch
+ * after another, with no writer thread and no ring (the copy is the
+ * write, and it scales with threads where write(2) to one file does not).
+ * w's counts (lines, bytes) grow as if the bytes were written through it;
+ * w must hold no buffered bytes. Same returns.
+ */
+int text_gather_begin_mapped(text_gather **g, const text_chunk *c, text_writer *w, tpool *pool, uint8_t *dst,
+			     size_t cap);
 
 /* Queue the lines c[order[0, n)] (delimiters included) after those queued
  * before. Returns 0, or -errno: a write error so far, -ENOMEM. */

@@ -249,21 +249,41 @@ static int write_part(void *arg, const uint32_t *order, size_t lo, size_t hi)
 	return st->rc;
 }
 
-/* Sort the last chunk c and write it to w as its parts are sorted (no -u,
- * no --verify: text_gather), so that the write, the longest stage, starts
- * with the first part instead of after the whole sort. */
+/*
+ * Sort the last chunk c and write it to w. Into a regular file, the lines
+ * are copied by every thread straight into the mapped output once the
+ * chunk is sorted (io_outmap: writes to one file do not scale with threads,
+ * copies into its mapping do). Else (a pipe, an appending output) one
+ * thread writes while the rest sort: the chunk's parts are gathered as the
+ * sort hands them over (no -u, no --verify: text_gather), so that the
+ * write, then the longest stage, starts with the first part.
+ */
 static int sort_write_chunk(tjob *t, const text_chunk *c, text_writer *w, const char *name)
 {
 	stream st = { NULL, 0 };
 	double t0 = util_now(), busy = t->sorter.sort_s + t->sorter.ties_s;
-	/* what -S leaves beside the chunk holds the lines sorted ahead of the writer */
-	uint64_t cost = (uint64_t)(c->start[c->n] - c->start[0]) + (uint64_t)c->n * TEXT_LINE_COST;
-	size_t room = t->o->mem > cost ? (size_t)(t->o->mem - cost) : 0;
-	/* the output's blocks at once: the writer thread is the longest stage */
-	(void)io_reserve(w->fd, (uint64_t)(c->start[c->n] - c->start[0]) + w->len);
-	st.rc = text_gather_begin(&st.g, c, w, t->pool, room);
-	int got = st.rc ? 0 : text_sort_chunk_parts(&t->sorter, c, write_part, &st);
+	uint64_t bytes = (uint64_t)(c->start[c->n] - c->start[0]), before = w->bytes;
+	io_outmap m;
+	int got;
+	if (!w->len && io_outmap_open(&m, w->fd, bytes) == 0) {
+		t->res->mapped_out = 1;
+		got = text_sort_chunk(&t->sorter, c);
+		if (!got && !(st.rc = text_gather_begin_mapped(&st.g, c, w, t->pool, m.base, m.bytes)))
+			st.rc = text_gather_lines(st.g, t->sorter.order, c->n);
+	} else {
+		m.map = NULL;
+		/* what -S leaves beside the chunk holds the lines sorted ahead of the writer */
+		uint64_t cost = bytes + (uint64_t)c->n * TEXT_LINE_COST;
+		size_t room = t->o->mem > cost ? (size_t)(t->o->mem - cost) : 0;
+		/* the output's blocks at once: the writer thread is the longest stage */
+		(void)io_reserve(w->fd, bytes + w->len);
+		st.rc = text_gather_begin(&st.g, c, w, t->pool, room);
+		got = st.rc ? 0 : text_sort_chunk_parts(&t->sorter, c, write_part, &st);
+	}
 	int rc = text_gather_end(st.g, st.rc ? st.rc : got < 0 ? -1 : 0);
+	int urc = io_outmap_close(&m, w->bytes - before);
+	if (!rc)
+		rc = urc;
 	t->res->write_s += util_now() - t0 - (t->sorter.sort_s + t->sorter.ties_s - busy);
 	if (got < 0)
 		return fail(t, "%s", t->sorter.err);

@@ -142,6 +142,60 @@ int main(void)
 		unlink(path);
 	} TEST_END();
 
+	/* io_outmap: the bytes land at the descriptor's offset (unaligned
+	 * here), what lay beyond them stays, the offset moves past them;
+	 * a write-only descriptor is reopened for the mapping; an appending
+	 * one and a pipe are refused (the caller writes instead) */
+	TEST_BEGIN("io/outmap") {
+		const size_t n = 3 * 4096 + 5, old = 5 * 4096;
+		uint8_t *src = malloc(n), *back = malloc(old + n);
+		CHECK(src && back, "malloc");
+		fill(src, n, 7);
+		for (int wronly = 0; wronly < 2; wronly++) {
+			for (size_t at = 0; at < 2 * 4096; at += 4096 + 3) {
+				for (size_t before = at; before < old + n; before += old + n - at) {
+					/* a file of `before` bytes ('o'), its offset at `at` */
+					int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+					memset(back, 'o', old + n);
+					CHECK(fd >= 0 && write(fd, back, before) == (ssize_t)before, "setup");
+					close(fd);
+					fd = open(path, (wronly ? O_WRONLY : O_RDWR));
+					CHECK(fd >= 0 && lseek(fd, (off_t)at, SEEK_SET) == (off_t)at, "reopen");
+					io_outmap m;
+					int rc = io_outmap_open(&m, fd, n);
+					CHECK(rc == 0, "wronly %d at %zu size %zu: %s", wronly, at, before, strerror(-rc));
+					CHECK(m.bytes == n, "bytes %zu", m.bytes);
+					memcpy(m.base, src, n);
+					CHECK(io_outmap_close(&m, n) == 0 && io_outmap_close(&m, n) == 0, "close");
+					CHECK(lseek(fd, 0, SEEK_CUR) == (off_t)(at + n), "offset after: %lld",
+					      (long long)lseek(fd, 0, SEEK_CUR));
+					close(fd);
+					size_t want = before > at + n ? before : at + n;
+					struct stat st;
+					CHECK(stat(path, &st) == 0 && (size_t)st.st_size == want, "size %lld, want %zu",
+					      (long long)st.st_size, want);
+					fd = open(path, O_RDONLY);
+					CHECK(fd >= 0 && read(fd, back, want) == (ssize_t)want, "read back");
+					close(fd);
+					size_t bad = 0;
+					for (size_t i = 0; i < want; i++)
+						bad += back[i] != (i >= at && i < at + n ? src[i - at] : 'o');
+					CHECK(!bad, "wronly %d at %zu size %zu: %zu bytes differ", wronly, at, before, bad);
+				}
+			}
+		}
+		int fd = open(path, O_RDWR | O_APPEND);
+		io_outmap m;
+		CHECK(fd >= 0 && io_outmap_open(&m, fd, n) == -EOPNOTSUPP && !m.map, "O_APPEND");
+		close(fd);
+		int p[2];
+		CHECK(pipe(p) == 0 && io_outmap_open(&m, p[1], n) == -EOPNOTSUPP && !m.map, "a pipe");
+		CHECK(io_outmap_close(&m, 0) == 0, "closing what did not open");
+		close(p[0]), close(p[1]);
+		free(src), free(back);
+		unlink(path);
+	} TEST_END();
+
 	/* sizes around the O_DIRECT block, the request segment and the queue depth */
 	size_t sizes[] = { 0, 1, 4095, 4096, 4097, IO_SEG - 1, IO_SEG + 4096, IO_SEG * IO_QD + 12345 };
 	TEST_BEGIN("io/write-then-read-exact") {

@@ -236,7 +236,7 @@ if [ -x "$GST" ]; then
 	fault fault-write-output-streamed-short write@3:short 0 1G
 	# the only input, mapped, truncated underneath (SIGBUS): exit 2, the old output kept
 	fault fault-mapped-input-truncated input-changes 2 1G
-	grep -q "gpusort: an input file shrank while it was read: stopped" "$d/ferr" &&
+	grep -q "gpusort: an input file shrank while it was read, or the output while it was written: stopped" "$d/ferr" &&
 		pass fault-mapped-input-truncated-message ||
 		fail fault-mapped-input-truncated-message "$(head -c 200 "$d/ferr")"
 fi
@@ -270,6 +270,29 @@ for how in file stdin; do
 	rc=$?
 	if [ $rc = 0 ]; then same "stdout-is-input-$how" "$d/exp" "$d/oi"; else fail "stdout-is-input-$how" "status $rc: $(cat "$d/err")"; fi
 done
+
+# a regular output is filled through a mapping by every thread (io_outmap):
+# standard output's offset is where the lines go and where it is left
+# (a group's header and trailer around them), bytes beyond them in a longer
+# file stay (as write(2) leaves them), and an appending or a pipe's output is
+# written instead; the same bytes each time
+{ echo header; "$G" -t, -k2,2 "$d/oi.src"; echo trailer; } > "$d/got" 2> "$d/err"
+{ echo header; cat "$d/exp"; echo trailer; } > "$d/exp2"
+same stdout-mapped-offset "$d/exp2" "$d/got"
+awk 'BEGIN { for (i = 0; i < 70000; i++) print "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz" }' > "$d/long"
+cp "$d/long" "$d/got"
+"$G" -t, -k2,2 "$d/oi.src" 1<> "$d/got" 2> "$d/err"
+{ cat "$d/exp"; tail -c +$(($(wc -c < "$d/exp") + 1)) "$d/long"; } > "$d/exp2"
+same stdout-mapped-longer-file "$d/exp2" "$d/got"
+echo before > "$d/got"
+"$G" -t, -k2,2 "$d/oi.src" >> "$d/got" 2> "$d/err"
+{ echo before; cat "$d/exp"; } > "$d/exp2"
+same stdout-append "$d/exp2" "$d/got"
+"$G" -t, -k2,2 --stats "$d/oi.src" 2> "$d/err" | cat > "$d/got"
+same stdout-pipe "$d/exp" "$d/got"
+grep -q "(mapped, every thread)" "$d/err" && fail stdout-pipe-not-mapped "$(cat "$d/err")" || pass stdout-pipe-not-mapped
+"$G" -t, -k2,2 --stats "$d/oi.src" -o "$d/got" 2> "$d/err"
+grep -q "(mapped, every thread)" "$d/err" && pass output-mapped || fail output-mapped "not mapped: $(cat "$d/err")"
 
 # the fake GPU (tests/fake_gpu.c) sorts the prefix records of every chunk
 # when a GPU engine is named; under auto, lines are sorted on the CPU
