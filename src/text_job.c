@@ -686,6 +686,7 @@ void text_job_run(const job_opts *o, const text_spec *s, text_result *res)
 	res->ties += t.sorter.ties;
 	res->sort_s = t.sorter.sort_s;
 	res->prefix_s = t.sorter.prefix_s;
+	res->prefix_width = t.sorter.width;
 	res->ties_s = t.sorter.ties_s;
 	if (t.eng_open)
 		engine_close(&t.eng);

@@ -22,6 +22,7 @@ typedef struct text_result {
 	uint64_t ties;         /* full comparisons: lines of equal prefixes in chunks, and ties in merges */
 	double read_s, sort_s, ties_s, merge_s, total_s;
 	double prefix_s;       /* of sort_s: making the prefix records */
+	unsigned prefix_width; /* the most prefix bytes a chunk's records had (text_sorter.width) */
 	double write_s;        /* writing sorted chunks (runs, or the output: gather, write, commit) */
 	int mapped_out;        /* the output was filled through a mapping by every thread (io_outmap) */
 	const char *engine;    /* the chunk sort's engine name */

@@ -25,6 +25,27 @@ static inline uint32_t rec_index(const uint8_t *r)
 	return (uint32_t)r[12] << 24 | (uint32_t)r[13] << 16 | (uint32_t)r[14] << 8 | r[15];
 }
 
+/* The big-endian index after a prefix of w bytes. */
+static inline uint32_t rec_index_at(const uint8_t *r, uint32_t w)
+{
+	return (uint32_t)r[w] << 24 | (uint32_t)r[w + 1] << 16 | (uint32_t)r[w + 2] << 8 | r[w + 3];
+}
+
+/* Records a and b have the same first w (4 or 12) prefix bytes. */
+static inline int same_prefix(const uint8_t *a, const uint8_t *b, uint32_t w)
+{
+	return !memcmp(a, b, w);
+}
+
+#define WIDTH_PARTS 256 /* most parts make_records tracks the prefix width of */
+
+/* What a part of make_records saw of its prefixes' bytes [4, 12): its first
+ * record's, and whether every other record has the same. */
+typedef struct tail_seen {
+	uint8_t first[TEXT_PREFIX];
+	uint8_t same, any;
+} tail_seen;
+
 typedef struct job {
 	text_sorter *t;
 	const text_chunk *c;
@@ -34,6 +55,10 @@ typedef struct job {
 	void *part_arg;
 	int par;
 	double part_s;            /* seconds in part */
+	uint32_t w;               /* the sorted records: w prefix bytes, then the index */
+	size_t rs;                /* their bytes: w + 4 */
+	tail_seen *seen;          /* make_records: [parts] */
+	uint8_t *dst;             /* narrow: the records rewritten at rs bytes */
 } job;
 
 static void make_records(void *arg, int part, int parts)
@@ -42,6 +67,9 @@ static void make_records(void *arg, int part, int parts)
 	size_t lo, hi;
 	util_split(j->c->n, part, parts, &lo, &hi);
 	uint64_t sum = 0;
+	tail_seen *ts = j->seen && part < WIDTH_PARTS ? &j->seen[part] : NULL;
+	uint64_t tail = 0;
+	int same = 1;
 	for (size_t i = lo; i < hi; i++) {
 		uint8_t *r = j->t->a + i * TEXT_RECORD;
 		const uint64_t *st = j->c->start;
@@ -51,9 +79,63 @@ static void make_records(void *arg, int part, int parts)
 		r[12] = (uint8_t)(i >> 24), r[13] = (uint8_t)(i >> 16), r[14] = (uint8_t)(i >> 8), r[15] = (uint8_t)i;
 		if (j->t->verify)
 			sum += text_line_hash(line, len);
+		/* bytes [4, 12) the same in every record: 4 prefix bytes sort as well */
+		uint64_t t;
+		memcpy(&t, r + 4, 8);
+		if (i == lo)
+			tail = t;
+		same &= t == tail;
+	}
+	if (ts) {
+		ts->any = hi > lo;
+		if (ts->any)
+			memcpy(ts->first, j->t->a + lo * TEXT_RECORD, TEXT_PREFIX);
+		ts->same = (uint8_t)same;
 	}
 	if (sum)
 		__atomic_add_fetch(&j->t->vsum, sum, __ATOMIC_RELAXED);
+}
+
+/*
+ * The prefix width the chunk's records need (text_sort_chunk_parts): 4
+ * bytes when every record's prefix bytes after the first 4 are the same,
+ * else 12. The width follows from the keys' bytes: keys no longer than 4
+ * bytes (a short code column, a character range such as -k2.1,2.3, -M's
+ * month alone) leave the rest of the prefix padding, and 8-byte records
+ * instead of 16 halve the bytes every pass of the sort moves (1 GiB of
+ * CSV, -t, -k2.1,2.3, 2-core VM: the sort 0.53-0.71 -> 0.17-0.20 s, the
+ * narrowing pass 0.05-0.1 s; bench/results/2core-prefix-width-2026-11-26.md).
+ * An 8-byte width (12-byte records) measured no faster than 12 there, its
+ * narrowing pass included. Equal prefixes of 4 bytes are then equal
+ * prefixes of 12, so runs of ties are what they were.
+ */
+static uint32_t chunk_width(const tail_seen *seen, int parts)
+{
+	const uint8_t *ref = NULL;
+	if (parts > WIDTH_PARTS)
+		return TEXT_PREFIX;
+	for (int p = 0; p < parts; p++) {
+		if (!seen[p].any)
+			continue;
+		if (!ref)
+			ref = seen[p].first;
+		if (!seen[p].same || memcmp(seen[p].first + 4, ref + 4, TEXT_PREFIX - 4))
+			return TEXT_PREFIX;
+	}
+	return 4;
+}
+
+/* The records rewritten at j->rs bytes: their first j->w prefix bytes and the index. */
+static void narrow_records(void *arg, int part, int parts)
+{
+	job *j = arg;
+	size_t lo, hi;
+	util_split(j->c->n, part, parts, &lo, &hi);
+	const uint8_t *src = j->t->a;
+	for (size_t i = lo; i < hi; i++) {
+		memcpy(j->dst + i * j->rs, src + i * TEXT_RECORD, j->w);
+		memcpy(j->dst + i * j->rs + j->w, src + i * TEXT_RECORD + TEXT_PREFIX, 4);
+	}
 }
 
 /* qsort_r's order of two line indices: the full comparison, then input order. */
@@ -152,27 +234,26 @@ static void refine(const job *j, uint32_t *ord, size_t m, int ki, size_t off, in
 
 #define TIE_AHEAD 32 /* records finish_ties fetches ahead */
 
-/* Record k of the sorted records R[lo, hi) has a neighbour there with its prefix. */
-static inline int in_run(const uint8_t *R, size_t k, size_t lo, size_t hi)
+/* Record k of the sorted records R[lo, hi) (rs bytes, a prefix of w) has a neighbour there with its prefix. */
+static inline int in_run(const uint8_t *R, size_t k, size_t lo, size_t hi, size_t rs, uint32_t w)
 {
-	const uint8_t *r = R + k * TEXT_RECORD;
-	return (k > lo && !memcmp(r - TEXT_RECORD, r, TEXT_PREFIX)) ||
-	       (k + 1 < hi && !memcmp(r + TEXT_RECORD, r, TEXT_PREFIX));
+	const uint8_t *r = R + k * rs;
+	return (k > lo && same_prefix(r - rs, r, w)) || (k + 1 < hi && same_prefix(r + rs, r, w));
 }
 
 /* Part `part` of the sorted records [j->lo, j->hi): indices out, runs of
  * equal prefixes put in order (refine). A part starts at the first run
  * that starts in its share. */
-static void finish_ties(void *arg, int part, int parts)
+static inline __attribute__((always_inline)) void finish_ties_w(job *j, int part, int parts, const uint32_t w,
+								 const size_t rs)
 {
-	job *j = arg;
 	size_t n = j->hi, first = j->lo, lo, hi;
 	util_split(n - first, part, parts, &lo, &hi);
 	lo += first, hi += first;
 	const uint8_t *R = j->sorted;
-	while (lo > first && lo < n && !memcmp(R + lo * TEXT_RECORD, R + (lo - 1) * TEXT_RECORD, TEXT_PREFIX))
+	while (lo > first && lo < n && same_prefix(R + lo * rs, R + (lo - 1) * rs, w))
 		lo++;
-	while (hi < n && hi > first && !memcmp(R + hi * TEXT_RECORD, R + (hi - 1) * TEXT_RECORD, TEXT_PREFIX))
+	while (hi < n && hi > first && same_prefix(R + hi * rs, R + (hi - 1) * rs, w))
 		hi++;
 	uint64_t ties = 0;
 	size_t pf1 = lo, pf2 = lo; /* the prefetch cursors, TIE_AHEAD and TIE_AHEAD / 2 records ahead */
@@ -181,16 +262,16 @@ static void finish_ties(void *arg, int part, int parts)
 		 * places of a chunk far larger than the caches: fetched ahead, in two
 		 * steps (the offset, then the line it gives), for records in runs only */
 		for (; pf1 < hi && pf1 < i + TIE_AHEAD; pf1++)
-			if (in_run(R, pf1, first, n))
-				__builtin_prefetch(&j->c->start[rec_index(R + pf1 * TEXT_RECORD)]);
+			if (in_run(R, pf1, first, n, rs, w))
+				__builtin_prefetch(&j->c->start[rec_index_at(R + pf1 * rs, w)]);
 		for (; pf2 < hi && pf2 < i + TIE_AHEAD / 2; pf2++)
-			if (in_run(R, pf2, first, n))
-				__builtin_prefetch(j->c->buf + j->c->start[rec_index(R + pf2 * TEXT_RECORD)]);
+			if (in_run(R, pf2, first, n, rs, w))
+				__builtin_prefetch(j->c->buf + j->c->start[rec_index_at(R + pf2 * rs, w)]);
 		size_t e = i + 1;
-		while (e < n && !memcmp(R + e * TEXT_RECORD, R + i * TEXT_RECORD, TEXT_PREFIX))
+		while (e < n && same_prefix(R + e * rs, R + i * rs, w))
 			e++;
 		for (size_t k = i; k < e; k++)
-			j->t->order[k] = rec_index(R + k * TEXT_RECORD);
+			j->t->order[k] = rec_index_at(R + k * rs, w);
 		if (e - i > 1) {
 			text_pos at = next_pos(j, j->t->order[i], 0, 0);
 			refine(j, j->t->order + i, e - i, at.ki, at.off, 1, &ties);
@@ -198,6 +279,17 @@ static void finish_ties(void *arg, int part, int parts)
 		i = e;
 	}
 	__atomic_add_fetch(&j->t->ties, ties, __ATOMIC_RELAXED);
+}
+
+/* finish_ties_w for the chunk's record width: the width a constant in each
+ * (the run scans compare every record with its neighbour) */
+static void finish_ties(void *arg, int part, int parts)
+{
+	job *j = arg;
+	if (j->w == 4)
+		finish_ties_w(j, part, parts, 4, 8);
+	else
+		finish_ties_w(j, part, parts, TEXT_PREFIX, TEXT_RECORD);
 }
 
 static int grow(text_sorter *t, size_t n)
@@ -247,12 +339,24 @@ int text_sort_chunk_parts(text_sorter *t, const text_chunk *c, text_part_fn part
 	if (grow(t, c->n))
 		return -1;
 	int par = c->n >= 65536 ? t->threads : 1;
-	job j = { t, c, t->a, 0, c->n, part, arg, par, 0 };
+	tail_seen seen[WIDTH_PARTS];
+	job j = { t, c, t->a, 0, c->n, part, arg, par, 0, TEXT_PREFIX, TEXT_RECORD, seen, NULL };
 	double t0 = util_now();
 	util_par_run(par, make_records, &j);
+	int gpu = t->eng && t->eng->gpu && c->n <= t->eng->max_records;
+	/* the GPU engine was opened for 16-byte records: narrower ones on the CPU only */
+	j.w = gpu ? TEXT_PREFIX : chunk_width(seen, par);
+	t->width = j.w > t->width ? j.w : t->width;
+	uint8_t *recs = t->a, *tmp = t->b;
+	if (j.w < TEXT_PREFIX) {
+		j.rs = j.w + 4;
+		j.dst = t->b;
+		util_par_run(par, narrow_records, &j);
+		recs = t->b, tmp = t->a;
+	}
 	t->prefix_s += util_now() - t0;
 	uint8_t *sorted;
-	if (t->eng && t->eng->gpu && c->n <= t->eng->max_records) {
+	if (gpu) {
 		if (t->eng->sort(t->eng, t->a, t->b, c->n, t->scratch, &sorted)) {
 			snprintf(t->err, sizeof t->err, "%s", t->eng->errmsg);
 			return -1;
@@ -262,7 +366,8 @@ int text_sort_chunk_parts(text_sorter *t, const text_chunk *c, text_part_fn part
 		 * next is sorted (cpusort_radix_msd_parts never cuts a run of equal
 		 * prefixes, so each part's ties are its own) */
 		double s0 = t->ties_s;
-		int rc = cpusort_radix_msd_parts(t->a, t->b, c->n, TEXT_RECORD, TEXT_PREFIX, t->threads, sorted_part, &j);
+		j.sorted = recs;
+		int rc = cpusort_radix_msd_parts(recs, tmp, c->n, j.rs, j.w, t->threads, sorted_part, &j);
 		/* the sort's time: all but the parts' ties and the caller's share */
 		t->sort_s += util_now() - t0 - (t->ties_s - s0) - j.part_s;
 		return rc ? 1 : 0;
@@ -271,7 +376,7 @@ int text_sort_chunk_parts(text_sorter *t, const text_chunk *c, text_part_fn part
 		 * are made in index order and the sort is stable, so the index bytes
 		 * need no passes of their own; MSD, as lines are mostly told apart
 		 * by their first key bytes */
-		sorted = cpusort_radix_msd(t->a, t->b, c->n, TEXT_RECORD, TEXT_PREFIX, t->threads);
+		sorted = cpusort_radix_msd(recs, tmp, c->n, j.rs, j.w, t->threads);
 	}
 	double t1 = util_now();
 	j.sorted = sorted;

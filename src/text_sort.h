@@ -1,9 +1,11 @@
 /*
  * text_sort.h - sorting one chunk of lines in memory (DESIGN.md section
  * 11): each line becomes a 16-byte record, its TEXT_PREFIX-byte key
- * prefix (text_prefix.h) then its index (big-endian u32); the job's chunk
- * engine sorts the records: the GPU's (engine.h) by the prefix, the
- * CPU's radix sort (cpusort.h) stably by the prefix bytes alone; each
+ * prefix (text_prefix.h) then its index (big-endian u32), rewritten at 8
+ * bytes (4 prefix bytes) when the chunk's prefixes are all padding after
+ * their first 4; the job's chunk engine sorts the records: the GPU's
+ * (engine.h, 16-byte records) by the prefix, the CPU's radix sort
+ * (cpusort.h) stably by the prefix bytes alone; each
  * run of equal prefixes is then put in order on the CPU: long runs by the
  * key's next prefix bytes or the next key's (text_prefix_at), the rest by
  * the full comparison (text_cmp.h), ties of that by index (input order).
@@ -38,6 +40,7 @@ typedef struct text_sorter {
 	uint64_t vsum;
 	double sort_s, ties_s; /* seconds making and sorting the records, and in the ties */
 	double prefix_s;       /* of sort_s, seconds making the records (prefixes) */
+	uint32_t width;        /* the most prefix bytes a chunk's sorted records had so far: 4 or 12 (0: none) */
 	char err[512];
 } text_sorter;
 

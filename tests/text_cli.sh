@@ -180,6 +180,32 @@ big spill-two-keys -t, -k2,2 -k3,3gr
 big spill-unique -t, -k2.1,2.3 -u
 big spill-stable-reverse -t, -k2,2f -s -r
 big spill-numeric-4-threads --parallel=4 -t, -k3,3n
+big spill-narrow-prefix -t, -k2.2,2.4 -k1,1n
+
+# stats_case NAME PATTERN P OPTION...: gpusort --parallel=P --stats
+# OPTION... on the big file gives $d/exp, and its --stats line has PATTERN
+stats_case() {
+	_n=$1 _pat=$2 _p=$3
+	shift 3
+	if "$G" --parallel="$_p" --stats "$@" "$d/big" > "$d/got" 2> "$d/err"; then
+		if grep -q -- "$_pat" "$d/err"; then same "$_n" "$d/exp" "$d/got"
+		else fail "$_n" "--stats lacks '$_pat': $(cat "$d/err")"; fi
+	else
+		fail "$_n" "status $?: $(cat "$d/err")"
+	fi
+}
+
+# the prefix width: 4 bytes when every line's key prefix is padding after
+# them, from the keys (a character range, a short code), else 12; ties
+# then go on to the full comparison as with 12 (stable, -r, -u too)
+for c in "4:-t, -k2.1,2.3" "4:-t, -s -k2.1,2.3" "12:-t, -k2.2,2.8" "4:-t, -k2.1,2.3r -k1,1n" "4:-t, -u -k2.1,2.2" \
+	"4:-t, -r -k2.1,2.4" "12:-t, -k2,2" "12:-t, -k3,3n"; do
+	w=${c%%:*} o=${c#*:}
+	# shellcheck disable=SC2086
+	sort $o "$d/big" > "$d/exp"
+	# shellcheck disable=SC2086
+	for p in 1 3; do stats_case "prefix-width-$w($o)-parallel$p" " $w-byte key prefixes" $p $o; done
+done
 
 # one chunk, no runs: its sorted parts written as the rest is sorted, on 1
 # to 4 threads (the -n and -u rows: ties refined within a part, and the
@@ -187,15 +213,8 @@ big spill-numeric-4-threads --parallel=4 -t, -k3,3n
 for o in "" "-t, -k2,2" "-t, -k3,3n" "-t, -k2,2 -k3,3n -r" "-t, -k2.1,2.2 -u"; do
 	# shellcheck disable=SC2086
 	sort $o "$d/big" > "$d/exp"
-	for p in 1 2 4; do
-		# shellcheck disable=SC2086
-		if "$G" --parallel=$p --stats $o "$d/big" > "$d/got" 2> "$d/err"; then
-			if grep -q " 0 runs spilled" "$d/err"; then same "one-chunk($o)-parallel$p" "$d/exp" "$d/got"
-			else fail "one-chunk($o)-parallel$p" "not one chunk: $(cat "$d/err")"; fi
-		else
-			fail "one-chunk($o)-parallel$p" "status $?: $(cat "$d/err")"
-		fi
-	done
+	# shellcheck disable=SC2086
+	for p in 1 2 4; do stats_case "one-chunk($o)-parallel$p" " 0 runs spilled" $p $o; done
 done
 
 # faults (the test build, tests/README.md): a failed open, read or write of
