@@ -207,6 +207,17 @@ for c in "4:-t, -k2.1,2.3" "4:-t, -s -k2.1,2.3" "12:-t, -k2.2,2.8" "4:-t, -k2.1,
 	for p in 1 3; do stats_case "prefix-width-$w($o)-parallel$p" " $w-byte key prefixes" $p $o; done
 done
 
+# a chunk whose sampled prefixes all end within 4 bytes but one line's key
+# is longer (line 2, between the samples): kept at 12 bytes, same order
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "%s,%d\n", i == 1 ? "zyxwvutsrq" : substr("abcd", 1 + i % 4, 2), i % 7 }' > "$d/probe"
+sort -t, -k1,1 "$d/probe" > "$d/exp"
+if "$G" --stats -t, -k1,1 "$d/probe" > "$d/got" 2> "$d/err"; then
+	if grep -q " 12-byte key prefixes" "$d/err"; then same prefix-width-probe-missed "$d/exp" "$d/got"
+	else fail prefix-width-probe-missed "not 12 bytes: $(cat "$d/err")"; fi
+else
+	fail prefix-width-probe-missed "status $?: $(cat "$d/err")"
+fi
+
 # one chunk, no runs: its sorted parts written as the rest is sorted, on 1
 # to 4 threads (the -n and -u rows: ties refined within a part, and the
 # line-by-line writer)
