@@ -70,6 +70,7 @@ int io_outmap_open(io_outmap *m, int fd, uint64_t bytes)
 	m->bytes = (size_t)bytes;
 	m->fd = fd;
 	m->at = (uint64_t)at;
+	m->size0 = st.st_size < at + (off_t)bytes ? (int64_t)st.st_size : -1;
 	return 0;
 }
 
@@ -78,7 +79,13 @@ int io_outmap_close(io_outmap *m, uint64_t written)
 	if (!m->map)
 		return 0;
 	int rc = munmap(m->map, m->maplen) ? -errno : 0;
-	if (lseek(m->fd, (off_t)(m->at + (written < m->bytes ? written : m->bytes)), SEEK_SET) < 0 && !rc)
+	uint64_t end = m->at + (written < m->bytes ? written : m->bytes);
+	if (written < m->bytes && m->size0 >= 0) {
+		uint64_t keep = end > (uint64_t)m->size0 ? end : (uint64_t)m->size0;
+		if (ftruncate(m->fd, (off_t)keep) < 0 && !rc)
+			rc = -errno;
+	}
+	if (lseek(m->fd, (off_t)end, SEEK_SET) < 0 && !rc)
 		rc = -errno;
 	m->map = NULL;
 	return rc;

@@ -184,8 +184,19 @@ int main(void)
 				}
 			}
 		}
-		int fd = open(path, O_RDWR | O_APPEND);
+		/* a failed fill (fewer bytes written): the file as write(2)s of them would leave it */
+		int fd = open(path, O_RDWR | O_TRUNC);
 		io_outmap m;
+		CHECK(fd >= 0 && write(fd, "0123456789", 10) == 10 && lseek(fd, 4, SEEK_SET) == 4, "setup short");
+		CHECK(io_outmap_open(&m, fd, n) == 0, "open short");
+		memcpy(m.base, src, 100);
+		CHECK(io_outmap_close(&m, 100) == 0 && lseek(fd, 0, SEEK_CUR) == 104, "close short");
+		struct stat st;
+		CHECK(fstat(fd, &st) == 0 && st.st_size == 104, "short: size %lld, want 104", (long long)st.st_size);
+		CHECK(io_outmap_open(&m, fd, n) == 0 && io_outmap_close(&m, 0) == 0, "open, nothing written");
+		CHECK(fstat(fd, &st) == 0 && st.st_size == 104, "nothing written: size %lld, want 104", (long long)st.st_size);
+		close(fd);
+		fd = open(path, O_RDWR | O_APPEND);
 		CHECK(fd >= 0 && io_outmap_open(&m, fd, n) == -EOPNOTSUPP && !m.map, "O_APPEND");
 		close(fd);
 		int p[2];
