@@ -133,6 +133,8 @@ int io_input_changed(const io_file *f);
  * fstat failed).
  */
 int io_same_file(int fd, const io_file *f);
+/* The same for two open descriptors: 1 when both are the same regular file, else 0. */
+int io_same_inode(int fd_a, int fd_b);
 
 /*
  * O_DIRECT for the files opened from then on (gpusort --direct-io[=WHAT]):
@@ -300,10 +302,11 @@ int io_clean_stale(const char *dir, int *removed, char *bad, size_t badlen);
  */
 void io_signals_install(void);
 /*
- * Install a SIGBUS handler for a mapped input (text_load.c) that shrinks
- * under the sort: it removes every registered temp path, writes msg (a
- * whole line, copied: up to 4 KiB) to standard error and exits with
- * status 2, so a truncated input is a clear error rather than a crash.
+ * Install a SIGBUS handler for a mapped file that shrinks under the sort
+ * (the input text_load.c maps, the output io_outmap maps): it removes
+ * every registered temp path, writes msg (a whole line, copied: up to
+ * 4 KiB) to standard error and exits with status 2, so a truncated file
+ * is a clear error rather than a crash.
  * Only async-signal-safe calls run in the handler. Returns 0 or -errno.
  */
 int io_sigbus_install(const char *msg);

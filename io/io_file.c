@@ -320,6 +320,13 @@ int io_same_file(int fd, const io_file *f)
 	       (uint64_t)st.st_ino == f->ino;
 }
 
+int io_same_inode(int fd_a, int fd_b)
+{
+	struct stat a, b;
+	return fd_a >= 0 && fd_b >= 0 && fstat(fd_a, &a) == 0 && fstat(fd_b, &b) == 0 && S_ISREG(a.st_mode) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int io_reserve(int fd, uint64_t bytes)
 {
 	struct stat st;

@@ -3,6 +3,7 @@
 #include "text_load.h"
 #include "text_par.h"
 #include "util.h"
+#include "../io/io.h"
 #include "../io/io_fault.h"
 
 #include <errno.h>
@@ -350,14 +351,6 @@ static void end_input(text_loader *l)
 	l->fd = -1;
 }
 
-/* The input being read is the file the output will overwrite in place. */
-static int is_output(const text_loader *l)
-{
-	struct stat a, b;
-	return l->out_fd >= 0 && fstat(l->fd, &a) == 0 && fstat(l->out_fd, &b) == 0 && a.st_dev == b.st_dev &&
-	       a.st_ino == b.st_ino;
-}
-
 /*
  * The only input, a regular file whose lines fit the budget whole, mapped
  * instead of read: no new pages to zero and no bytes to copy (on one
@@ -374,7 +367,7 @@ static int map_whole(text_loader *l)
 {
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 	if (l->ninputs != 1 || !l->reg || !l->left || l->left >= l->budget || l->left > SIZE_MAX / 4 ||
-	    is_output(l))
+	    io_same_inode(l->fd, l->out_fd)) /* the output will overwrite it in place */
 		return 0;
 	size_t size = (size_t)l->left, want = size, skew = (size_t)(l->pos % pg);
 	if (io_fault_rw(IO_FAULT_READ, &want))

@@ -31,12 +31,6 @@ static inline uint32_t rec_index_at(const uint8_t *r, uint32_t w)
 	return (uint32_t)r[w] << 24 | (uint32_t)r[w + 1] << 16 | (uint32_t)r[w + 2] << 8 | r[w + 3];
 }
 
-/* Records a and b have the same first w (4 or 12) prefix bytes. */
-static inline int same_prefix(const uint8_t *a, const uint8_t *b, uint32_t w)
-{
-	return !memcmp(a, b, w);
-}
-
 #define WIDTH_PARTS 256   /* most parts narrow_records checks the prefix width in */
 #define WIDTH_PROBES 1024 /* records looked at before a chunk is rewritten at 4 prefix bytes */
 
@@ -224,7 +218,7 @@ static void refine(const job *j, uint32_t *ord, size_t m, int ki, size_t off, in
 static inline int in_run(const uint8_t *R, size_t k, size_t lo, size_t hi, size_t rs, uint32_t w)
 {
 	const uint8_t *r = R + k * rs;
-	return (k > lo && same_prefix(r - rs, r, w)) || (k + 1 < hi && same_prefix(r + rs, r, w));
+	return (k > lo && !memcmp(r - rs, r, w)) || (k + 1 < hi && !memcmp(r + rs, r, w));
 }
 
 /* Part `part` of the sorted records [j->lo, j->hi): indices out, runs of
@@ -237,9 +231,9 @@ static inline __attribute__((always_inline)) void finish_ties_w(job *j, int part
 	util_split(n - first, part, parts, &lo, &hi);
 	lo += first, hi += first;
 	const uint8_t *R = j->sorted;
-	while (lo > first && lo < n && same_prefix(R + lo * rs, R + (lo - 1) * rs, w))
+	while (lo > first && lo < n && !memcmp(R + lo * rs, R + (lo - 1) * rs, w))
 		lo++;
-	while (hi < n && hi > first && same_prefix(R + hi * rs, R + (hi - 1) * rs, w))
+	while (hi < n && hi > first && !memcmp(R + hi * rs, R + (hi - 1) * rs, w))
 		hi++;
 	uint64_t ties = 0;
 	size_t pf1 = lo, pf2 = lo; /* the prefetch cursors, TIE_AHEAD and TIE_AHEAD / 2 records ahead */
@@ -254,7 +248,7 @@ static inline __attribute__((always_inline)) void finish_ties_w(job *j, int part
 			if (in_run(R, pf2, first, n, rs, w))
 				__builtin_prefetch(j->c->buf + j->c->start[rec_index_at(R + pf2 * rs, w)]);
 		size_t e = i + 1;
-		while (e < n && same_prefix(R + e * rs, R + i * rs, w))
+		while (e < n && !memcmp(R + e * rs, R + i * rs, w))
 			e++;
 		for (size_t k = i; k < e; k++)
 			j->t->order[k] = rec_index_at(R + k * rs, w);
