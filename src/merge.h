@@ -20,7 +20,7 @@
 #include "sink.h"
 
 typedef struct merge_stats {
-	double read_s;      /* I/O worker busy reading windows */
+	double read_s;      /* read-ahead workers busy reading windows, summed over them */
 	double merge_s;     /* wall time of the merge loop */
 	uint64_t rounds;
 } merge_stats;
