@@ -216,10 +216,14 @@ typedef struct io_outmap {
 	int fd;          /* the caller's descriptor */
 	uint64_t at;     /* base[0]'s file offset */
 	int64_t size0;   /* the file's size before, when the mapping grew it; else -1 */
+	int seek;        /* io_outmap_close moves fd's offset (io_outmap_open) */
 } io_outmap;
 int io_outmap_open(io_outmap *m, int fd, uint64_t bytes);
-/* Unmap, and leave fd's offset after the first `written` bytes (at most
- * m->bytes), where write(2)s of them would have; when fewer than m->bytes
+/* io_outmap_open of the bytes [at, at + bytes) of fd, wherever its offset
+ * is (a spill file, written at positions); the offset is not moved. */
+int io_outmap_open_at(io_outmap *m, int fd, uint64_t at, uint64_t bytes);
+/* Unmap, and (io_outmap_open's maps) leave fd's offset after the first
+ * `written` bytes (at most m->bytes), where write(2)s of them would have; when fewer than m->bytes
  * were written (a failed sort) and the mapping grew the file, its size is
  * cut back to what write(2)s would have left. Returns 0 or -errno; a no-op
  * on a map already closed. */

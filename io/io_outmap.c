@@ -15,16 +15,26 @@ int io_outmap_open(io_outmap *m, int fd, uint64_t bytes)
 {
 	memset(m, 0, sizeof *m);
 	m->fd = -1;
+	off_t at = lseek(fd, 0, SEEK_CUR);
+	if (at < 0)
+		return errno == ESPIPE ? -EOPNOTSUPP : -errno; /* a pipe, a socket */
+	int rc = io_outmap_open_at(m, fd, (uint64_t)at, bytes);
+	m->seek = 1;
+	return rc;
+}
+
+int io_outmap_open_at(io_outmap *m, int fd, uint64_t at_, uint64_t bytes)
+{
+	memset(m, 0, sizeof *m);
+	m->fd = -1;
 	struct stat st;
 	int fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fstat(fd, &st) < 0)
 		return -errno;
 	/* an appending descriptor writes at the end, wherever its offset is */
-	if (!S_ISREG(st.st_mode) || (fl & O_APPEND) || !bytes || bytes > SIZE_MAX / 2)
+	if (!S_ISREG(st.st_mode) || (fl & O_APPEND) || !bytes || bytes > SIZE_MAX / 2 || at_ > (uint64_t)INT64_MAX / 2)
 		return -EOPNOTSUPP;
-	off_t at = lseek(fd, 0, SEEK_CUR);
-	if (at < 0)
-		return -errno;
+	off_t at = (off_t)at_;
 	/* a shared writable mapping needs a descriptor open for reading too:
 	 * a write-only one (a shell's `>`) is reopened read-write */
 	int mfd = fd;
@@ -85,7 +95,7 @@ int io_outmap_close(io_outmap *m, uint64_t written)
 		if (ftruncate(m->fd, (off_t)keep) < 0 && !rc)
 			rc = -errno;
 	}
-	if (lseek(m->fd, (off_t)end, SEEK_SET) < 0 && !rc)
+	if (m->seek && lseek(m->fd, (off_t)end, SEEK_SET) < 0 && !rc)
 		rc = -errno;
 	m->map = NULL;
 	return rc;

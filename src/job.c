@@ -187,6 +187,22 @@ static int open_sink(job_ctx *c, sink *out, size_t bytes)
 	return 0;
 }
 
+/*
+ * Fill the output through a mapping (sink_map) when `bytes` of records are
+ * known to come: the threads that merge or copy records out store them
+ * into the file's pages, where one writer thread's write(2)s were the
+ * longest stage. Not under --verify (its sums run on the writer), nor into
+ * a file that is also an input (`1<>in`: written only after it is read,
+ * and not grown under the read). A refusal leaves the writer: no error.
+ */
+static void map_output(job_ctx *c, sink *out, int64_t bytes)
+{
+	if (bytes <= 0 || c->o->verify || c->o->knobs.no_outmap || inputs_include(c, c->out.f.fd))
+		return;
+	if (sink_map(out, (uint64_t)bytes, c->o->threads) == 0)
+		c->st.out_mapped = 1;
+}
+
 /* --verify's verdict on the written output; 0 or -1 (c->r filled). */
 static int verify_output(job_ctx *c)
 {
@@ -238,17 +254,26 @@ void job_sort(const job_opts *o, job_result *r)
 	sink out;
 	if (open_sink(&c, &out, o->merge_only ? c.plan.merge.sink : PLAN_SINGLE_SINK))
 		goto done;
+	/* a GPU's single chunk comes back in pieces that the threads copy out
+	 * (the CPU's streamed one is written while sorted, by the writer) */
+	if (!o->merge_only && c.plan.single && c.eng.gpu && c.plan.path != PLAN_STREAM)
+		map_output(&c, &out, pin.input_bytes);
 	int single = 0;
 	if (o->merge_only) {
 		/* --verify under -m checks order only: the inputs are not read twice */
-		if (!runlist_from_inputs(&c) && !merge_phase(&c, &out))
-			(void)inputs_unchanged(&c); /* an input that changed meanwhile: an error */
+		if (!runlist_from_inputs(&c)) {
+			map_output(&c, &out, merge_phase_bytes(&c));
+			if (!merge_phase(&c, &out))
+				(void)inputs_unchanged(&c); /* an input that changed meanwhile: an error */
+		}
 	} else if (form_runs(&c, &pin, &out, &single) == 0 && !single) {
 		/* the sink was sized for a single chunk; the merge wants big buffers:
 		 * the writer starts as soon as one is full, and writing (one thread
 		 * per file) is the stage to keep busy */
-		if (sink_close(&out) == 0 && open_sink(&c, &out, merge_phase_sink_bytes(&c)) == 0)
+		if (sink_close(&out) == 0 && open_sink(&c, &out, merge_phase_sink_bytes(&c)) == 0) {
+			map_output(&c, &out, merge_phase_bytes(&c));
 			merge_phase(&c, &out);
+		}
 	}
 	/* the writes still queued: at most the sink's two buffers */
 	uint64_t out_bytes = out.records * c.R;

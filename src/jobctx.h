@@ -24,6 +24,8 @@ typedef struct job_stats {
 	double teardown_runs_s, teardown_engine_s; /* after the output: runs unpinned and freed, the engine closed */
 	double teardown_spill_s; /* after the output: the spill files closed (their cached pages and blocks freed) */
 	uint64_t records, bytes_in, records_out, runs, spilled, chunk, rounds, passes, gpu_groups;
+	int out_mapped;          /* the output filled through a mapping (sink_map): no write stage of its own */
+	uint64_t spill_mapped;   /* spilled runs stored through a mapping of the spill file, not written */
 	const char *engine;
 	char engine_buf[64];     /* the storage of an engine name made for this job */
 	cpustream_stats stream;  /* the streamed single chunk; bits 0: not used */

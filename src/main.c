@@ -360,6 +360,7 @@ static void read_test_knobs(job_knobs *k)
 	k->no_overlap = env_is("GPUSORT_OVERLAP", "0");
 	k->no_small_cpu = env_is("GPUSORT_SMALL_CPU", "0");
 	k->gpu_merge_by_sort = env_is("GPUSORT_GPU_MERGE", "sort");
+	k->no_outmap = env_is("GPUSORT_OUTMAP", "0");
 	k->spill_merge = env_is("GPUSORT_SPILL_MERGE", "cpu") ? JOB_WHERE_CPU
 			 : env_is("GPUSORT_SPILL_MERGE", "gpu") ? JOB_WHERE_GPU : 0;
 }
@@ -778,15 +779,14 @@ int main(int argc, char **argv)
 #endif
 
 	io_signals_install();
-	if (text) {
-		/* a single regular input is mapped, not copied (text_load.c), and
-		 * so is a regular output file that the threads fill (io_outmap) */
-		char bus[256];
-		snprintf(bus, sizeof bus, "%s: an input file shrank while it was read, or the output while it was written: stopped\n",
-			 progname);
-		io_sigbus_install(bus);
+	/* a regular output file is filled through a mapping (io_outmap), and
+	 * a text mode's single regular input is mapped, not copied (text_load.c) */
+	char bus[256];
+	snprintf(bus, sizeof bus, "%s: %s while it was written: stopped\n", progname,
+		 text ? "an input file shrank while it was read, or the output" : "the output file shrank");
+	io_sigbus_install(bus);
+	if (text)
 		return run_text(&o, &ts, files0, random_source, check, nops > 0);
-	}
 	job_result res;
 	if (check) {
 		job_check(&o, &res);

@@ -57,6 +57,11 @@ static int64_t runs_bytes(const job_ctx *c, int lo, int hi)
 	return (int64_t)b;
 }
 
+int64_t merge_phase_bytes(const job_ctx *c)
+{
+	return runs_bytes(c, 0, c->nruns);
+}
+
 size_t merge_phase_sink_bytes(const job_ctx *c)
 {
 	plan_merge pm;

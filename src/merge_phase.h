@@ -25,4 +25,8 @@ int merge_phase(job_ctx *c, sink *out);
  * (plan_merge_make's sink share). */
 size_t merge_phase_sink_bytes(const job_ctx *c);
 
+/* Bytes of records the merge of c->runs reads (and, but for -u, writes);
+ * -1 when not known before (a run read from a pipe, -m). */
+int64_t merge_phase_bytes(const job_ctx *c);
+
 #endif

@@ -21,6 +21,7 @@ struct chunk_dst {
 	uint64_t done;    /* records received */
 	tpool *tp;
 	io_ring *ring;
+	io_outmap map;    /* a spilled run's bytes mapped (map.map NULL: written through ring) */
 	int err;          /* -errno of a failed spill write */
 };
 
@@ -36,8 +37,15 @@ static int consume_piece(void *arg, uint8_t *recs, size_t n)
 	if (r->mem) {
 		tpool_memcpy(d->tp, r->mem + d->done * R, recs, n * R);
 	} else {
+		/* the spill stage: checksums, and the store or the write */
+		double t0 = util_now();
 		int rc = run_hash_add(&r->hash, recs, n * R);
-		if (rc || (rc = io_write_next(d->ring, r->file, recs, n * R))) {
+		if (!rc && d->map.map)
+			tpool_memcpy(d->tp, d->map.base + d->done * R, recs, n * R);
+		else if (!rc)
+			rc = io_write_next(d->ring, r->file, recs, n * R);
+		d->c->st.spill_s += util_now() - t0;
+		if (rc) {
 			d->err = rc;
 			return rc;
 		}
@@ -113,6 +121,11 @@ int runs_resident(job_ctx *c, sink *out, int *single)
 					goto out;
 				}
 				r->file->pos = r->off; /* written here, synchronously */
+				/* or stored into its mapping by every thread: one
+				 * thread's writes to a file do not scale (sink_map) */
+				if (!r->zfile && r->file->dfd < 0 && !c->o->knobs.no_outmap &&
+				    io_outmap_open_at(&d.map, r->file->fd, r->off, cnt * c->R) == 0)
+					c->st.spill_mapped++;
 			}
 			d.r = r;
 		}
@@ -123,6 +136,11 @@ int runs_resident(job_ctx *c, sink *out, int *single)
 		uint64_t left = n - first - cnt;
 		resident_chunk nx = { .first = first + cnt, .n = left < chunk ? left : chunk, .vin = ch.vin };
 		rc = resident_sort_chunk(rs, &ch, overlap && left ? &nx : NULL, msg, sizeof msg);
+		int mrc = io_outmap_close(&d.map, d.done * c->R);
+		if (mrc && !rc) {
+			d.err = mrc;
+			rc = -1;
+		}
 		if (rc == 1 && cnt > 1 && chunk > 1) {
 			/* the device ran out of memory: retry this chunk in halves */
 			if (r) {

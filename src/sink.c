@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void write_hook(io_job *j)
 {
@@ -75,7 +77,52 @@ int sink_open(sink *k, const keys_spec *s, io_file *f, run *spill, int unique, s
 
 size_t sink_max_records(const sink *k)
 {
+	if (sink_mapped(k))
+		return (k->map.bytes - k->fill) / k->s->record_size;
 	return (k->cap - IO_ALIGN) / k->s->record_size;
+}
+
+int sink_map(sink *k, uint64_t bytes, int threads)
+{
+	if (k->spill || k->vsum || k->vord || k->records || k->fill || k->bytes || k->qn || sink_mapped(k))
+		return -EINVAL;
+	/* O_DIRECT was asked for: the page cache is what it avoids */
+	if (k->f->dfd >= 0 || !k->f->regular)
+		return -EOPNOTSUPP;
+	/* the mapping starts at the descriptor's offset, the writes at f->pos */
+	off_t at = lseek(k->f->fd, 0, SEEK_CUR);
+	if (at < 0 || (uint64_t)at != k->f->pos)
+		return -EOPNOTSUPP;
+	/* -u's records are merged into the mapping, then the duplicates
+	 * squeezed out: bytes past the kept ones get scribbled on, which only
+	 * the cut back at sink_close removes; a file with data there keeps it */
+	struct stat st;
+	if (k->unique && (fstat(k->f->fd, &st) < 0 || st.st_size > at))
+		return -EOPNOTSUPP;
+	int rc = io_outmap_open(&k->map, k->f->fd, bytes);
+	if (rc)
+		return rc;
+	if (threads > 1 && tpool_start(&k->tp, threads))
+		k->tp = NULL; /* no threads to be had: copies on the caller's */
+	return 0;
+}
+
+/* Copy n records from recs to the mapping's next bytes; 0 or -errno. */
+static int put_mapped(sink *k, const uint8_t *recs, size_t n)
+{
+	size_t len = n * k->s->record_size;
+	if (k->err)
+		return k->err;
+	if (len > k->map.bytes - k->fill) /* more than the caller said would come */
+		return k->err = -EFBIG;
+	if (k->tp)
+		tpool_memcpy(k->tp, k->map.base + k->fill, recs, len);
+	else
+		memcpy(k->map.base + k->fill, recs, len);
+	k->fill += len;
+	k->records += n;
+	k->bytes += len;
+	return 0;
 }
 
 static void wait_job(sink *k, int b)
@@ -126,6 +173,13 @@ uint8_t *sink_reserve(sink *k, size_t n)
 	size_t need = n * k->s->record_size;
 	if (k->err)
 		return NULL;
+	if (sink_mapped(k)) {
+		if (need > k->map.bytes - k->fill) {
+			k->err = -EFBIG;
+			return NULL;
+		}
+		return k->map.base + k->fill;
+	}
 	if (need > k->cap - IO_ALIGN) {
 		k->err = -EINVAL;
 		return NULL;
@@ -165,6 +219,8 @@ void sink_commit(sink *k, uint8_t *p, size_t n)
 		n = dedup(k, p, n);
 	k->fill += n * k->s->record_size;
 	k->records += n;
+	if (sink_mapped(k))
+		k->bytes += n * k->s->record_size;
 }
 
 int sink_put(sink *k, uint8_t *recs, size_t n)
@@ -174,6 +230,8 @@ int sink_put(sink *k, uint8_t *recs, size_t n)
 	progress_add(k->prog, n * k->s->record_size);
 	if (k->unique)
 		n = dedup(k, recs, n);
+	if (sink_mapped(k))
+		return put_mapped(k, recs, n);
 	flush(k, 1);
 	wait_job(k, 0);
 	wait_job(k, 1);
@@ -206,6 +264,8 @@ int sink_put_async(sink *k, uint8_t *recs, size_t n)
 	progress_add(k->prog, n * k->s->record_size);
 	if (k->unique)
 		n = dedup(k, recs, n);
+	if (sink_mapped(k))
+		return put_mapped(k, recs, n);
 	if (k->fill)
 		flush(k, 1); /* reserved records go first */
 	if (k->qn == SINK_QUEUE)
@@ -232,6 +292,15 @@ int sink_sync(sink *k)
 int sink_close(sink *k)
 {
 	sink_sync(k);
+	if (sink_mapped(k)) {
+		int rc = io_outmap_close(&k->map, k->fill);
+		if (rc && !k->err)
+			k->err = rc;
+		k->f->pos = k->map.at + k->fill;
+		k->fill = 0;
+		tpool_stop(k->tp);
+		k->tp = NULL;
+	}
 	if (k->buf[0]) {
 		if (!k->err && k->fill)
 			flush(k, 1);

@@ -15,9 +15,11 @@
 #define GPUSORT_SINK_H
 #include <stddef.h>
 #include <stdint.h>
+#include "../io/io.h"
 #include "keys.h"
 #include "progress.h"
 #include "run.h"
+#include "tpool.h"
 
 #define SINK_QUEUE 64 /* sink_put_async writes in flight at most */
 
@@ -46,6 +48,8 @@ typedef struct sink {
 	verify_order *vord;    /* --verify: order of the output, or NULL */
 	progress *prog;        /* --progress: counts the bytes committed, -u's drops included (the
 				* phase's input, so it ends at 100%); NULL: none */
+	io_outmap map;         /* sink_map's mapped output; map.map NULL: written by the writer */
+	tpool *tp;             /* sink_map's copy threads (sink_put into the mapping), or NULL */
 } sink;
 
 /*
@@ -76,5 +80,28 @@ int sink_sync(sink *k);
 int sink_close(sink *k);
 /* Largest n sink_reserve accepts. */
 size_t sink_max_records(const sink *k);
+
+/*
+ * Store the output's next `bytes` bytes (every record still to come, -u's
+ * drops included) straight into the output file's pages (io_outmap, io.h)
+ * instead of through the writer thread: sink_reserve then hands out the
+ * mapping itself, so the threads that merge records into it are the
+ * writers (one thread's write(2)s to a file do not scale, stores into its
+ * mapping do: bench/results/h200-outmap-2026-11-26.md), and sink_put and
+ * sink_put_async copy on `threads` threads and return when done. Only for
+ * the final output (not a spill) of a sink with nothing written yet and
+ * no --verify sums (they run on the writer); under -u (duplicates dropped
+ * after they are stored) only where the file ends at its offset. Returns 0, or -errno when the
+ * records must go through the writer as before (not a regular file, an
+ * O_DIRECT or appending output, no room: io_outmap_open's errors); the
+ * sink is unchanged then. sink_close unmaps, and cuts the file back to
+ * what was committed if fewer bytes came (-u, a failure).
+ */
+int sink_map(sink *k, uint64_t bytes, int threads);
+/* Is the sink's output mapped (sink_map)? */
+static inline int sink_mapped(const sink *k)
+{
+	return k->map.map != NULL;
+}
 
 #endif

@@ -105,8 +105,8 @@ void stats_print(const job_ctx *c, double wall)
 		json_str(stderr, s->gm_why);
 		fprintf(stderr, "\",\"gpu_failed\":\"");
 		json_str(stderr, c->eng.gpu_lost_why);
-		fprintf(stderr, "\",\"io_bytes\":%" PRIu64 ",\"io_fixed_bytes\":%" PRIu64 ",\"notice\":\"",
-			fs.bytes, fs.fixed_bytes);
+		fprintf(stderr, "\",\"output_mapped\":%d,\"spilled_runs_mapped\":%" PRIu64 ",\"io_bytes\":%" PRIu64 ",\"io_fixed_bytes\":%" PRIu64 ",\"notice\":\"",
+			s->out_mapped, s->spill_mapped, fs.bytes, fs.fixed_bytes);
 		json_str(stderr, c->r->notice);
 		fputs("\"}\n", stderr);
 		return;
@@ -122,9 +122,13 @@ void stats_print(const job_ctx *c, double wall)
 	fprintf(stderr, "gpusort: stats: chunk %" PRIu64 " records, %" PRIu64 " runs (%" PRIu64
 		" spilled), %" PRIu64 " merge passes, %" PRIu64 " rounds, %" PRIu64 " groups merged on the GPU\n",
 		s->chunk, s->runs, s->spilled, s->passes, s->rounds, s->gpu_groups);
+	if (s->spill_mapped)
+		fprintf(stderr, "gpusort: stats: %" PRIu64 " spilled runs stored through a mapping of the spill file by "
+			"every thread, not written\n", s->spill_mapped);
 	fprintf(stderr, "gpusort: stats: read %.3f s, sort %.3f s, spill %.3f s, merge-read %.3f s, "
-		"merge %.3f s, write %.3f s\n",
-		s->read_s, s->sort_s, s->spill_s, s->mread_s, s->merge_s, s->write_s);
+		"merge %.3f s, write %.3f s%s\n",
+		s->read_s, s->sort_s, s->spill_s, s->mread_s, s->merge_s, s->write_s,
+		s->out_mapped ? " (output mapped: stored by the merging and copying threads, in their stages)" : "");
 	if (s->gm_spill_groups || s->gm_cpu_groups)
 		fprintf(stderr, "gpusort: stats: gpu merge of spilled runs: %" PRIu64 " groups on the device, %" PRIu64
 			" on the CPU after a device failure; run read-back %.3f s (the merge waited %.3f s for it), "

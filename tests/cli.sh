@@ -1298,6 +1298,43 @@ for mode in "spilled:-S 1M -T t1" "streamed:--cpu" "kept:-S 6M --parallel=2"; do
 	gsrun -k u32 ${mode#*:} chg.bin 1<> chg.bin 2> gs.err
 	check_ok "$nm" $? chg.bin exp.bin gs.err
 done
+# The output filled through a mapping (sink_map) by the threads that merge
+# or copy records, not by the writer thread: the same bytes as the writer
+# writes (the test build's GPUSORT_OUTMAP=0) and as refsort sorts, where the
+# mapping starts mid-page (an offset left by a command before), over a
+# longer file (`1<>`: the rest kept, as write(2)s keep it) and with -u
+# (fewer bytes than mapped: the file cut back); --stats says which it was.
+gen -n 300000 -k u32 --dist fewunique --seed 93 -o om.bin
+"$REF" -k u32 -u < om.bin > om.expu
+"$REF" -k u32 < chg.src > om.exp
+for m in 1 0; do
+	GPUSORT_OUTMAP=$m gstrun -k u32 -S 1M -T t1 --stats chg.src -o om.$m 2> gs.err
+	rc=$?
+	mapped=$(grep -c 'output mapped' gs.err)
+	if [ $rc = 0 ] && [ "$mapped" != $m ]; then fail "outmap-$m-stats" "'output mapped' said $mapped times (want $m)"
+	else check_ok "outmap-$m-spilled" $rc om.$m om.exp gs.err; fi
+	GPUSORT_OUTMAP=$m gstrun -k u32 -u -S 1M -T t1 om.bin -o om.u$m 2> gs.err
+	check_ok "outmap-$m-unique" $? om.u$m om.expu gs.err
+	{ printf 'abc'; GPUSORT_OUTMAP=$m gstrun -k u32 -u -S 1M -T t1 --stats om.bin; } > om.off$m 2> gs.err
+	rc=$?
+	{ printf 'abc'; cat om.expu; } > om.offexp
+	if [ $rc = 0 ] && [ "$(grep -c 'output mapped' gs.err)" != $m ]; then fail "outmap-$m-stdout-at-offset" "not mapped"
+	else check_ok "outmap-$m-stdout-at-offset" $rc om.off$m om.offexp gs.err; fi
+	# over a longer file: sorted records, then -u's (the rest kept)
+	head -c 5000000 /dev/urandom > om.long
+	{ cat om.exp; tail -c +$(( $(fsize om.exp) + 1 )) om.long; } > om.longexp
+	GPUSORT_OUTMAP=$m gstrun -k u32 -S 1M -T t1 chg.src 1<> om.long 2> gs.err
+	check_ok "outmap-$m-over-longer-file" $? om.long om.longexp gs.err
+	{ cat om.expu; tail -c +$(( $(fsize om.expu) + 1 )) om.long; } > om.longexp
+	GPUSORT_OUTMAP=$m gstrun -k u32 -u -S 1M -T t1 om.bin 1<> om.long 2> gs.err
+	check_ok "outmap-$m-unique-over-longer-file" $? om.long om.longexp gs.err
+done
+gsrun -k u32 -S 1M -T t1 --stats chg.src 2> gs.err | cat > om.pipe
+if grep -q 'output mapped' gs.err; then fail "outmap-not-into-pipe" "--stats: $(grep 'output mapped' gs.err)"
+else check_ok "outmap-not-into-pipe" 0 om.pipe om.exp gs.err; fi
+gsrun -k u32 -S 1M -T t1 --verify --stats=json chg.src -o om.v 2> gs.err
+if grep -q '"output_mapped":1' gs.err; then fail "outmap-not-under-verify" "JSON: output_mapped 1"
+else check_ok "outmap-not-under-verify" 0 om.v om.exp gs.err; fi
 # a pipe has no size to keep: a producer that stops early is simply the end
 head -c 400000 chg.src | gsrun -k u32 -S 1M -T t1 > got.bin 2> gs.err
 rc=$?

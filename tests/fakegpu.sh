@@ -392,4 +392,40 @@ for f in "gpu-launch@$((last - 3))+" "gpu-launch@$last:ENOMEM"; do
 	else echo "PASS $nm ($groups groups on the GPU, $cpu on the CPU)"; fi
 done
 
+# Without --verify, a regular output is filled through a mapping by the
+# threads that copy the device's pieces or merge (sink_map): the same bytes
+# as the CPU engine's, --stats says so, also where the device fails part way
+# and the CPU finishes (its records land after the device's)
+# mapped NAME "VAR=VALUE..." ARGS...
+mapped() {
+	nm=fakegpu-mapped-$1 vars=$2
+	shift 2
+	env $vars $G -k u64 --stats "$@" "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
+	rc=$?
+	if [ $rc != 0 ]; then bad "$nm" "exit status $rc: $(grep -v stats "$d/gf.err" | head -n 1)"
+	elif ! cmp -s "$d/gf.out" "$d/cpu"; then bad "$nm" "output differs from the CPU engine's"
+	elif ! grep -q "stats: .*(output mapped" "$d/gf.err"; then bad "$nm" "not mapped: $(grep 'write' "$d/gf.err")"
+	elif [ -n "$(ls "$d/tmp")" ]; then bad "$nm" "temp files left: $(ls "$d/tmp")"
+	else echo "PASS $nm"; fi
+}
+mapped one-chunk "" -S 64M
+mapped kept "" -S 64M --gpu-memory 20M
+mapped spilled "" -S 8M --gpu-memory 4M -T "$d/tmp" --merge-engine=gpu
+mapped gpu-fails-one-chunk GPUSORT_FAULT=gpu-fail -S 64M
+mapped gpu-fails-merge GPUSORT_FAULT=gpu-fail-merge -S 64M --gpu-memory 20M
+# the device's spilled runs are stored into the spill file's mapping the same way
+for m in 1 0; do
+	nm=fakegpu-mapped-spill-runs-$m
+	GPUSORT_OUTMAP=$m $G -k u64 -S 8M --gpu-memory 4M -T "$d/tmp" --stats "$d/in" -o "$d/gf.out" 2> "$d/gf.err"
+	rc=$?
+	runs=$(sed -n 's/.* runs (\([0-9]*\) spilled).*/\1/p' "$d/gf.err")
+	mr=$(sed -n 's/.*stats: \([0-9]*\) spilled runs stored through a mapping.*/\1/p' "$d/gf.err")
+	if [ $rc != 0 ]; then bad "$nm" "exit status $rc: $(grep -v stats "$d/gf.err" | head -n 1)"
+	elif ! cmp -s "$d/gf.out" "$d/cpu"; then bad "$nm" "output differs from the CPU engine's"
+	elif [ "${runs:-0}" -lt 2 ] || { [ $m = 1 ] && [ "${mr:-0}" != "$runs" ]; } || { [ $m = 0 ] && [ -n "$mr" ]; }; then
+		bad "$nm" "${runs:-?} runs spilled, ${mr:-none} through a mapping"
+	else echo "PASS $nm (${runs} runs spilled, ${mr:-none} mapped)"; fi
+done
+mapped spill-gpu-fails-later-group "GPUSORT_FAULT=gpu-launch@$((last - 3))+" -S 8M --gpu-memory 4M -T "$d/tmp" --merge-engine=gpu
+
 exit $fails

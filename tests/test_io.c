@@ -199,8 +199,19 @@ int main(void)
 		fd = open(path, O_RDWR | O_APPEND);
 		CHECK(fd >= 0 && io_outmap_open(&m, fd, n) == -EOPNOTSUPP && !m.map, "O_APPEND");
 		close(fd);
+		/* at a given offset (a spill file's run): the descriptor's offset untouched */
+		fd = open(path, O_RDWR | O_TRUNC);
+		CHECK(fd >= 0 && write(fd, "0123456789", 10) == 10, "setup at");
+		CHECK(io_outmap_open_at(&m, fd, 4096 + 7, n) == 0, "open at");
+		memcpy(m.base, src, n);
+		CHECK(io_outmap_close(&m, n) == 0 && lseek(fd, 0, SEEK_CUR) == 10, "close at: offset moved");
+		CHECK(fstat(fd, &st) == 0 && st.st_size == (off_t)(4096 + 7 + n), "at: size %lld", (long long)st.st_size);
+		CHECK(pread(fd, back, n, 4096 + 7) == (ssize_t)n && !memcmp(back, src, n), "at: bytes differ");
+		CHECK(pread(fd, back, 10, 0) == 10 && !memcmp(back, "0123456789", 10), "at: the bytes before changed");
+		close(fd);
 		int p[2];
 		CHECK(pipe(p) == 0 && io_outmap_open(&m, p[1], n) == -EOPNOTSUPP && !m.map, "a pipe");
+		CHECK(io_outmap_open_at(&m, p[1], 0, n) == -EOPNOTSUPP && !m.map, "a pipe, at an offset");
 		CHECK(io_outmap_close(&m, 0) == 0, "closing what did not open");
 		close(p[0]), close(p[1]);
 		free(src), free(back);
