@@ -1358,6 +1358,21 @@ if mount -t tmpfs -o size=1M tmpfs tfull 2> /dev/null; then
 		elif [ -e full.out ] || ! isempty tfull || ! isempty troomy; then fail "$nm" "output or temp files left"
 		else pass "$nm"; fi
 	done
+	# the output's file system full: the mapping's blocks are refused at
+	# once (fallocate), the writer meets the same error; exit 2, the old
+	# output kept, no temporary output left beside it
+	for m in "" "--verify"; do
+		nm="full-output-dir[${m:-mapped}]"
+		printf 'old\n' > tfull/full.out
+		gsrun -k u32 -S 1M -T troomy $m full.bin -o tfull/full.out > /dev/null 2> gs.err
+		rc=$?
+		if [ $rc != 2 ]; then fail "$nm" "exit status $rc (want 2)"
+		elif ! grep -q "^gpusort: .*full.out.*No space left on device" gs.err; then fail "$nm" "message: $(first gs.err)"
+		elif [ "$(cat tfull/full.out)" != old ] || [ "$(ls -A tfull)" != full.out ] || ! isempty troomy; then
+			fail "$nm" "old output or temp files: $(ls -A tfull troomy | tr '\n' ' ')"
+		else pass "$nm"; fi
+	done
+	rm -f tfull/full.out
 	umount tfull
 else
 	skip "full-T-dir-named" "cannot mount a tmpfs here (not root, or not permitted)"
