@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,9 +59,16 @@ static void on_signal(int sig)
 static char bus_msg[4096];
 static size_t bus_len;
 
+static atomic_flag bus_once = ATOMIC_FLAG_INIT;
+
 static void on_sigbus(int sig)
 {
 	(void)sig;
+	/* several threads storing into the mapping fault at once: one says
+	 * so and ends the process, the others wait for that */
+	if (atomic_flag_test_and_set(&bus_once))
+		for (;;)
+			pause();
 	for (int i = 0; i < SLOTS; i++)
 		if (used[i])
 			unlink(paths[i]);

@@ -1329,6 +1329,18 @@ for m in 1 0; do
 	GPUSORT_OUTMAP=$m gstrun -k u32 -u -S 1M -T t1 om.bin 1<> om.long 2> gs.err
 	check_ok "outmap-$m-unique-over-longer-file" $? om.long om.longexp gs.err
 done
+# another process truncating the output under the mapping (the test build's
+# output-shrinks): SIGBUS ends gpusort with its message, exit 2, the old
+# output kept, no temporary output left
+printf 'old output\n' > om.shr
+(GPUSORT_FAULT=output-shrinks; export GPUSORT_FAULT; gstrun -k u32 -S 1M -T t1 chg.src -o om.shr) > /dev/null 2> gs.err
+rc=$?
+if [ $rc != 2 ]; then fail "outmap-output-shrinks" "exit status $rc (want 2): $(first gs.err)"
+elif [ "$(cat gs.err)" != "gpusort: the output file shrank while it was written: stopped" ]; then
+	fail "outmap-output-shrinks" "message: $(first gs.err)"
+elif [ "$(cat om.shr)" != "old output" ] || ls -A . | grep -q '^\.om\.shr'; then
+	fail "outmap-output-shrinks" "old output replaced or temp output left: $(ls -A . | grep om.shr | tr '\n' ' ')"
+else pass "outmap-output-shrinks"; fi
 gsrun -k u32 -S 1M -T t1 --stats chg.src 2> gs.err | cat > om.pipe
 if grep -q 'output mapped' gs.err; then fail "outmap-not-into-pipe" "--stats: $(grep 'output mapped' gs.err)"
 else check_ok "outmap-not-into-pipe" 0 om.pipe om.exp gs.err; fi
