@@ -11,6 +11,10 @@
  *             decomposer over (hi, lo)); with --pairs, SortPairs of
  *             (u32 key, u32 index) for 8 bytes, (u64 key, u32 index) for
  *             16 bytes (64 of the 96 key bits: a lower bound on its time)
+ *   cub96     --pairs, 16 bytes: SortKeys of the whole words with the
+ *             decomposer over bits 32..127, the 96 key bits the engines
+ *             sort, the index carried in the low word: the same work as
+ *             theirs, where SortPairs above does two thirds of it
  *   thrust    thrust::sort (radix for u32/u64, merge sort with a
  *             comparator for 16 bytes); its temporary storage is
  *             allocated inside the timed call
@@ -257,6 +261,35 @@ float cub_sort(const T *src, T *ref, T *alt, uint64_t n, bool pairs, int runs, s
 	return median(ms);
 }
 
+/* cub96 (16-byte pair words only): SortKeys over the 96 key bits of the
+ * words at src into work (alt: room for n words); the median time, *mib
+ * its device memory. */
+float cub96_sort(const gs_u128 *src, gs_u128 *work, gs_u128 *alt, uint64_t n, int runs, size_t *mib)
+{
+	Timer t;
+	std::vector<float> ms;
+	const size_t bytes = n * sizeof(gs_u128);
+	size_t tb = 0;
+	void *tmp = NULL;
+	cub::DoubleBuffer<gs_u128> db(work, alt);
+	CK(cub::DeviceRadixSort::SortKeys(NULL, tb, db, (int64_t)n, u128_decomposer{}, 32, 128));
+	CK(cudaMalloc(&tmp, tb));
+	*mib = (2 * bytes + tb) >> 20;
+	for (int r = 0; r <= runs; ++r) {
+		CK(cudaMemcpy(work, src, bytes, cudaMemcpyDeviceToDevice));
+		cub::DoubleBuffer<gs_u128> d(work, alt);
+		t.start();
+		CK(cub::DeviceRadixSort::SortKeys(tmp, tb, d, (int64_t)n, u128_decomposer{}, 32, 128));
+		const float m = t.stop();
+		if (r)
+			ms.push_back(m);
+		if (d.Current() != work)
+			CK(cudaMemcpy(work, d.Current(), bytes, cudaMemcpyDeviceToDevice));
+	}
+	CK(cudaFree(tmp));
+	return median(ms);
+}
+
 template <class T>
 unsigned long long check(const T *a, const T *ref, uint64_t n)
 {
@@ -310,6 +343,16 @@ void bench(int lg, int d, bool pairs, int runs, const std::string &engines)
 	if (wanted(engines, "cub"))
 		row(width, pairs, DISTS[d], lg, pairs && width > 4 ? "cub SortPairs" : "cub SortKeys", cub_ms, n, cub_ms,
 		    mib, 0);
+	if constexpr (sizeof(T) == 16) {
+		if (pairs && wanted(engines, "cub96")) {
+			T *alt;
+			CK(cudaMalloc(&alt, bytes));
+			size_t m96 = 0;
+			const float ms96 = cub96_sort(src, work, alt, n, runs, &m96);
+			CK(cudaFree(alt));
+			row(width, pairs, DISTS[d], lg, "cub SortKeys 96 bits", ms96, n, cub_ms, m96, check(work, ref, n));
+		}
+	}
 	Timer t;
 	for (int i = 0; gs_sorter_at(i); ++i) {
 		const gs_sorter *s = gs_sorter_at(i);
