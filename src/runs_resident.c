@@ -22,6 +22,7 @@ struct chunk_dst {
 	tpool *tp;
 	io_ring *ring;
 	io_outmap map;    /* a spilled run's bytes mapped (map.map NULL: written through ring) */
+	int mapped;       /* the run was stored through map (counted once it is whole) */
 	int err;          /* -errno of a failed spill write */
 };
 
@@ -123,9 +124,8 @@ int runs_resident(job_ctx *c, sink *out, int *single)
 				r->file->pos = r->off; /* written here, synchronously */
 				/* or stored into its mapping by every thread: one
 				 * thread's writes to a file do not scale (sink_map) */
-				if (!r->zfile && r->file->dfd < 0 && !c->o->knobs.no_outmap &&
-				    io_outmap_open_at(&d.map, r->file->fd, r->off, cnt * c->R) == 0)
-					c->st.spill_mapped++;
+				d.mapped = !r->zfile && r->file->dfd < 0 && !c->o->knobs.no_outmap &&
+					   io_outmap_open_at(&d.map, r->file->fd, r->off, cnt * c->R) == 0;
 			}
 			d.r = r;
 		}
@@ -178,6 +178,7 @@ int runs_resident(job_ctx *c, sink *out, int *single)
 		if (r) {
 			c->st.runs++;
 			c->st.spilled += r->spilled;
+			c->st.spill_mapped += d.mapped; /* not a run retried in halves */
 		} else {
 			*single = 1;
 		}
