@@ -35,7 +35,7 @@
 #                PATH is from the directory run.sh was started in): every
 #                gpusort row gets a twin "... (baseline)" right below it,
 #                the same command with PATH, its runs interleaved with the
-#                others; compare the two rows' "x cat", and its "/ gpusort"
+#                others (every other run the baseline first); compare the two rows' "x cat", and its "/ gpusort"
 #                is baseline over current.  A before/after of two commits
 #                in one run on one machine
 #   --help       print this comment
@@ -159,7 +159,7 @@ echo "Machine: $(grep -m 1 'model name' /proc/cpuinfo | sed 's/.*: //'), $NPROC 
 echo "Command: \`sh bench/run.sh $ARGS\`; dist $DIST, seed $SEED, -S $MEM for GNU sort and gpusort;" \
 	"$(./gpusort --version | head -n 1), tree ${BENCH_TREE:-$(git describe --always --dirty 2> /dev/null || echo unknown)}."
 [ -z "$BASELINE" ] || echo "Baseline: \`$BASELINE\` ($("$BASELINE" --version | head -n 1)${BENCH_BASELINE_TREE:+, tree $BENCH_BASELINE_TREE}):" \
-	"the rows \"(baseline)\" run the same command with it, interleaved with the current build's."
+	"the rows \"(baseline)\" run the same command with it, interleaved with the current build's (every other run first)."
 echo "Medians of $RUNS runs (min-max beside), input in the page cache, outputs to the same" \
 	"file system; each tool's first output checked by bench/checkrec (order by the keys," \
 	"same records as the input) before its times count. GB/s = binary bytes / median.${NOTES}"
