@@ -4,9 +4,12 @@
  * spill file's close after the output is committed took 4.6-5.4 s for
  * 16 GiB on the H100 machine.) Writes TOTAL bytes into N unlinked files
  * in DIR (buffered, 4 MiB writes), then closes them all, on N threads at
- * once or on one, and prints the close's wall seconds.
+ * once or on one, and prints the close's wall seconds. EXTRA_GIB and
+ * SLEEP_S make the close meet what gpusort's does: EXTRA_GIB more written
+ * to another file (the output) and SLEEP_S seconds waited (the merge)
+ * after the spill, so that writeback is under way on the spilled pages.
  *
- *   close_par DIR TOTAL_GIB N par|seq
+ *   close_par DIR TOTAL_GIB N par|seq [EXTRA_GIB [SLEEP_S]]
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -32,8 +35,9 @@ static void *closer(void *p)
 
 int main(int argc, char **argv)
 {
-	if (argc != 5)
-		return fprintf(stderr, "usage: close_par DIR TOTAL_GIB N par|seq\n"), 2;
+	if (argc < 5 || argc > 7)
+		return fprintf(stderr, "usage: close_par DIR TOTAL_GIB N par|seq [EXTRA_GIB [SLEEP_S]]\n"), 2;
+	double extra = argc > 5 ? atof(argv[5]) : 0, nap = argc > 6 ? atof(argv[6]) : 0;
 	int n = atoi(argv[3]), par = !strcmp(argv[4], "par");
 	size_t per = (size_t)(atof(argv[2]) * (1u << 30)) / (size_t)n, blk = 4u << 20;
 	char *buf = malloc(blk);
@@ -50,6 +54,19 @@ int main(int argc, char **argv)
 			if (write(fd[i], buf, blk) != (ssize_t)blk)
 				return perror("write"), 1;
 	}
+	if (extra > 0) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/close_par.XXXXXX", argv[1]);
+		int x = mkstemp(path);
+		if (x < 0)
+			return perror("mkstemp"), 1;
+		unlink(path);
+		for (size_t o = 0; o < (size_t)(extra * (1u << 30)); o += blk)
+			if (write(x, buf, blk) != (ssize_t)blk)
+				return perror("write"), 1;
+	}
+	if (nap > 0)
+		usleep((useconds_t)(nap * 1e6));
 	double t0 = now();
 	for (int i = 0; i < n; i++)
 		if (par)
@@ -58,6 +75,7 @@ int main(int argc, char **argv)
 			close(fd[i]);
 	for (int i = 0; par && i < n; i++)
 		pthread_join(th[i], NULL);
-	printf("%s GiB in %d files, close %s: %.3f s\n", argv[2], n, argv[4], now() - t0);
+	printf("%s GiB in %d files, %.1f GiB more, %.1f s later, close %s: %.3f s\n", argv[2], n, extra, nap, argv[4],
+	       now() - t0);
 	return 0;
 }
