@@ -181,7 +181,7 @@ tests/gpu/test_sorters: tests/gpu/test_sorters.cu tests/gpu/report.h $(KERN_HDR)
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $< $(KERN_OBJ)
 
 # the chunk and merge capacities of every sorter, arithmetic only (no GPU)
-tests/gpu/test_capacity: tests/gpu/test_capacity.cu tests/gpu/report.h $(KERN_HDR) $(KERN_OBJ)
+tests/gpu/test_capacity: tests/gpu/test_capacity.cu tests/gpu/report.h src/plan.h $(KERN_HDR) $(KERN_OBJ)
 	$(say) NVCC $@
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $< $(KERN_OBJ)
 

@@ -6,10 +6,12 @@
 #include "../io/io.h"
 
 /* The small-input rule's bounds, bytes per CPU thread (plan_small_on_cpu):
- * where the two engines broke even on the H200 machine's 16 threads. */
-#define SMALL_CPU_NATIVE ((uint64_t)128 << 20)  /* records of one 4- or 8-byte key, nothing else */
-#define SMALL_CPU_ENTRIES ((uint64_t)96 << 20)  /* sort entries of records sorted through entries */
-#define SMALL_CPU_RECORDS ((uint64_t)256 << 20) /* ... and their record bytes */
+ * where the two engines broke even on the H200 machine's 16 threads once
+ * the GPU's output went through a mapping (bench/results/h200-auto-2026-11-27.md:
+ * u32 and u64 near 1.1 GiB, 16-byte records near 0.9 GiB, 100-byte near 1.8). */
+#define SMALL_CPU_NATIVE ((uint64_t)72 << 20)   /* records of one 4- or 8-byte key, nothing else */
+#define SMALL_CPU_ENTRIES ((uint64_t)56 << 20)  /* sort entries of records sorted through entries */
+#define SMALL_CPU_RECORDS ((uint64_t)112 << 20) /* ... and their record bytes */
 #define SMALL_CPU_BYTEWISE ((uint64_t)28 << 20) /* other key-only records (byte-wise radix passes) */
 
 /* c rounded down to whole IO_ALIGN blocks of records when it holds one. */
@@ -23,7 +25,7 @@ uint64_t plan_device_budget(uint64_t gpu_mem, int64_t input_bytes)
 {
 	uint64_t budget = gpu_mem;
 	if (input_bytes >= 0) {
-		uint64_t need = 4 * (uint64_t)input_bytes + PLAN_DEVICE_SLACK;
+		uint64_t need = PLAN_DEVICE_PER_INPUT * (uint64_t)input_bytes + PLAN_DEVICE_SLACK;
 		if (budget == 0 || need < budget)
 			budget = need;
 	}

@@ -21,7 +21,12 @@
 #define PLAN_SINGLE_SINK ((size_t)64 << 10)    /* bytes per output buffer when one chunk is written */
 #define PLAN_STREAM_MAX_INPUTS 64              /* the streamed chunk reads at most this many files side by side */
 #define PLAN_RESIDENT_MAX_INPUTS 64            /* likewise the device-resident chunks */
-#define PLAN_DEVICE_SLACK ((uint64_t)64 << 20) /* device bytes beyond 4x a known input that are never asked for */
+/* Device bytes asked for at most, per byte of a known input: radix, the
+ * fastest sorter, holds the records, their gathered copy and two sets of
+ * sort words (16-byte records with a 12-byte key: 4.06 bytes a byte), so
+ * that --algorithm=auto finds it room on every layout. */
+#define PLAN_DEVICE_PER_INPUT 5
+#define PLAN_DEVICE_SLACK ((uint64_t)64 << 20) /* device bytes beyond PLAN_DEVICE_PER_INPUT x a known input never asked for */
 #define PLAN_PIPE_CHUNK_MIN ((uint64_t)256 << 20) /* GPU, unknown size: chunk bytes aimed at, at least (plan.c) */
 
 /* How runs are formed (the first choice: every path falls back to
@@ -110,8 +115,8 @@ void plan_merge_make(const keys_spec *s, uint64_t mem, uint64_t kept_bytes, uint
 
 /*
  * The device bytes to ask for: --gpu-memory (gpu_mem, 0 for the default),
- * but no more than a known input needs (records, their gathered copy and
- * the sort words: at most 4x, plus PLAN_DEVICE_SLACK), so that a small sort
+ * but no more than a known input needs (PLAN_DEVICE_PER_INPUT times it,
+ * plus PLAN_DEVICE_SLACK), so that a small sort
  * does not hold the whole GPU against other processes. input_bytes: -1 when
  * unknown. Returns 0 for "the default".
  */

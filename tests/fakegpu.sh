@@ -95,9 +95,9 @@ if cmp -s "$d/cpu" "$d/gpu1"; then echo "PASS fakegpu-3inputs-u"; else bad fakeg
 
 # The auto engine's choice for small inputs (job.c small_on_cpu): the CPU,
 # without starting the device, up to a size per thread that depends on how
-# the CPU sorts the records: 128 MiB of records of one 4- or 8-byte key
+# the CPU sorts the records: 72 MiB of records of one 4- or 8-byte key
 # (native integers); 28 MiB of other key-only records (byte-wise passes);
-# 96 MiB of (key prefix, index) entries and 256 MiB of records otherwise.
+# 56 MiB of (key prefix, index) entries and 112 MiB of records otherwise.
 # The device above that, and whenever something asks for it. Outputs equal
 # the CPU engine's either way.
 # small NAME WANT("cpu"|"gpu") FILE "KEYS" [ENGINE ARGS...]: WANT is the engine --stats names
@@ -125,14 +125,14 @@ bound() {
 	small "$bn-over-bound-2-threads" cpu "$d/over" "$bk" --parallel=2
 	rm -f "$d/at" "$d/over" "$d/s.out"
 }
-# 128 MiB of u64 keys (native integers)
-bound u64 16777216 "-k u64" "-k u64"
+# 72 MiB of u64 keys (native integers)
+bound u64 9437184 "-k u64" "-k u64"
 # 28 MiB of u16 keys (byte-wise radix passes)
 bound u16 14680064 "-k u16" "-k u16"
-# 16-byte records, u64 then i32 down: 16-byte entries, 96 MiB of them
-bound rec16 6291456 "--record-size 16 -k u64 -k i32" "--record-size 16 -k u64 -k i32:r"
-# 1 KiB records with a 4-byte key: 8-byte entries, the 256 MiB of records decide
-bound rec1k 262144 "--record-size 1024 -k u32" "--record-size 1024 -k u32"
+# 16-byte records, u64 then i32 down: 16-byte entries, 56 MiB of them
+bound rec16 3670016 "--record-size 16 -k u64 -k i32" "--record-size 16 -k u64 -k i32:r"
+# 1 KiB records with a 4-byte key: 8-byte entries, the 112 MiB of records decide
+bound rec1k 114688 "--record-size 1024 -k u32" "--record-size 1024 -k u32"
 # whatever the size, asking for the device gets it; --gpu-memory does not ask
 $GEN -n 1000000 -k u64 -o "$d/at" 2> /dev/null
 small device gpu "$d/at" "-k u64" --parallel=1 --device=0

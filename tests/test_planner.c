@@ -65,7 +65,7 @@ static void check_plan(const char *name, const plan_input *in, const plan *p)
 			CHECK(p->device_budget <= in->gpu_mem, "device budget %" PRIu64 " > --gpu-memory %" PRIu64,
 			      p->device_budget, in->gpu_mem);
 		if (in->gpu && in->input_bytes >= 0 && !in->merge_only)
-			CHECK(p->device_budget <= 4 * (uint64_t)in->input_bytes + PLAN_DEVICE_SLACK,
+			CHECK(p->device_budget <= PLAN_DEVICE_PER_INPUT * (uint64_t)in->input_bytes + PLAN_DEVICE_SLACK,
 			      "device budget %" PRIu64 " above what the input needs", p->device_budget);
 		if (p->path != PLAN_MERGE_INPUTS) {
 			CHECK(p->chunk >= 1 && p->chunk <= in->max_records, "chunk %" PRIu64 " (capacity %" PRIu64 ")",
@@ -198,7 +198,7 @@ static void exact(void)
 			      p.runs == 2 && p.chunk == (uint64_t)1 << 30,
 		      "path %s piece %zu keep %d single %d runs %" PRIu64, plan_path_name(p.path), p.piece,
 		      p.resident_keep, p.single, p.runs);
-		CHECK(p.device_budget == 4 * 16 * GiB + PLAN_DEVICE_SLACK, "device budget %" PRIu64, p.device_budget);
+		CHECK(p.device_budget == PLAN_DEVICE_PER_INPUT * 16 * GiB + PLAN_DEVICE_SLACK, "device budget %" PRIu64, p.device_budget);
 		in.resident_ok = 0; /* the fallback: chunked on the GPU */
 		plan_make(&in, &p);
 		CHECK(p.path == PLAN_CHUNKED, "without the resident path: %s", plan_path_name(p.path));
@@ -299,15 +299,15 @@ static void exact(void)
 	TEST_BEGIN("planner/device-budget") {
 		CHECK(plan_device_budget(0, -1) == 0, "pipe, default: %" PRIu64, plan_device_budget(0, -1));
 		CHECK(plan_device_budget(8 * GiB, -1) == 8 * GiB, "pipe, 8G");
-		CHECK(plan_device_budget(0, (int64_t)MiB) == 4 * MiB + PLAN_DEVICE_SLACK, "1 MiB input");
+		CHECK(plan_device_budget(0, (int64_t)MiB) == PLAN_DEVICE_PER_INPUT * MiB + PLAN_DEVICE_SLACK, "1 MiB input");
 		CHECK(plan_device_budget(2 * GiB, 16 * (int64_t)GiB) == 2 * GiB, "16 GiB input under 2G");
 	} TEST_END();
 	TEST_BEGIN("planner/small-on-cpu") {
 		plan_input in = input(&u64, (int64_t)GiB, 32 * GiB, 0, 0);
 		in.gpu_likely = 1;
 		CHECK(plan_small_on_cpu(&in), "1 GiB of u64 on 16 threads: the CPU");
-		in.input_bytes = 3 * (int64_t)GiB;
-		CHECK(!plan_small_on_cpu(&in), "3 GiB of u64 on 16 threads: the GPU");
+		in.input_bytes = 3 * (int64_t)GiB / 2;
+		CHECK(!plan_small_on_cpu(&in), "1.5 GiB of u64 on 16 threads: the GPU");
 		in.input_bytes = (int64_t)GiB;
 		in.gpu_asked = 1;
 		CHECK(!plan_small_on_cpu(&in), "--device given: the GPU");

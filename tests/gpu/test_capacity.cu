@@ -14,6 +14,13 @@
  *     build) gets at least 45% of the in-place sorter's records, never 0
  *     (a capacity of 0 sends every chunk to the CPU engine, silently: the
  *     bug this test was written for).
+ * And for n records of every layout above and of a 16-byte record with a
+ * 12-byte key (u64 and i32: the widest (key, index) words against the
+ * record), an arena of the planner's device budget for them
+ * (plan_device_budget: PLAN_DEVICE_PER_INPUT bytes a byte of input, plus
+ * PLAN_DEVICE_SLACK) takes all n in one chunk with radix, the sorter
+ * --algorithm=auto prefers (src/plan_sorter.c): a budget that left it out
+ * made auto fall back to a slower sorter on one layout.
  * Output: report.h's lines.
  */
 #include <cstdio>
@@ -23,7 +30,17 @@
 #include "gpu_internal.cuh"
 #include "report.h"
 
+extern "C" {
+#include "../../src/plan.h"
+}
+
 namespace {
+
+/* slack_bytes as gpu_ctx.cu's open sets it for an arena of a bytes */
+size_t slack_of(size_t a)
+{
+	return a / 64 < ((size_t)64 << 10) ? (size_t)64 << 10 : a / 64 > ((size_t)8 << 20) ? (size_t)8 << 20 : a / 64;
+}
 
 keys_spec layout(uint32_t rs, uint32_t off, uint32_t width, int kind)
 {
@@ -62,7 +79,7 @@ int main()
 				memset(&c, 0, sizeof c);
 				c.sorter = s;
 				c.arena_bytes = a;
-				c.slack_bytes = a / 64 < ((size_t)64 << 10) ? (size_t)64 << 10 : a / 64 > ((size_t)8 << 20) ? (size_t)8 << 20 : a / 64;
+				c.slack_bytes = slack_of(a);
 				gpu_ctx b = c;
 				b.sorter = gs_sorter_at(0); /* bitonic: in place */
 				const std::string nm = std::string("capacity/") + s->name + "/" + l.name + "/arena=" +
@@ -93,5 +110,33 @@ int main()
 				result(nm, why);
 			}
 	}
+
+	keys_spec k12 = layout(16, 0, 8, KEYS_UINT); /* u64 at 0, i32 at 8 */
+	k12.n = 2;
+	k12.f[1].offset = 8;
+	k12.f[1].width = 4;
+	k12.f[1].kind = KEYS_SINT;
+	k12.key_width = 12;
+	k12.key_only = 0;
+	const gs_sorter *radix = NULL;
+	for (int i = 0; gs_sorter_at(i); ++i)
+		if (!strcmp(gs_sorter_at(i)->name, "radix"))
+			radix = gs_sorter_at(i);
+	const keys_spec *all[] = { &lays[0].L, &lays[1].L, &lays[2].L, &lays[3].L, &k12 };
+	const char *names[] = { lays[0].name, lays[1].name, lays[2].name, lays[3].name, "rec16-u64i32" };
+	for (int j = 0; radix && j < 5; ++j)
+		for (size_t n : { (size_t)1000, (size_t)1 << 20, (size_t)1 << 26, (size_t)1 << 28 }) {
+			gpu_ctx c;
+			memset(&c, 0, sizeof c);
+			c.sorter = radix;
+			/* plan_device_budget for a known input of n records */
+			c.arena_bytes = PLAN_DEVICE_PER_INPUT * n * all[j]->record_size + PLAN_DEVICE_SLACK;
+			c.slack_bytes = slack_of(c.arena_bytes);
+			const size_t cap = gpu_chunk_capacity(&c, all[j]);
+			result(std::string("budget/radix/") + names[j] + "/n=" + std::to_string(n),
+			       cap >= n ? "" : "chunk capacity " + std::to_string(cap) + " < " + std::to_string(n));
+		}
+	if (!radix)
+		printf("SKIP budget/radix: no radix sorter in this build\n");
 	return report_exit();
 }
