@@ -82,6 +82,12 @@ __device__ __forceinline__ uint32_t lanemask_lt(void)
  * The lanes of the warp whose v equals this lane's (all 32 lanes take
  * part; v < BINS): DIGIT_BITS ballots, one per bit, each keeping the lanes
  * that agree on it (CUB's MatchAny), or __match_any_sync (RANK_BALLOT).
+ * Per bit one predicate feeds both the ballot and the choice of the ballot
+ * or its complement (PTX below): written in C the compiler tested the bit
+ * twice and chose through a select, 7 instructions a bit against 4-5, and
+ * the ranks are most of a digit pass's instructions (ncu, H100: 256
+ * million instructions a pass of 2^26 u32 words against CUB's 177;
+ * bench/results/h100-radix-match-2026-11-27.md).
  */
 __device__ __forceinline__ uint32_t match_digit(uint32_t v)
 {
@@ -90,9 +96,17 @@ __device__ __forceinline__ uint32_t match_digit(uint32_t v)
 	uint32_t m = ~0u;
 #pragma unroll
 	for (int b = 0; b < DIGIT_BITS; ++b) {
-		const bool bit = (v >> b) & 1;
-		const uint32_t x = __ballot_sync(~0u, bit);
-		m &= bit ? x : ~x;
+		uint32_t x;
+		asm("{\n\t"
+		    ".reg .pred p;\n\t"
+		    "and.b32 %0, %1, %2;\n\t"
+		    "setp.ne.u32 p, %0, 0;\n\t"
+		    "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
+		    "@!p not.b32 %0, %0;\n\t"
+		    "}"
+		    : "=r"(x)
+		    : "r"(v), "r"(1u << b));
+		m &= x;
 	}
 	return m;
 }

@@ -38,51 +38,64 @@ enum : uint32_t { INFO_SKIP = 1, INFO_ALT = 2 };
  * nonzero counts to hist (zeroed before). hist holds 64-bit counts; a
  * block's share must stay below 2^32 words (the launcher sizes the grid).
  *
- * A warp counts 32 consecutive words at a time; where a digit is the same
- * in all of them (all-equal or sorted words, the high bytes of few-unique
- * or low-bits words: one OR-reduction of each word XOR lane 0's tells which
- * bytes), one lane adds 32 instead of 32 lanes adding 1 to one counter
- * (shared atomics to one address serialize).
+ * The words are read 16 bytes at a time (4 u32 or 2 u64 words a load;
+ * the words before d's first 16-byte boundary and after the last whole
+ * vector are counted one by one by block 0), HIST_UNROLL loads in flight
+ * per thread, and each digit is one shared increment: the compiler's
+ * ATOMS.POPC.INC adds the lanes that share an address in one step, so
+ * sorted or all-equal words cost no more than uniform ones. The counting
+ * is cheap enough that the loads bound it: on the H100 this took 2^26 u32
+ * from 223 us (a warp-wide test of equal digits per word, 172 million
+ * instructions) toward CUB's 122 us
+ * (bench/results/h100-radix-match-2026-11-27.md).
  */
+template <class T>
+__device__ __forceinline__ void hist_count(uint32_t *s_h, const T &w, int lo, int np)
+{
+#pragma unroll
+	for (int p = 0; p < (int)sizeof(T); ++p) {
+		if (p >= np)
+			break;
+		atomicAdd(&s_h[p * BINS + W<T>::digit(w, lo + p)], 1u);
+	}
+}
+
 template <class T>
 __global__ void __launch_bounds__(HIST_THREADS) k_histogram(const T *d, uint64_t n, int lo, int np, uint64_t *hist)
 {
-	constexpr int U = sizeof(T) == 16 ? HIST_UNROLL / 2 : HIST_UNROLL, WARPS = HIST_THREADS / 32, MAXP = (int)sizeof(T);
+	constexpr int MAXP = (int)sizeof(T), PER = sizeof(T) < 16 ? 16 / (int)sizeof(T) : 1;
 	__shared__ uint32_t s_h[MAXP * BINS];
-	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 	for (int i = threadIdx.x; i < np * BINS; i += HIST_THREADS)
 		s_h[i] = 0;
 	__syncthreads();
-	const uint64_t step = (uint64_t)gridDim.x * WARPS * 32 * U;
-	for (uint64_t b = ((uint64_t)blockIdx.x * WARPS + warp) * 32 * U; b < n; b += step) {
-		T k[U];
-		bool v[U];
+	/* words [0, head) and [tail, n) one by one; [head, tail) as vectors */
+	const uint64_t mis = (uint64_t)(reinterpret_cast<uintptr_t>(d) & 15);
+	const uint64_t head_w = PER > 1 ? (mis ? (16 - mis) / sizeof(T) : 0) : 0;
+	const uint64_t head = head_w < n ? head_w : n;
+	const uint64_t nv = (n - head) / PER, tail = head + nv * PER;
+	if (blockIdx.x == 0)
+		for (uint64_t i = threadIdx.x; i < head + (n - tail); i += HIST_THREADS)
+			hist_count<T>(s_h, d[i < head ? i : tail + (i - head)], lo, np);
+	struct __align__(16) V { T w[PER]; };
+	const V *v = reinterpret_cast<const V *>(d + head);
+	const uint64_t stride = (uint64_t)gridDim.x * HIST_THREADS;
+	uint64_t i = (uint64_t)blockIdx.x * HIST_THREADS + threadIdx.x;
+	for (; i + (HIST_UNROLL - 1) * stride < nv; i += HIST_UNROLL * stride) {
+		V x[HIST_UNROLL];
 #pragma unroll
-		for (int u = 0; u < U; ++u) {
-			const uint64_t i = b + u * 32 + lane;
-			v[u] = i < n;
-			k[u] = v[u] ? d[i] : W<T>::ones();
-		}
+		for (int u = 0; u < HIST_UNROLL; ++u)
+			x[u] = v[i + u * stride];
 #pragma unroll
-		for (int u = 0; u < U; ++u) {
-			/* lane 0 holds a word whenever any lane does (ascending
-			 * indices); a lane without one counts as equal to it */
-			const T k0 = W<T>::shfl(k[u], 0);
-			const T x = W<T>::diff(v[u] ? k[u] : k0, k0);
-			const uint32_t nv = __popc(__ballot_sync(~0u, v[u]));
+		for (int u = 0; u < HIST_UNROLL; ++u)
 #pragma unroll
-			for (int p = 0; p < MAXP; ++p) {
-				if (p >= np)
-					break;
-				const uint32_t dg = W<T>::digit(k[u], lo + p);
-				if (W<T>::digit(x, lo + p) == 0) { /* the same in all lanes */
-					if (lane == 0)
-						atomicAdd(&s_h[p * BINS + dg], nv);
-				} else if (v[u]) {
-					atomicAdd(&s_h[p * BINS + dg], 1u);
-				}
-			}
-		}
+			for (int j = 0; j < PER; ++j)
+				hist_count<T>(s_h, x[u].w[j], lo, np);
+	}
+	for (; i < nv; i += stride) {
+		const V x = v[i];
+#pragma unroll
+		for (int j = 0; j < PER; ++j)
+			hist_count<T>(s_h, x.w[j], lo, np);
 	}
 	__syncthreads();
 	for (int i = threadIdx.x; i < np * BINS; i += HIST_THREADS)
@@ -136,7 +149,7 @@ __global__ void __launch_bounds__(BINS) k_scan(uint64_t *hist, uint64_t n, int n
  *    scanned over the bins (the tile's digit starts); the warps' counters
  *    become the digit's start plus the counts of the digit in the warps
  *    before; then per word in tile order the lanes holding the same digit
- *    find each other (match_digit), the lowest takes their number from
+ *    find each other (match_digit), the highest takes their number from
  *    the counter, and each one's rank is the old value plus its lower
  *    peers (GRS's rank: the words of the same digit before it);
  * 4. each word to its rank in shared memory (the tile, sorted by digit);
@@ -218,7 +231,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
 			s_cnt[w * BINS + tid] += tstart;
 	__syncthreads();
 
-	/* 3b. ranks: per word in tile order, the lowest of its peers (the
+	/* 3b. ranks: per word in tile order, the highest of its peers (the
 	 * lanes of the warp with its digit) takes their number from the warp's
 	 * counter of the digit, and each peer's rank is the old value plus its
 	 * lower peers. The leaders' atomics of one warp on one counter take
@@ -231,7 +244,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
 	for (int i = 0; i < IT; ++i) {
 		const uint32_t dg = W<T>::digit(k[i], byte);
 		const uint32_t m = match_digit(dg);
-		const int leader = __ffs(m) - 1;
+		const int leader = 31 - __clz(m); /* the highest: one FLO, where the lowest takes a BREV too */
 		uint32_t old = 0;
 		if (lane == leader)
 			old = atomicAdd(&wc[dg], (uint32_t)__popc(m));

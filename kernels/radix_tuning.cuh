@@ -90,8 +90,8 @@ enum { RANK_BALLOT = GS_RADIX_RANK_BALLOT };
 enum { LB_BATCH = GS_RADIX_LB_BATCH };
 
 /*
- * The upfront histogram: HIST_THREADS per block, HIST_UNROLL words per
- * thread in flight per step (half as many 16-byte words), HIST_BLOCKS_PER_SM
+ * The upfront histogram: HIST_THREADS per block, HIST_UNROLL 16-byte loads
+ * per thread in flight per step, HIST_BLOCKS_PER_SM
  * blocks per SM (a grid of that many per SM strides over the words).
  */
 enum { HIST_THREADS = 256, HIST_UNROLL = 8, HIST_BLOCKS_PER_SM = 8 };
