@@ -23,7 +23,8 @@ static int word_class(const keys_spec *s)
  * the H100 (bench/results/h100-engines-2026-11-25.md; ms at 2^28 words):
  * u32 radix 7.1, sample 14.6, abisort 20.3, quick 22.0, bitonic 24.0; u64
  * radix 18.4, sample 34.4, abisort 36.9, quick 41.1, bitonic 53.9; (key,
- * index) pairs likewise, radix first. Key-only records take the same order:
+ * index) pairs likewise, radix first (u32 radix since 5.7 ms,
+ * bench/results/h100-radix-match-2026-11-27.md). Key-only records take the same order:
  * 16 GiB of u64 file to file in one chunk took 6.07 s with radix (device
  * sort 0.17 s) against 6.84 s with bitonic (0.60 s)
  * (bench/results/h100-claims-2026-11-25.md). A sorter missing from the
