@@ -1,7 +1,8 @@
 /*
  * radix_block.cuh - the radix sort's device primitives: digits of a word,
- * warp and block scans over the bins, and the look-back status words of the
- * chained scan (internal to kernels/radix*.cu).
+ * the warp match of equal digits, the block scan over the bins, and the
+ * look-back status words of the chained scan (internal to
+ * kernels/radix*.cu).
  */
 #ifndef GPUSORT_RADIX_BLOCK_CUH
 #define GPUSORT_RADIX_BLOCK_CUH
@@ -14,45 +15,20 @@
 
 namespace gs_radix {
 
-/* The OR of x over the warp (all 32 lanes take part). */
-__device__ __forceinline__ uint32_t warp_or(uint32_t x)
-{
-#if __CUDA_ARCH__ >= 800
-	return __reduce_or_sync(~0u, x);
-#else
-	for (int o = 16; o; o >>= 1)
-		x |= __shfl_xor_sync(~0u, x, o);
-	return x;
-#endif
-}
-
 /*
  * Word traits. digit(k, b): byte b of the word as an unsigned number (byte
  * 0 the least significant; b uniform across the block, 0 <= b < width).
  * ones(): the largest word, the padding of a short tile (it sorts last in
- * every digit). shfl(k, src): lane src's word; diff(k, k0): the OR over
- * the warp of k ^ k0 (a byte of it is 0 where every lane's word has k0's
- * byte); both with the whole warp taking part.
+ * every digit).
  */
 template <class T> struct W;
 template <> struct W<uint32_t> {
 	static __device__ __forceinline__ uint32_t digit(uint32_t k, int b) { return (k >> (8 * b)) & 0xffu; }
 	static __device__ __forceinline__ uint32_t ones() { return ~0u; }
-	static __device__ __forceinline__ uint32_t shfl(uint32_t k, int s) { return __shfl_sync(~0u, k, s); }
-	static __device__ __forceinline__ uint32_t diff(uint32_t k, uint32_t k0) { return warp_or(k ^ k0); }
 };
 template <> struct W<uint64_t> {
 	static __device__ __forceinline__ uint32_t digit(uint64_t k, int b) { return (uint32_t)(k >> (8 * b)) & 0xffu; }
 	static __device__ __forceinline__ uint64_t ones() { return ~0ull; }
-	static __device__ __forceinline__ uint64_t shfl(uint64_t k, int s)
-	{
-		return __shfl_sync(~0u, (unsigned long long)k, s);
-	}
-	static __device__ __forceinline__ uint64_t diff(uint64_t k, uint64_t k0)
-	{
-		const uint64_t x = k ^ k0;
-		return (uint64_t)warp_or((uint32_t)(x >> 32)) << 32 | warp_or((uint32_t)x);
-	}
 };
 template <> struct W<gs_u128> {
 	static __device__ __forceinline__ uint32_t digit(const gs_u128 &k, int b)
@@ -60,15 +36,6 @@ template <> struct W<gs_u128> {
 		return b >= 8 ? (uint32_t)(k.hi >> (8 * (b - 8))) & 0xffu : (uint32_t)(k.lo >> (8 * b)) & 0xffu;
 	}
 	static __device__ __forceinline__ gs_u128 ones() { return gs_u128{~0ull, ~0ull}; }
-	static __device__ __forceinline__ gs_u128 shfl(const gs_u128 &k, int s)
-	{
-		return gs_u128{(uint64_t)__shfl_sync(~0u, (unsigned long long)k.lo, s),
-			       (uint64_t)__shfl_sync(~0u, (unsigned long long)k.hi, s)};
-	}
-	static __device__ __forceinline__ gs_u128 diff(const gs_u128 &k, const gs_u128 &k0)
-	{
-		return gs_u128{W<uint64_t>::diff(k.lo, k0.lo), W<uint64_t>::diff(k.hi, k0.hi)};
-	}
 };
 
 __device__ __forceinline__ uint32_t lanemask_lt(void)
