@@ -172,6 +172,42 @@ struct Timer {
 	}
 };
 
+/* CUB SortKeys of bits [begin, end) of the words at src into work (alt:
+ * room for n words), runs times after a warm-up; the median time, *mib its
+ * device memory. */
+template <class T>
+float cub_keys(const T *src, T *work, T *alt, uint64_t n, int begin, int end, int runs, size_t *mib)
+{
+	Timer t;
+	std::vector<float> ms;
+	const size_t bytes = n * sizeof(T);
+	auto sort = [&](void *tmp, size_t &tb, cub::DoubleBuffer<T> &d) {
+		if constexpr (sizeof(T) == 16)
+			CK(cub::DeviceRadixSort::SortKeys(tmp, tb, d, (int64_t)n, u128_decomposer{}, begin, end));
+		else
+			CK(cub::DeviceRadixSort::SortKeys(tmp, tb, d, (int64_t)n, begin, end));
+	};
+	size_t tb = 0;
+	void *tmp = NULL;
+	cub::DoubleBuffer<T> db(work, alt);
+	sort(NULL, tb, db);
+	CK(cudaMalloc(&tmp, tb));
+	*mib = (2 * bytes + tb) >> 20;
+	for (int r = 0; r <= runs; ++r) {
+		CK(cudaMemcpy(work, src, bytes, cudaMemcpyDeviceToDevice));
+		cub::DoubleBuffer<T> d(work, alt);
+		t.start();
+		sort(tmp, tb, d);
+		const float m = t.stop();
+		if (r)
+			ms.push_back(m);
+		if (d.Current() != work)
+			CK(cudaMemcpy(work, d.Current(), bytes, cudaMemcpyDeviceToDevice));
+	}
+	CK(cudaFree(tmp));
+	return median(ms);
+}
+
 /* CUB's result into ref (the reference every engine is checked against)
  * and its median time; pairs: SortPairs on the split words, rebuilt. */
 template <class T>
@@ -180,33 +216,8 @@ float cub_sort(const T *src, T *ref, T *alt, uint64_t n, bool pairs, int runs, s
 	Timer t;
 	std::vector<float> ms;
 	const size_t bytes = n * sizeof(T);
-	if (!pairs || sizeof(T) == 4) {
-		size_t tb = 0;
-		void *tmp = NULL;
-		cub::DoubleBuffer<T> db(ref, alt);
-		if constexpr (sizeof(T) == 16)
-			CK(cub::DeviceRadixSort::SortKeys(NULL, tb, db, (int64_t)n, u128_decomposer{}));
-		else
-			CK(cub::DeviceRadixSort::SortKeys(NULL, tb, db, (int64_t)n));
-		CK(cudaMalloc(&tmp, tb));
-		*mib = (2 * bytes + tb) >> 20;
-		for (int r = 0; r <= runs; ++r) {
-			CK(cudaMemcpy(ref, src, bytes, cudaMemcpyDeviceToDevice));
-			cub::DoubleBuffer<T> d(ref, alt);
-			t.start();
-			if constexpr (sizeof(T) == 16)
-				CK(cub::DeviceRadixSort::SortKeys(tmp, tb, d, (int64_t)n, u128_decomposer{}));
-			else
-				CK(cub::DeviceRadixSort::SortKeys(tmp, tb, d, (int64_t)n));
-			const float m = t.stop();
-			if (r)
-				ms.push_back(m);
-			if (d.Current() != ref)
-				CK(cudaMemcpy(ref, d.Current(), bytes, cudaMemcpyDeviceToDevice));
-		}
-		CK(cudaFree(tmp));
-		return median(ms);
-	}
+	if (!pairs || sizeof(T) == 4)
+		return cub_keys(src, ref, alt, n, 0, 8 * (int)sizeof(T), runs, mib);
 	/* pairs: the key part and the index as CUB's keys and values */
 	typedef typename std::conditional<sizeof(T) == 16, uint64_t, uint32_t>::type K;
 	K *k0, *k1;
@@ -266,28 +277,7 @@ float cub_sort(const T *src, T *ref, T *alt, uint64_t n, bool pairs, int runs, s
  * its device memory. */
 float cub96_sort(const gs_u128 *src, gs_u128 *work, gs_u128 *alt, uint64_t n, int runs, size_t *mib)
 {
-	Timer t;
-	std::vector<float> ms;
-	const size_t bytes = n * sizeof(gs_u128);
-	size_t tb = 0;
-	void *tmp = NULL;
-	cub::DoubleBuffer<gs_u128> db(work, alt);
-	CK(cub::DeviceRadixSort::SortKeys(NULL, tb, db, (int64_t)n, u128_decomposer{}, 32, 128));
-	CK(cudaMalloc(&tmp, tb));
-	*mib = (2 * bytes + tb) >> 20;
-	for (int r = 0; r <= runs; ++r) {
-		CK(cudaMemcpy(work, src, bytes, cudaMemcpyDeviceToDevice));
-		cub::DoubleBuffer<gs_u128> d(work, alt);
-		t.start();
-		CK(cub::DeviceRadixSort::SortKeys(tmp, tb, d, (int64_t)n, u128_decomposer{}, 32, 128));
-		const float m = t.stop();
-		if (r)
-			ms.push_back(m);
-		if (d.Current() != work)
-			CK(cudaMemcpy(work, d.Current(), bytes, cudaMemcpyDeviceToDevice));
-	}
-	CK(cudaFree(tmp));
-	return median(ms);
+	return cub_keys(src, work, alt, n, 32, 128, runs, mib);
 }
 
 template <class T>
