@@ -290,6 +290,22 @@ extern "C" int gpu_resident_put(gpu_ctx *ctx, const void *host, size_t first, si
 	return slot_copy(ctx, slot, (int)(k - ctx->res.ch), dst, host, count * rs, cudaMemcpyHostToDevice);
 }
 
+extern "C" int gpu_resident_trim(gpu_ctx *ctx, size_t m)
+{
+	if (!ctx)
+		return GPU_EINVAL;
+	gs_chunk *k = receiving(ctx);
+	if (!k)
+		return out_of_order(ctx, "gpu_resident_trim");
+	if (m == 0 || m > k->n) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "gpu_resident_trim: %zu records of a chunk of %zu (want 1..n)", m, k->n);
+		return gs_fail_msg(ctx, GPU_EINVAL, msg);
+	}
+	k->n = m;
+	return 0;
+}
+
 extern "C" int gpu_resident_sort(gpu_ctx *ctx)
 {
 	if (!ctx)

@@ -101,6 +101,13 @@ int gpu_resident_begin(gpu_ctx *ctx, const keys_spec *layout, size_t n)
 	return GPU_ENOTSUP;
 }
 
+int gpu_resident_trim(gpu_ctx *ctx, size_t m)
+{
+	(void)ctx;
+	(void)m;
+	return GPU_ENOTSUP;
+}
+
 int gpu_resident_put(gpu_ctx *ctx, const void *host, size_t first, size_t count, int slot)
 {
 	(void)ctx;

@@ -112,6 +112,7 @@ int gpu_sort_chunk(gpu_ctx *ctx, const keys_spec *layout,
  *
  *   gpu_resident_begin(ctx, layout, n)             n records, 1 <= n <= gpu_chunk_capacity
  *   gpu_resident_put(ctx, buf, first, count, s)    records [first, first+count) from buf (H2D)
+ *   gpu_resident_trim(ctx, m)                      optional: the chunk is only its first m records
  *   gpu_resident_sort(ctx)                         after every record is put
  *   gpu_resident_get(ctx, buf, first, count, s)    sorted records [first, first+count) into buf (D2H)
  *   gpu_slot_wait(ctx, s)                          slot s's copy is done: buf may be reused / read
@@ -173,6 +174,14 @@ int gpu_sort_chunk(gpu_ctx *ctx, const keys_spec *layout,
 #define GPU_SLOTS 8
 int gpu_resident_begin(gpu_ctx *ctx, const keys_spec *layout, size_t n);
 int gpu_resident_put(gpu_ctx *ctx, const void *host, size_t first, size_t count, int slot);
+/*
+ * The receiving chunk (begun, not yet sorted or merged) is only its first m
+ * records, 1 <= m <= its n: for an input of unknown size (a pipe) whose
+ * chunk was begun at the capacity and ended sooner. Records put beyond m
+ * are ignored; the arena does not move (it is laid out by the capacity).
+ * Returns 0, or GPU_EINVAL (no chunk receiving, m out of range).
+ */
+int gpu_resident_trim(gpu_ctx *ctx, size_t m);
 int gpu_resident_sort(gpu_ctx *ctx);
 int gpu_resident_get(gpu_ctx *ctx, void *host, size_t first, size_t count, int slot);
 int gpu_slot_wait(gpu_ctx *ctx, int slot);

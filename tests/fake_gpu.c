@@ -284,6 +284,17 @@ int gpu_resident_begin_merge(gpu_ctx *ctx, const keys_spec *layout, size_t n)
 	return begin(ctx, layout, n, 1);
 }
 
+int gpu_resident_trim(gpu_ctx *ctx, size_t m)
+{
+	struct fchunk *k = ctx ? receiving(ctx) : NULL;
+	if (!k)
+		return ctx ? fail(ctx, GPU_EINVAL, "trim: out of order") : GPU_EINVAL;
+	if (m == 0 || m > k->n)
+		return fail(ctx, GPU_EINVAL, "trim: m is 0 or over n");
+	k->n = m;
+	return 0;
+}
+
 static int range_ok(const struct fchunk *k, size_t first, size_t count, int slot, const void *host)
 {
 	return slot >= 0 && slot < GPU_SLOTS && host && first <= k->n && count <= k->n - first;
