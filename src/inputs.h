@@ -48,6 +48,20 @@ int inputs_reopen(job_ctx *c);
  * -ESTALE: it changed since the checks).
  */
 ssize_t inputs_read_chunk(io_job *j, io_ring *ring);
+
+/*
+ * Hand back `bytes` (whole records) at buf, the inputs' records just before
+ * where the reader is, to be read again first: the next inputs_read_chunk
+ * calls return them (c->read_each sees them again; --verify's sum, which
+ * counted them once, does not), then go on with the inputs. c takes buf
+ * (malloc'd, util_alloc_huge too; freed with c). For a path that read
+ * part of a pipe and cannot finish it: what it read is not lost.
+ */
+void inputs_replay(job_ctx *c, uint8_t *buf, uint64_t bytes);
+
+/* 1 when the reader has returned every record: the inputs ended and
+ * nothing handed back is left. */
+int inputs_ended(const job_ctx *c);
 /* Most bytes read before c->read_each sees them: in the cache still. */
 #define INPUTS_EACH_BYTES ((size_t)4 << 20)
 

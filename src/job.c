@@ -66,6 +66,7 @@ void job_teardown(job_ctx *c)
 	free(c->in);
 	free(c->in_bytes);
 	free(c->in_seen);
+	free(c->replay);
 	free(c->spill);
 	free(c->spill_end);
 	free(c->vord.last);
@@ -195,7 +196,7 @@ static int open_sink(job_ctx *c, sink *out, size_t bytes)
  * a file that is also an input (`1<>in`: written only after it is read,
  * and not grown under the read). A refusal leaves the writer: no error.
  */
-static void map_output(job_ctx *c, sink *out, int64_t bytes)
+void job_map_output(job_ctx *c, sink *out, int64_t bytes)
 {
 	if (bytes <= 0 || c->o->verify || c->o->knobs.no_outmap || inputs_include(c, c->out.f.fd))
 		return;
@@ -257,12 +258,12 @@ void job_sort(const job_opts *o, job_result *r)
 	/* a GPU's single chunk comes back in pieces that the threads copy out
 	 * (the CPU's streamed one is written while sorted, by the writer) */
 	if (!o->merge_only && c.plan.single && c.eng.gpu && c.plan.path != PLAN_STREAM)
-		map_output(&c, &out, pin.input_bytes);
+		job_map_output(&c, &out, pin.input_bytes);
 	int single = 0;
 	if (o->merge_only) {
 		/* --verify under -m checks order only: the inputs are not read twice */
 		if (!runlist_from_inputs(&c)) {
-			map_output(&c, &out, merge_phase_bytes(&c));
+			job_map_output(&c, &out, merge_phase_bytes(&c));
 			if (!merge_phase(&c, &out))
 				(void)inputs_unchanged(&c); /* an input that changed meanwhile: an error */
 		}
@@ -271,7 +272,7 @@ void job_sort(const job_opts *o, job_result *r)
 		 * the writer starts as soon as one is full, and writing (one thread
 		 * per file) is the stage to keep busy */
 		if (sink_close(&out) == 0 && open_sink(&c, &out, merge_phase_sink_bytes(&c)) == 0) {
-			map_output(&c, &out, merge_phase_bytes(&c));
+			job_map_output(&c, &out, merge_phase_bytes(&c));
 			merge_phase(&c, &out);
 		}
 	}

@@ -58,6 +58,11 @@ typedef struct job_ctx {
 	 * --verify's sum saw them): the pipe's chunk counted while read */
 	void (*read_each)(void *arg, size_t first, size_t count);
 	void *read_each_arg;
+	/* records read from the inputs once already and to be read again
+	 * before what follows them (inputs_replay): a pipe's chunk that the
+	 * device lost, handed to the path that takes over */
+	uint8_t *replay;
+	uint64_t replay_bytes, replay_done;
 	/* output */
 	io_output out;
 	int out_open;

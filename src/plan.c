@@ -144,19 +144,36 @@ static void plan_chunks(const plan_input *in, plan *p)
 /*
  * The device-resident path (resident.h): staging of RESIDENT_SLOTS pieces in
  * half of -S, at most RESIDENT_PIECE each; its runs are kept when they and
- * the staging fit -S, else spilled. Only on the GPU, for regular inputs (they
- * are read at known offsets, and again when the device refuses a chunk).
+ * the staging fit -S, else spilled. Only on the GPU. Regular inputs are read
+ * at known offsets (again when the device refuses a chunk). An input of
+ * unknown size (a pipe) is read in order into chunks of the device's
+ * capacity, each also kept in a host journal of the chunk's size until it
+ * is a run (runs_resident.c), and at most half of what the staging leaves
+ * of -S, so that the last run, always kept, fits beside the journal; its
+ * runs are kept while they fit the rest (keep_fits), spilled from the first
+ * that does not on.
  */
 static int plan_resident(const plan_input *in, plan *p)
 {
 	size_t piece = in->mem / (2 * RESIDENT_SLOTS);
 	if (piece > RESIDENT_PIECE)
 		piece = RESIDENT_PIECE;
-	if (!in->gpu || !in->resident_ok || in->input_bytes <= 0 || in->ninputs > PLAN_RESIDENT_MAX_INPUTS ||
+	if (!in->gpu || !in->resident_ok || in->input_bytes == 0 || in->ninputs > PLAN_RESIDENT_MAX_INPUTS ||
 	    piece < RESIDENT_MIN_PIECE)
 		return 0;
 	p->piece = piece;
 	p->share_staging = RESIDENT_SLOTS * (uint64_t)piece;
+	if (in->input_bytes < 0) {
+		size_t R = in->keys->record_size;
+		uint64_t C = (in->mem - p->share_staging) / 2 / R;
+		if (C > in->max_records)
+			C = in->max_records;
+		p->chunk = C ? C : 1;
+		p->keep_fits = 1;
+		p->share_buffers = p->chunk * R;
+		p->share_kept = in->mem - p->share_staging > p->share_buffers ? in->mem - p->share_staging - p->share_buffers : 0;
+		return 1;
+	}
 	p->resident_keep = (uint64_t)in->input_bytes + p->share_staging <= in->mem;
 	uint64_t n = (uint64_t)in->input_bytes / in->keys->record_size;
 	p->chunk = n < in->max_records ? n : in->max_records;

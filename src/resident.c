@@ -215,6 +215,57 @@ static int put_piece(resident *r, const resident_chunk *c, uint64_t i, int k, ve
 	return 0;
 }
 
+/*
+ * Read piece i of stream chunk c (a piece of records, fewer where the input
+ * ends: *ended) into staging buffer k once its last copy is done, and put
+ * what came on GPU slot k, counting it in *got. 0, gpu_err's codes, or -1
+ * with msg empty (the stream failed: the caller knows why).
+ */
+static int put_stream_piece(resident *r, const resident_chunk *c, uint64_t i, int k, uint64_t *got, int *ended,
+			    double *read_s, char *msg, size_t mlen)
+{
+	int rc = stage_wait(r, k);
+	if (rc)
+		return gpu_err(r, rc, 0, "copy to the device", msg, mlen);
+	uint64_t want = piece_len(c, i, r->per);
+	double t0 = util_now();
+	ssize_t m = c->stream(c->sarg, r->stage[k], (size_t)want);
+	*read_s += util_now() - t0;
+	if (m < 0)
+		return -1;
+	if ((uint64_t)m < want)
+		*ended = 1;
+	if (m == 0)
+		return 0;
+	if ((rc = gpu_resident_put(r->e->gpu, r->stage[k], (size_t)(i * r->per), (size_t)m, k)))
+		return gpu_err(r, rc, 0, "copy to the device", msg, mlen);
+	r->last[k] = k;
+	*got += (uint64_t)m;
+	return 0;
+}
+
+/*
+ * Fill stream chunk c (begun at its most records) from its stream, then
+ * trim it to what came and tell placed. 0 (c->n what came, c->ended set;
+ * c->n == 0: nothing came, the chunk is to be ended unsorted), or as
+ * put_stream_piece, or -1 with msg empty (placed failed).
+ */
+static int fill_stream_chunk(resident *r, resident_chunk *c, double *read_s, char *msg, size_t mlen)
+{
+	const size_t per = r->per;
+	const uint64_t np = (c->n + per - 1) / per;
+	uint64_t got = 0;
+	int ended = 0, rc;
+	for (uint64_t i = 0; !ended && i < np; i++)
+		if ((rc = put_stream_piece(r, c, i, (int)(i % RESIDENT_SLOTS), &got, &ended, read_s, msg, mlen)))
+			return rc;
+	c->ended = ended;
+	if (got && got < c->n && (rc = gpu_resident_trim(r->e->gpu, (size_t)got)))
+		return gpu_err(r, rc, 0, "trim", msg, mlen);
+	c->n = got;
+	return got && c->placed(c->arg, got, ended) ? -1 : 0;
+}
+
 /* Issue the get of sorted piece i of c into staging buffer k (once its last
  * copy is done), on GPU slot RESIDENT_SLOTS + k. 0 or a GPU_E* code. */
 static int get_piece(resident *r, const resident_chunk *c, uint64_t i, int k)
@@ -239,7 +290,7 @@ static int begin_chunk(resident *r, const resident_chunk *c)
 static int is_prefetched(const resident *r, const resident_chunk *c)
 {
 	const resident_chunk *p = &r->pre;
-	return r->pre_on && p->first == c->first && p->n == c->n && p->produce == c->produce && p->parg == c->parg &&
+	return r->pre_on && !c->stream && p->first == c->first && p->n == c->n && p->produce == c->produce && p->parg == c->parg &&
 	       p->seg == c->seg && p->nseg == c->nseg && !p->vin == !c->vin;
 }
 
@@ -285,7 +336,7 @@ static int order(resident *r, const resident_chunk *c, const char **what, char *
 int resident_sort_chunk(resident *r, resident_chunk *c, const resident_chunk *next, char *msg, size_t mlen)
 {
 	const size_t per = r->per;
-	const uint64_t np = (c->n + per - 1) / per;
+	uint64_t np = (c->n + per - 1) / per;
 	gpu_ctx *g = r->e->gpu;
 	verify_sum vin = { 0 };
 	int ret, rc, consumed = 0, held = 0, pf = 0, was_pre = 0;
@@ -293,6 +344,10 @@ int resident_sort_chunk(resident *r, resident_chunk *c, const resident_chunk *ne
 	const char *what;
 	c->read_s = c->sort_s = 0;
 	msg[0] = 0;
+	if (c->stream) {
+		next = NULL;
+		c->ended = 0;
+	}
 	if (is_prefetched(r, c)) {
 		/* its first pieces went in while the previous chunk drained; the
 		 * previous chunk's end left it the device's current chunk */
@@ -313,8 +368,22 @@ int resident_sort_chunk(resident *r, resident_chunk *c, const resident_chunk *ne
 			return gpu_err(r, rc, 0, "begin", msg, mlen);
 		held = 1;
 	}
+	if (c->stream) {
+		/* one thread reads the stream piece i while piece i-1 is being copied */
+		if ((ret = fill_stream_chunk(r, c, &c->read_s, msg, mlen)))
+			goto out;
+		if (!c->n) {
+			held = 0;
+			for (int k = 0; k < RESIDENT_SLOTS; k++)
+				r->last[k] = -1; /* the end waits for every copy */
+			if ((rc = gpu_resident_end(g, NULL)))
+				return gpu_err(r, rc, 0, "finish", msg, mlen);
+			return 0;
+		}
+		np = (c->n + per - 1) / per;
+	}
 	/* in: all cores read piece i while piece i-1 is being copied */
-	for (uint64_t i = i0; i < np; i++)
+	for (uint64_t i = i0; !c->stream && i < np; i++)
 		if ((ret = put_piece(r, c, i, (int)(i % RESIDENT_SLOTS), &vin, &c->read_s, 0, msg, mlen)))
 			goto out;
 	if (was_pre && io_fault_is("gpu-oom-prefetched") && !r->faulted) {

@@ -21,6 +21,7 @@
 #ifndef GPUSORT_RESIDENT_H
 #define GPUSORT_RESIDENT_H
 #include <stdint.h>
+#include <sys/types.h>
 #include "engine.h"
 #include "run.h"
 #include "tpool.h"
@@ -50,6 +51,20 @@ typedef struct resident_chunk {
 	 * sorted, same result; n <= the device's merge capacity. NULL: sorted */
 	const uint64_t *seg;
 	int nseg;
+	/* optional, an input of unknown size (a pipe) read in order: n is then
+	 * the most records the chunk takes (in) and what it got (out). stream
+	 * fills buf with up to `want` of the input's next records and returns
+	 * how many it read, fewer only where the input ends, or -1 (the chunk
+	 * stops; the caller knows why); the chunk ends there or at n. placed
+	 * (called with arg) learns the chunk's records (>= 1) and whether the
+	 * input ended within it before its first piece is consumed: 0, or -1
+	 * (stops; the caller knows why). vin must be NULL (the stream counts
+	 * --verify's sum); next is not prefetched (one chunk's records are read
+	 * at a time). NULL: records [first, first + n) as above */
+	ssize_t (*stream)(void *sarg, uint8_t *buf, size_t want);
+	void *sarg;
+	int (*placed)(void *arg, uint64_t n, int ended);
+	int ended;            /* out, stream chunks: the input ended within it (n == 0: nothing was left) */
 	/* out: seconds reading (and hashing) pieces, including those read while
 	 * the previous chunk drained; seconds from the last put to the first
 	 * piece back */
@@ -97,7 +112,11 @@ void resident_close(resident *r);
  * has left the process (engine_gpu_lost); -1 on another error with msg set
  * (a read error names the input, also one of next's), or with msg empty
  * when c->consume failed (the caller knows why). After any of these but 0
- * nothing is prefetched.
+ * nothing is prefetched. A stream chunk (c->stream) that finds the input
+ * already ended returns 0 with c->n == 0 and c->ended set, having consumed
+ * and placed nothing; one that fails (stream, placed, or the device after
+ * records were read) has used up what it read of the input: the caller
+ * keeps its own copy to recover from (runs_resident.c's journal).
  */
 #define RESIDENT_GPU_FAILED 2
 int resident_sort_chunk(resident *r, resident_chunk *c, const resident_chunk *next, char *msg, size_t mlen);

@@ -13,7 +13,10 @@
  * written to out and no run is left, e.g. an input changed since it was
  * checked, the device refused pinned staging, or the GPU failed before any
  * output and the CPU engine took over (engine_gpu_lost); the caller forms
- * the runs by runs_chunked, which takes every input); or -1 (c->r filled,
+ * the runs by runs_chunked, which takes every input; or, part through an
+ * input of unknown size, nothing was written to out, the runs formed so far
+ * are left in c->runs and the records read since handed back
+ * (inputs_replay): runs_chunked goes on from there); or -1 (c->r filled,
  * or out's error, which the caller reports from the sink).
  */
 #ifndef GPUSORT_RUNS_H
@@ -21,12 +24,20 @@
 #include "jobctx.h"
 #include "sink.h"
 
+/* job.c: fill the output through a mapping once `bytes` of records are
+ * known to come and before any came (a pipe's only chunk, once it ended);
+ * where it cannot (--verify, an output that is an input, ...) the writer
+ * thread stays. */
+void job_map_output(job_ctx *c, sink *out, int64_t bytes);
+
 /* PLAN_STREAM: the CPU engine's one chunk of regular files, read by all
  * threads, written while it is sorted (cpustream.h). runs_stream.c */
 int runs_stream(job_ctx *c, sink *out, int *single);
 
 /* PLAN_RESIDENT: device-sized chunks of regular files, read by all threads
- * into pinned staging, sorted on the device (resident.h). runs_resident.c */
+ * into pinned staging, sorted on the device (resident.h); of an input of
+ * unknown size (a pipe), read in order by one thread, each chunk ending
+ * where the input does. runs_resident.c */
 int runs_resident(job_ctx *c, sink *out, int *single);
 
 /* PLAN_CHUNKED: chunks read by one reader thread into the pool's buffers

@@ -49,8 +49,12 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 			p.fx[0].w = &reader;
 	int fix_writer = !pl->keep_all && pl->buffers > 2;
 	uint8_t *A = pool_take(c, &p, &writer), *T = NULL;
-	int ret = -1, first = 1, spilling = 0;
+	/* runs formed already by a path that gave way part through a pipe
+	 * (runs_resident.c): the chunks read here come after them */
+	int ret = -1, first = c->nruns == 0, spilling = 0;
 	uint64_t kept = 0; /* bytes of the buffers of runs kept (keep_fits) */
+	for (int i = 0; i < c->nruns; i++)
+		kept += c->runs[i]->mem ? c->runs[i]->n * R : 0;
 	runs_feed feed = { 0 };
 	*single = 0;
 	if (!A)
@@ -59,7 +63,7 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 	 * size is known at its end): counted for the streamed sort's partition
 	 * while it is read, so that at the end only the scatter and the bucket
 	 * sorts are left, and those are written as they are sorted. */
-	if (!c->eng.gpu && !c->o->knobs.no_stream && (total < 0 || pl->single)) {
+	if (!c->eng.gpu && !c->o->knobs.no_stream && first && (total < 0 || pl->single)) {
 		if (!(T = pool_take(c, &p, &writer)))
 			goto out;
 		(void)runs_feed_start(c, &feed, A, T, pl->chunk, scratch, out); /* 1: not fed, sorted as read */
@@ -74,7 +78,7 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 			inputs_read_error(c, (int)n);
 			goto out;
 		}
-		int eof = c->cur >= c->nin;
+		int eof = inputs_ended(c);
 		c->st.records += (uint64_t)n;
 		if (feed.S && !eof)
 			runs_feed_drop(c, &feed); /* more follows: its records as read, sorted as runs */

@@ -215,25 +215,29 @@ for f in "gpu-launch@$last+" "gpu-launch@$last:ENOMEM"; do
 	else echo "PASS $nm ($groups groups on the GPU)"; fi
 done
 
-# a pipe on the GPU: the chunked path (no size for the device-resident
-# path), chunk buffers registered for spill writes only once one is spilled;
-# one chunk, several kept, several spilled, and the GPU failing mid-pipe
-# (the CPU sorts the chunk in hand and the rest)
-# piped NAME "VAR=VALUE..." ARGS...
+# a pipe on the GPU: the device-resident path reads it in order into a
+# chunk of the device's capacity (kept in a host journal until it is the
+# output or a run); a pipe that goes on past it, the chunked path after it
+# (first chunk device-resident), as all of it with GPUSORT_RESIDENT=0:
+# chunk buffers registered for spill writes only once one is spilled. One
+# chunk, several kept, several spilled, and the GPU failing mid-pipe (the
+# CPU sorts the chunk in hand and the rest)
+# piped NAME "VAR=VALUE..." ARGS...   (PATH_WANT: the engine's path in --stats)
 piped() {
 	nm=fakegpu-pipe-$1 vars=$2
 	shift 2
 	cat "$d/in" | env $vars $G -k u64 --verify --stats "$@" > "$d/gp.out" 2> "$d/gp.err"
 	rc=$?
+	want="engine gpu:bitonic${PATH_WANT:-}"
 	if [ $rc != 0 ]; then bad "$nm" "exit status $rc: $(grep -v stats "$d/gp.err" | head -n 1)"
-	elif ! grep -q "engine gpu:bitonic" "$d/gp.err"; then bad "$nm" "not the GPU: $(grep -o 'engine [^,]*' "$d/gp.err")"
+	elif ! grep -q "$want" "$d/gp.err"; then bad "$nm" "not $want: $(grep -o 'engine [^,]*' "$d/gp.err")"
 	elif ! grep -q "verify: .* order ok, multiset ok" "$d/gp.err"; then bad "$nm" "no verify line"
 	elif ! cmp -s "$d/gp.out" "$d/cpu"; then bad "$nm" "output differs from the CPU engine's"
 	elif [ -n "$(ls "$d/tmp")" ]; then bad "$nm" "temp files left: $(ls "$d/tmp")"
 	else echo "PASS $nm"; fi
 }
-piped one-chunk "" -S 256M
-piped kept "" -S 256M --gpu-memory 4M
+PATH_WANT=" (device-resident)" piped one-chunk "" -S 256M
+PATH_WANT=" (first chunk device-resident)" piped kept "" -S 256M --gpu-memory 4M
 # runs kept while they fit -S (plan.c, keep_fits): a pipe that fits ends
 # with every run in memory, merged on the GPU; one that does not spills
 # from the first run that does not fit on, and merges on the CPU here (the
@@ -253,14 +257,21 @@ pipe_runs() {
 pipe_runs kept kept
 piped kept-fake-cap "GPUSORT_FAKE_CAP=400000" -S 128M
 pipe_runs kept-fake-cap kept
-# -S 64M with 4 MiB chunks: 4 buffers and the merge's staging (4 x 8 MiB)
-# leave room for 4 of the 6 runs; the 5th is spilled, the last kept
-piped over-S "" -S 64M --gpu-memory 4M -T "$d/tmp"
+# chunked: -S 64M with 4 MiB chunks: 4 buffers and the merge's staging
+# (4 x 8 MiB) leave room for 4 of the 6 runs; the 5th is spilled, the last
+# kept
+piped over-S-chunked GPUSORT_RESIDENT=0 -S 64M --gpu-memory 4M -T "$d/tmp"
+pipe_runs over-S-chunked spilled
+# the first chunk device-resident: -S 16M, chunks of 4 MiB (half of what
+# the 4 x 2 MiB staging leaves), the first kept; then the chunked path's 1
+# MiB chunks, kept while they fit its share less the first, then spilled
+PATH_WANT=" (first chunk device-resident)" piped over-S "" -S 16M -T "$d/tmp"
 pipe_runs over-S spilled
-# (and their buffers, each used for one chunk, are not page-locked each:
-# only those taken again, counted by the test build's fault counter)
+# (and the chunked path's buffers, each used for one chunk, are not
+# page-locked each: only those taken again, counted by the test build's
+# fault counter)
 rm -f "$d/cnt"
-cat "$d/in" | GPUSORT_FAULT_COUNT="$d/cnt" $G -k u64 -S 256M --gpu-memory 4M --stats=json > /dev/null 2> "$d/gp.json"
+cat "$d/in" | GPUSORT_RESIDENT=0 GPUSORT_FAULT_COUNT="$d/cnt" $G -k u64 -S 256M --gpu-memory 4M --stats=json > /dev/null 2> "$d/gp.json"
 pins=$(sed -n 's/^pin //p' "$d/cnt")
 if [ "${pins:-9}" -le 2 ]; then echo "PASS fakegpu-pipe-kept-pins ($pins pinned for 6 runs)"
 else bad fakegpu-pipe-kept-pins "${pins:-no count}: want at most 2 buffers pinned for 6 kept runs"; fi
@@ -268,9 +279,52 @@ if grep -q '"spilled_runs":0,' "$d/gp.json" && grep -q '"keep_fits":1,' "$d/gp.j
 	! grep -q '"gpu_merge_groups":0,' "$d/gp.json"; then echo "PASS fakegpu-pipe-kept-json"
 else bad fakegpu-pipe-kept-json "$(tr ',' '\n' < "$d/gp.json" | grep -E 'spilled_runs|keep_fits|gpu_merge_groups' | tr '\n' ' ')"; fi
 piped spilled "" -S 8M -T "$d/tmp"
-piped gpu-fails "GPUSORT_FAULT=gpu-fail" -S 8M -T "$d/tmp"
-if grep -q "the CPU engine took over after the GPU failed" "$d/gp.err"; then echo "PASS fakegpu-pipe-gpu-fails-stats"
-else bad fakegpu-pipe-gpu-fails-stats "no takeover in --stats"; fi
+# the GPU failing or refusing mid-pipe: the chunk in hand (the resident
+# path's journal, handed back to the reader) and the rest sorted by the CPU
+# engine after the runs already formed; on the first chunk, a later one,
+# refused before any of it was read (retried smaller), and in the chunked path
+# pipe_fails NAME "VAR=VALUE..." ARGS...
+pipe_fails() {
+	piped "$@"
+	if grep -q "the CPU engine took over after the GPU failed" "$d/gp.err"; then echo "PASS fakegpu-pipe-$1-stats"
+	else bad "fakegpu-pipe-$1-stats" "no takeover in --stats"; fi
+}
+# (-S 8M: staging 4 x 1 MiB, the first chunk 2 MiB: two puts, two gets)
+pipe_fails gpu-fails "GPUSORT_FAULT=gpu-fail" -S 8M -T "$d/tmp"
+pipe_fails gpu-fails-put "GPUSORT_FAULT=gpu-copy@2" -S 8M -T "$d/tmp"
+pipe_fails gpu-fails-get "GPUSORT_FAULT=gpu-copy@4" -S 8M -T "$d/tmp"
+pipe_fails gpu-fails-later "GPUSORT_FAULT=gpu-launch@3+" -S 8M -T "$d/tmp"
+pipe_fails gpu-fails-chunked "GPUSORT_FAULT=gpu-fail GPUSORT_RESIDENT=0" -S 8M -T "$d/tmp"
+piped gpu-oom "GPUSORT_FAULT=gpu-oom" -S 64M -T "$d/tmp"
+if grep -q " [1-9][0-9]* retries with smaller chunks" "$d/gp.err"; then echo "PASS fakegpu-pipe-gpu-oom-retried"
+else bad fakegpu-pipe-gpu-oom-retried "$(grep -o '[0-9]* retries[^,]*' "$d/gp.err")"; fi
+# failing once the only chunk's first piece is in the output (-S 64M: one
+# chunk of 2 Mi records, pieces of 1 Mi; the 4th wait is for its second
+# piece back): an error (what went out cannot be taken back), the old
+# output and no temp file left
+echo old > "$d/gp.out"
+head -c $((2097151 * 8)) "$d/in" > "$d/in1"
+cat "$d/in1" | GPUSORT_FAULT=gpu-sync@4 $G -k u64 -S 64M -T "$d/tmp" -o "$d/gp.out" 2> "$d/gp.err"
+rc=$?
+if [ $rc = 2 ] && grep -q "^gpusort: GPU sort failed: copy from the device" "$d/gp.err" && [ "$(cat "$d/gp.out")" = old ] &&
+	[ -z "$(ls "$d/tmp")" ]; then echo "PASS fakegpu-pipe-fails-in-output"
+else bad fakegpu-pipe-fails-in-output "exit status $rc: $(head -n 1 "$d/gp.err")"; fi
+# a pipe that ends exactly at a chunk's end (-S 64M: chunks of 2 Mi
+# records), one record short of it and one past it; a pipe beside a file;
+# an empty pipe
+for n in 2097152 2097151 2097153 4194304; do
+	head -c $((n * 8)) "$d/in" > "$d/in2"
+	$GS -k u64 --cpu "$d/in2" > "$d/cpu2"
+	cat "$d/in2" | $G -k u64 -S 64M --verify -T "$d/tmp" > "$d/gp.out" 2> "$d/gp.err" &&
+		cmp -s "$d/gp.out" "$d/cpu2" && grep -q "multiset ok" "$d/gp.err" && echo "PASS fakegpu-pipe-edge-$n" ||
+		bad "fakegpu-pipe-edge-$n" "$(grep -v stats "$d/gp.err" | head -n 1)"
+done
+$GS -k u64 --cpu "$d/in" "$d/in2" > "$d/cpu2"
+cat "$d/in" | $G -k u64 -S 64M --verify --stats - "$d/in2" > "$d/gp.out" 2> "$d/gp.err" && cmp -s "$d/gp.out" "$d/cpu2" &&
+	grep -q "(first chunk device-resident)" "$d/gp.err" && echo "PASS fakegpu-pipe-and-file" ||
+	bad fakegpu-pipe-and-file "$(grep -v stats "$d/gp.err" | head -n 1)"
+printf '' | $G -k u64 -S 64M > "$d/gp.out" 2> "$d/gp.err" && [ ! -s "$d/gp.out" ] && [ ! -s "$d/gp.err" ] &&
+	echo "PASS fakegpu-pipe-empty" || bad fakegpu-pipe-empty "$(head -n 1 "$d/gp.err")"
 
 
 # Spilled runs merged on the (fake) GPU (gpumerge_spill.c): groups planned
@@ -333,7 +387,7 @@ else bad fakegpu-spill-knob-cpu "$(grep -E 'groups|spilled runs' "$d/err" | tr '
 # runs kept and spilled (a pipe over -S: the first runs kept while they fit)
 $GEN -n 3000000 -k u64 -o "$d/in" 2> /dev/null
 $GS -k u64 --cpu "$d/in" > "$d/cpu"
-cat "$d/in" | $G -k u64 -S 64M --gpu-memory 4M -T "$d/tmp" --merge-engine=gpu --verify --stats > "$d/gpu" 2> "$d/err"
+cat "$d/in" | $G -k u64 -S 32M --gpu-memory 4M -T "$d/tmp" --merge-engine=gpu --verify --stats > "$d/gpu" 2> "$d/err"
 rc=$?
 runs=$(sed -n 's/.*chunk [0-9]* records, \([0-9]*\) runs (.*/\1/p' "$d/err")
 spilled=$(sed -n 's/.* runs (\([0-9]*\) spilled).*/\1/p' "$d/err")

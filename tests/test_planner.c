@@ -84,7 +84,12 @@ static void check_plan(const char *name, const plan_input *in, const plan *p)
 			CHECK(!in->gpu && p->single, "stream path on %s, single %d", in->gpu ? "the GPU" : "the CPU",
 			      p->single);
 		if (p->path == PLAN_RESIDENT) {
-			CHECK(in->gpu && in->input_bytes > 0, "resident path without a GPU or a known size");
+			CHECK(in->gpu && in->input_bytes != 0, "resident path without a GPU, or for an empty input");
+			if (in->input_bytes < 0)
+				/* the journal of one chunk and the last run, always kept, beside the staging */
+				CHECK(p->keep_fits && 2 * p->chunk * R + p->share_staging <= S,
+				      "pipe: keep_fits %d, 2 chunks of %" PRIu64 " records + staging %" PRIu64 " > -S",
+				      p->keep_fits, p->chunk, p->share_staging);
 			CHECK(p->piece >= RESIDENT_MIN_PIECE && p->piece <= RESIDENT_PIECE, "piece %zu", p->piece);
 			CHECK(p->share_staging <= S / 2, "staging %" PRIu64 " > half of -S", p->share_staging);
 		}
@@ -217,11 +222,37 @@ static void exact(void)
 		CHECK(!p.keep_fits && p.share_kept == 0 && p.piece == 0, "CPU pipe: keep_fits %d kept %" PRIu64,
 		      p.keep_fits, p.share_kept);
 	} TEST_END();
+	TEST_BEGIN("planner/exact-pipe-resident") {
+		/* a pipe of u64 on a device of 2^30 records, -S 32 GiB: staging of 4 x 64 MiB, chunks
+		 * of the device's capacity (8 GiB, below half of what the staging leaves), a journal
+		 * of one chunk, runs kept while they fit the rest */
+		plan_input in = input(&u64, -1, 32 * GiB, 1, (uint64_t)1 << 30);
+		plan p;
+		plan_make(&in, &p);
+		CHECK(p.path == PLAN_RESIDENT && !p.single && p.runs == 0 && p.chunk == (uint64_t)1 << 30 &&
+			      p.piece == RESIDENT_PIECE && p.share_staging == 4 * RESIDENT_PIECE,
+		      "path %s single %d chunk %" PRIu64 " piece %zu", plan_path_name(p.path), p.single, p.chunk, p.piece);
+		CHECK(p.keep_fits && p.share_buffers == 8 * GiB && p.share_kept == 32 * GiB - 4 * RESIDENT_PIECE - 8 * GiB,
+		      "keep_fits %d journal %" PRIu64 " kept %" PRIu64, p.keep_fits, p.share_buffers, p.share_kept);
+		CHECK(p.device_budget == 0, "device budget %" PRIu64 " (unknown size: the default)", p.device_budget);
+		/* -S 4 GiB: half of what the staging leaves bounds the chunk */
+		in.mem = 4 * GiB;
+		plan_make(&in, &p);
+		uint64_t C = (4 * GiB - 4 * RESIDENT_PIECE) / 2 / 8;
+		CHECK(p.path == PLAN_RESIDENT && p.chunk == C && p.share_kept == 4 * GiB - 4 * RESIDENT_PIECE - C * 8,
+		      "-S 4G: chunk %" PRIu64 " kept %" PRIu64, p.chunk, p.share_kept);
+		/* -S 4M: staging pieces of 512 KiB, below RESIDENT_MIN_PIECE: the chunked path */
+		in.mem = 4 * MiB;
+		plan_make(&in, &p);
+		CHECK(p.path == PLAN_CHUNKED, "-S 4M: %s", plan_path_name(p.path));
+	} TEST_END();
 	TEST_BEGIN("planner/exact-pipe-gpu") {
-		/* a pipe of u64 on a device of 2^30 records, -S 32 GiB: chunks of S/16 (2 GiB, below
+		/* without the resident path (-S below its staging, GPUSORT_RESIDENT=0): a pipe of u64
+		 * on a device of 2^30 records, -S 32 GiB: chunks of S/16 (2 GiB, below
 		 * S / 32 bytes), runs kept while they fit S less the four buffers and the GPU merge's
 		 * staging (4 x 64 MiB) */
 		plan_input in = input(&u64, -1, 32 * GiB, 1, (uint64_t)1 << 30);
+		in.resident_ok = 0;
 		plan p;
 		plan_make(&in, &p);
 		CHECK(p.path == PLAN_CHUNKED && !p.single && p.chunk == 256 * MiB && p.buffers == 4,

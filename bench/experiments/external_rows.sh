@@ -11,8 +11,11 @@
 # would be timed otherwise); every gpusort output is checked by
 # bench/checkrec. Each gpusort row's --stats lines go to DIR/KIND-ROW.stats
 # (set STATS_DIR to keep them elsewhere). Wall seconds from date +%s.%N.
-# ROWS: the rows in order (names in the case below). GPUSORT_BIN: the
-# binary (default ./gpusort; a test build takes GPUSORT_* knobs as VAR=... in ROWS' commands).
+# ROWS: the rows in order (names in the case below; a digit after a name
+# repeats the row). GPUSORT_BIN: the binary (default ./gpusort); the
+# *-chunked rows set GPUSORT_RESIDENT=0, which only the test build
+# (tests/bin/gpusort-test) reads: a pipe through the chunked path, the
+# path pipes took on the GPU before the device-resident one read them.
 set -u
 kind=$1 dir=${2:-${TMPDIR:-/tmp}}/gs-rows.$$
 cd "$(dirname "$0")/../.." || exit 2
@@ -49,7 +52,13 @@ G=${GPUSORT_BIN:-./gpusort}
 for r in ${ROWS:-cat-file cat-pipe spill-gpu spill-cpu pipe cpu-default cpu-S2G cat-file2 spill-gpu2 pipe2}; do
 	case $r in
 	cat-file*) row $r "cat '$in' > '$out'" ;;
+	cat-pipes*) row $r "cat '$in' | cat | cat > '$out'" ;;
 	cat-pipe*) row $r "cat '$in' | cat > '$out'" ;;
+	pipes-chunked*) row $r "cat '$in' | GPUSORT_RESIDENT=0 $G $k --stats | cat > '$out'" ;;
+	pipes*) row $r "cat '$in' | $G $k --stats | cat > '$out'" ;;
+	pipe-S2G-chunked*) row $r "cat '$in' | GPUSORT_RESIDENT=0 $G $k -S 2G --gpu-memory 2G --stats > '$out'" ;;
+	pipe-S2G*) row $r "cat '$in' | $G $k -S 2G --gpu-memory 2G --stats > '$out'" ;;
+	pipe-chunked*) row $r "cat '$in' | GPUSORT_RESIDENT=0 $G $k --stats > '$out'" ;;
 	spill-gpu*) row $r "$G $k -S 2G --gpu-memory 2G --merge-engine=gpu --stats '$in' -o '$out'" ;;
 	spill-cpu*) row $r "$G $k -S 2G --gpu-memory 2G --merge-engine=cpu --stats '$in' -o '$out'" ;;
 	spill-auto*) row $r "$G $k -S 2G --gpu-memory 2G --stats '$in' -o '$out'" ;;

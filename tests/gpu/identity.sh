@@ -90,6 +90,30 @@ if GPUSORT_FAULT=gpu-oom $G -k u64 --stats "$d/in" -o "$d/gpu" 2>&1 | grep -q " 
 else
 	echo "FAIL gpu-oom-retry-reported: --stats shows no retries"; fails=1
 fi
+# an input of unknown size (a pipe): read in order into a chunk of the
+# device's capacity, trimmed to what came (gpu_resident_trim); one chunk,
+# or the first of many (the chunked path after it), kept or spilled;
+# --verify counts what came through the pipe. piped_id NAME GENARGS
+# SORTARGS DEVARGS
+piped_id() {
+	only "$1" || return 0
+	$GEN $2 -o "$d/in" 2> /dev/null || { echo "FAIL $1: gen $2"; fails=1; return; }
+	if ! $GI $3 --cpu "$d/in" > "$d/cpu" 2> "$d/cpu.err"; then
+		echo "FAIL $1: cpu engine: $(head -n 1 "$d/cpu.err")"; fails=1; return
+	fi
+	if ! cat "$d/in" | $G $3 --algorithm=$ENG $4 --verify --stats > "$d/gpu" 2> "$d/gpu.err"; then
+		echo "FAIL $1: gpu engine: $(grep -v 'stats:' "$d/gpu.err" | head -n 1)"; fails=1; return
+	fi
+	if ! grep -q "engine gpu:$ENG (.*device-resident)" "$d/gpu.err" || ! grep -q "verify: .* multiset ok" "$d/gpu.err"; then
+		echo "FAIL $1: not gpu:$ENG (device-resident), or no verify line: $(grep -o 'engine [^,]*' "$d/gpu.err")"; fails=1; return
+	fi
+	if cmp -s "$d/cpu" "$d/gpu"; then echo "PASS $1"; else echo "FAIL $1: GPU output differs from CPU"; fails=1; fi
+}
+piped_id "gpu-id-pipe-u64" "-n 3M -k u64 --dist zipf" "-k u64" ""
+piped_id "gpu-id-pipe-rec100" "-n 300001 --record-size 100 -k bytes10 --dist fewunique" "--record-size 100 -k bytes10" ""
+piped_id "gpu-id-pipe-rec16" "-n 1M --record-size 16 -k u64@8 -k i32@0 --dist fewunique" "--record-size 16 -k u64@8 -k i32@0:r" ""
+piped_id "gpu-id-pipe-many-kept" "-n 8M -k u64" "-k u64" "--gpu-memory 16M -S 160M"
+piped_id "gpu-id-pipe-spilled" "-n 8M -k u64 --dist fewunique" "-k u64" "--gpu-memory 16M -S 40M -T $d"
 # the cross-chunk overlap: chunk i+1 read and copied to the device while
 # chunk i is copied back. overlap NAME GENARGS SORTARGS DEVARGS [VAR=VALUE]:
 # a multi-chunk sort with the overlap (GPUSORT_OVERLAP unset) and without it
@@ -214,6 +238,8 @@ for ENG in $($G --help | sed -n 's/^GPU engines in this build (--algorithm)://p'
 	one "gpu-id-$ENG-many-chunks-rec100" "-n 1M --record-size 100 -k bytes10" "--record-size 100 -k bytes10" "--gpu-memory 16M"
 	one "gpu-id-$ENG-resident-3pieces-u64" "-n 20M -k u64 --dist zipf" "-k u64" ""
 	one "gpu-id-$ENG-chunked-rec100" "-n 300001 --record-size 100 -k bytes10" "--record-size 100 -k bytes10" "" GPUSORT_RESIDENT=0
+	piped_id "gpu-id-$ENG-pipe-u64" "-n 3M -k u64" "-k u64" ""
+	piped_id "gpu-id-$ENG-pipe-rec100" "-n 300001 --record-size 100 -k bytes10" "--record-size 100 -k bytes10" "--gpu-memory 16M"
 	# a sorter with scratch of the words' size: twice bitonic's budget for its chunks
 	overlap "gpu-overlap-$ENG-u32" "-n 16M -k u32 --dist fewunique" "-k u32" "--gpu-memory 48M -S 64M"
 done
