@@ -27,6 +27,7 @@ struct chunk_dst {
 	int err;          /* -errno of a failed spill write */
 	/* a pipe's chunk, placed once its size is known (place_chunk) */
 	sink *whole;      /* the output, while this is the first chunk */
+	struct pipe_src *src; /* its journal */
 	uint64_t *kept;   /* bytes of the runs kept so far */
 	int *spilling;    /* a run was spilled: so are the rest */
 };
@@ -114,24 +115,53 @@ static int consume_piece(void *arg, uint8_t *recs, size_t n)
  */
 struct pipe_src {
 	job_ctx *c;
-	tpool *tp;
 	io_ring *ring;
 	uint8_t *journal; /* the current chunk's records as read */
 	uint64_t jn;      /* records in it */
 	int err;          /* inputs_read_chunk's error */
+	/* each piece is copied into the journal by a thread of its own while
+	 * the next is read (the copy on the reader's thread slowed the read):
+	 * at most one copy per staging buffer in flight */
+	io_worker copier;
+	io_job copy[RESIDENT_SLOTS];
+	int pending[RESIDENT_SLOTS];
 };
+
+static ssize_t journal_copy(io_job *j, io_ring *ring)
+{
+	(void)ring;
+	memcpy(j->arg, j->buf, j->len);
+	return (ssize_t)j->len;
+}
+
+/* Wait for the journal copy out of staging buffer buf (NULL: of every one). */
+static void journal_wait(struct pipe_src *p, const uint8_t *buf)
+{
+	for (int k = 0; k < RESIDENT_SLOTS; k++)
+		if (p->pending[k] && (!buf || p->copy[k].buf == buf)) {
+			(void)io_worker_wait(&p->copier, &p->copy[k]);
+			p->pending[k] = 0;
+		}
+}
 
 static ssize_t pipe_read(void *arg, uint8_t *buf, size_t want)
 {
 	struct pipe_src *p = arg;
 	job_ctx *c = p->c;
+	journal_wait(p, buf); /* buf is about to be refilled */
 	io_job j = { .op = IO_JOB_CALL, .arg = c, .buf = buf, .len = want * c->R, .cap = want * c->R };
 	ssize_t n = inputs_read_chunk(&j, p->ring);
 	if (n < 0) {
 		p->err = (int)n;
 		return -1;
 	}
-	tpool_memcpy(p->tp, p->journal + p->jn * c->R, buf, (size_t)n * c->R);
+	int k = 0;
+	while (p->pending[k])
+		k++; /* a free one: at most RESIDENT_SLOTS - 1 others are in flight */
+	p->copy[k] = (io_job){ .op = IO_JOB_CALL, .call = journal_copy, .buf = buf, .len = (size_t)n * c->R,
+			       .arg = p->journal + p->jn * c->R };
+	io_worker_submit(&p->copier, &p->copy[k]);
+	p->pending[k] = 1;
 	p->jn += (uint64_t)n;
 	return n;
 }
@@ -144,6 +174,7 @@ static int place_chunk(void *arg, uint64_t n, int ended)
 {
 	struct chunk_dst *d = arg;
 	job_ctx *c = d->c;
+	journal_wait(d->src, NULL); /* the staging buffers now bring the chunk back */
 	if (d->whole && ended) {
 		d->out = d->whole;
 		job_map_output(c, d->out, (int64_t)(n * c->R));
@@ -165,7 +196,7 @@ static int runs_pipe(job_ctx *c, sink *out, int *single, resident *rs, tpool *tp
 	uint64_t chunk = c->plan.chunk, retries = 0, kept = 0;
 	int spilling = 0, ret = -1, rc;
 	char msg[1024];
-	struct pipe_src ps = { .c = c, .tp = tp, .ring = ring };
+	struct pipe_src ps = { .c = c, .ring = ring };
 	if (!*ring_ok && (rc = io_ring_init(ring))) {
 		job_fail(c, "cannot start I/O: %s", strerror(-rc));
 		return -1;
@@ -175,14 +206,20 @@ static int runs_pipe(job_ctx *c, sink *out, int *single, resident *rs, tpool *tp
 		job_fail(c, "out of memory (a chunk of %" PRIu64 " bytes; try a smaller -S)", chunk * R);
 		return -1;
 	}
+	if ((rc = io_worker_start(&ps.copier))) {
+		free(ps.journal);
+		job_fail(c, "cannot start threads: %s", strerror(-rc));
+		return -1;
+	}
 	progress_phase(c->prog, PROGRESS_SORT, 0, 0, -1);
 	for (;;) {
 		struct chunk_dst d = { .c = c, .tp = tp, .ring = ring, .ring_ok = ring_ok,
-				       .whole = c->nruns ? NULL : out, .kept = &kept, .spilling = &spilling };
+				       .whole = c->nruns ? NULL : out, .src = &ps, .kept = &kept, .spilling = &spilling };
 		resident_chunk ch = { .n = chunk, .consume = consume_piece, .arg = &d, .stream = pipe_read,
 				      .sarg = &ps, .placed = place_chunk };
 		ps.jn = 0;
 		rc = resident_sort_chunk(rs, &ch, NULL, msg, sizeof msg);
+		journal_wait(&ps, NULL);
 		int mrc = io_outmap_close(&d.map, d.done * R);
 		if (mrc && !rc) {
 			d.err = mrc;
@@ -244,6 +281,7 @@ static int runs_pipe(job_ctx *c, sink *out, int *single, resident *rs, tpool *tp
 		}
 		break;
 	}
+	io_worker_stop(&ps.copier);
 	free(ps.journal);
 	c->st.chunk = c->st.records < chunk ? c->st.records : chunk;
 	c->eng.gpu_retries += retries;
