@@ -26,10 +26,8 @@ struct chunk_dst {
 	int mapped;       /* the run was stored through map (counted once it is whole) */
 	int err;          /* -errno of a failed spill write */
 	/* a pipe's chunk, placed once its size is known (place_chunk) */
-	sink *whole;      /* the output, while this is the first chunk */
+	sink *whole;      /* the output, should the pipe end within the chunk */
 	struct pipe_src *src; /* its journal */
-	uint64_t *kept;   /* bytes of the runs kept so far */
-	int *spilling;    /* a run was spilled: so are the rest */
 };
 
 /* Make d's destination a new run of cnt records, kept in memory or spilled
@@ -166,25 +164,21 @@ static ssize_t pipe_read(void *arg, uint8_t *buf, size_t want)
 	return n;
 }
 
-/* A pipe's chunk of n records, the input ended within it or not: the
- * output when it is the only chunk (mapped, now that its size is known),
- * else a run, kept while the runs fit the plan's share (the last one
- * always), spilled from the first that does not on. */
+/* A pipe's first chunk of n records, the input ended within it or not:
+ * the output when it is the only chunk (mapped, now that its size is
+ * known), else the first run, kept (the plan leaves it room beside the
+ * journal) unless -S is too small for it. */
 static int place_chunk(void *arg, uint64_t n, int ended)
 {
 	struct chunk_dst *d = arg;
 	job_ctx *c = d->c;
 	journal_wait(d->src, NULL); /* the staging buffers now bring the chunk back */
-	if (d->whole && ended) {
+	if (ended) {
 		d->out = d->whole;
 		job_map_output(c, d->out, (int64_t)(n * c->R));
 		return 0;
 	}
-	int keep = ended || (!*d->spilling && *d->kept + n * c->R <= c->plan.share_kept);
-	*d->spilling |= !keep;
-	if (keep)
-		*d->kept += n * c->R;
-	return open_run(d, n, keep);
+	return open_run(d, n, n * c->R <= c->plan.share_kept);
 }
 
 /* The first chunk of a pipe (retried in halves while the device refuses it
@@ -193,8 +187,8 @@ static int place_chunk(void *arg, uint64_t n, int ended)
 static int runs_pipe(job_ctx *c, sink *out, int *single, resident *rs, tpool *tp, io_ring *ring, int *ring_ok)
 {
 	const size_t R = c->R;
-	uint64_t chunk = c->plan.chunk, retries = 0, kept = 0;
-	int spilling = 0, ret = -1, rc;
+	uint64_t chunk = c->plan.chunk, retries = 0;
+	int ret = -1, rc;
 	char msg[1024];
 	struct pipe_src ps = { .c = c, .ring = ring };
 	if (!*ring_ok && (rc = io_ring_init(ring))) {
@@ -213,8 +207,7 @@ static int runs_pipe(job_ctx *c, sink *out, int *single, resident *rs, tpool *tp
 	}
 	progress_phase(c->prog, PROGRESS_SORT, 0, 0, -1);
 	for (;;) {
-		struct chunk_dst d = { .c = c, .tp = tp, .ring = ring, .ring_ok = ring_ok,
-				       .whole = c->nruns ? NULL : out, .src = &ps, .kept = &kept, .spilling = &spilling };
+		struct chunk_dst d = { .c = c, .tp = tp, .ring = ring, .ring_ok = ring_ok, .whole = out, .src = &ps };
 		resident_chunk ch = { .n = chunk, .consume = consume_piece, .arg = &d, .stream = pipe_read,
 				      .sarg = &ps, .placed = place_chunk };
 		ps.jn = 0;
@@ -266,13 +259,12 @@ static int runs_pipe(job_ctx *c, sink *out, int *single, resident *rs, tpool *tp
 			c->st.runs++;
 			c->st.spilled += d.r->spilled;
 			c->st.spill_mapped += d.mapped;
-		} else if (ch.n || !c->nruns) {
+		} else {
 			*single = 1; /* the only chunk, or an empty input */
 		}
 		/* more follows: the chunked path goes on after this run, reading,
-		 * sorting and spilling side by side (a chunk here stops the read
-		 * while it drains: 16 GiB in 117 Mi-record chunks on the H200
-		 * machine took 20.2 s against 15.7 s chunked) */
+		 * sorting and spilling side by side, where a chunk here would
+		 * stop the read while it drains (DESIGN.md section 2) */
 		ret = ch.ended ? 0 : 1;
 		if (ret) {
 			snprintf(c->st.engine_buf, sizeof c->st.engine_buf, "%s (first chunk device-resident)",
