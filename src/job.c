@@ -165,6 +165,12 @@ static int form_runs(job_ctx *c, plan_input *pin, sink *out, int *single)
 	if (rc != 1)
 		return rc;
 	pin->stream_ok = pin->resident_ok = 0;
+	/* runs kept by the path that gave way part through a pipe hold their
+	 * memory until the merge: the chunked path plans with the rest of -S */
+	uint64_t kept = 0;
+	for (int i = 0; i < c->nruns; i++)
+		kept += c->runs[i]->mem ? c->runs[i]->n * c->R : 0;
+	pin->mem = pin->mem > kept + PLAN_MIN_MERGE_MEM ? pin->mem - kept : PLAN_MIN_MERGE_MEM;
 	/* the engine may be the CPU now (engine_gpu_lost) */
 	pin->gpu = c->eng.gpu != NULL;
 	pin->max_records = c->eng.max_records;

@@ -183,6 +183,30 @@ static int plan_resident(const plan_input *in, plan *p)
 	return 1;
 }
 
+/*
+ * The CPU engine's input of unknown size (a pipe): its first chunk as large
+ * as the streamed single chunk takes under -S (two record buffers and the
+ * scratch, as for a file), counted while read, so that a pipe that ends
+ * within it is sorted as a file of its size; one that goes on makes it the
+ * first run, kept, and the chunked path goes on with what it leaves of -S
+ * (runs_stream.c). The chunked path's own S/(4R+E) would make a pipe just
+ * past it spill a run of nearly all of it.
+ */
+static int plan_stream_pipe(const plan_input *in, plan *p)
+{
+	size_t R = in->keys->record_size, E = in->scratch_per_record;
+	if (in->gpu || !in->stream_ok || in->input_bytes >= 0 || in->ninputs > PLAN_STREAM_MAX_INPUTS)
+		return 0;
+	uint64_t C = in->mem / (2 * R + E);
+	if (C > in->max_records)
+		C = in->max_records;
+	p->chunk = C ? C : 1;
+	p->buffers = 2;
+	p->share_buffers = 2 * p->chunk * R;
+	p->share_scratch = p->chunk * E;
+	return 1;
+}
+
 void plan_make(const plan_input *in, plan *p)
 {
 	*p = (plan){ 0 };
@@ -198,6 +222,8 @@ void plan_make(const plan_input *in, plan *p)
 	}
 	if (plan_resident(in, p)) {
 		p->path = PLAN_RESIDENT;
+	} else if (plan_stream_pipe(in, p)) {
+		p->path = PLAN_STREAM;
 	} else {
 		plan_chunks(in, p);
 		p->path = !in->gpu && in->stream_ok && p->single && in->ninputs <= PLAN_STREAM_MAX_INPUTS ? PLAN_STREAM

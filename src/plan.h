@@ -33,7 +33,8 @@
  * PLAN_CHUNKED when the inputs turn out not to be what was checked). */
 enum {
 	PLAN_MERGE_INPUTS, /* -m: every input is a sorted run */
-	PLAN_STREAM,       /* CPU, one chunk of regular files read by all threads, written while sorted */
+	PLAN_STREAM,       /* CPU, one chunk of regular files read by all threads, written while sorted;
+			    * or a pipe's first chunk, counted while read (then PLAN_CHUNKED when it goes on) */
 	PLAN_RESIDENT,     /* GPU, device-sized chunks read by all threads into pinned staging */
 	PLAN_CHUNKED,      /* chunks read by one reader thread into host buffers, sorted, kept or spilled */
 };

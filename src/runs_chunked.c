@@ -50,11 +50,10 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 	int fix_writer = !pl->keep_all && pl->buffers > 2;
 	uint8_t *A = pool_take(c, &p, &writer), *T = NULL;
 	/* runs formed already by a path that gave way part through a pipe
-	 * (runs_resident.c): the chunks read here come after them */
+	 * (runs_resident.c, runs_stream.c): the chunks read here come after
+	 * them (and the plan left out the memory they keep, job.c) */
 	int ret = -1, first = c->nruns == 0, spilling = 0;
 	uint64_t kept = 0; /* bytes of the buffers of runs kept (keep_fits) */
-	for (int i = 0; i < c->nruns; i++)
-		kept += c->runs[i]->mem ? c->runs[i]->n * R : 0;
 	runs_feed feed = { 0 };
 	*single = 0;
 	if (!A)

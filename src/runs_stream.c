@@ -5,6 +5,7 @@
 #include "cpustream.h"
 #include "inputs.h"
 #include "readall.h"
+#include "runlist.h"
 #include "tpool.h"
 #include "util.h"
 
@@ -144,8 +145,96 @@ static void stream_count(void *arg, int part, size_t first, size_t count)
 	progress_add(sr->prog, count * sr->R);
 }
 
+/*
+ * A pipe's first chunk (plan.c plan_stream_pipe): read on this thread into
+ * a, counted for the partition while it arrives (runs_feed); a pipe that
+ * ends within it is sorted and written as runs_stream_buffer does, one that
+ * goes on makes it the first run, kept in memory, and returns 1 for the
+ * chunked path to go on after it (runs.h).
+ */
+static int stream_pipe(job_ctx *c, sink *out, int *single)
+{
+	size_t R = c->R, cap = (size_t)c->plan.chunk;
+	size_t sb = cpusort_scratch_bytes(c->s, cap), eb = c->eng.scratch_per_record * cap;
+	if (eb > sb)
+		sb = eb; /* the chunk sort's scratch, should it become a run */
+	uint8_t *a = util_alloc_huge(cap * R), *b = util_alloc_huge(cap * R);
+	uint8_t *scratch = sb ? util_alloc_huge(sb) : NULL;
+	io_ring ring;
+	int ring_ok = 0, ret = -1, rc;
+	runs_feed feed = { 0 };
+	*single = 0;
+	if (!a || !b || (sb && !scratch)) {
+		job_fail(c, "out of memory (2 buffers of %zu bytes and %zu of sort scratch; try a smaller -S)", cap * R,
+			 sb);
+		goto out;
+	}
+	if ((rc = io_ring_init(&ring))) {
+		job_fail(c, "cannot start I/O: %s", strerror(-rc));
+		goto out;
+	}
+	ring_ok = 1;
+	int fed = runs_feed_start(c, &feed, a, b, cap, scratch, out) == 0; /* else sorted as read */
+	progress_phase(c->prog, PROGRESS_SORT, 0, 0, -1);
+	double t0 = util_now();
+	io_job j = { .op = IO_JOB_CALL, .arg = c, .buf = a, .len = cap * R, .cap = cap * R };
+	ssize_t n = inputs_read_chunk(&j, &ring);
+	c->st.read_s += util_now() - t0;
+	if (n < 0) {
+		if (fed)
+			runs_feed_drop(c, &feed);
+		inputs_read_error(c, (int)n);
+		goto out;
+	}
+	c->st.records += (uint64_t)n;
+	c->st.chunk = cap; /* as the chunked path says it: the most a chunk takes */
+	if (inputs_ended(c)) {
+		*single = 1;
+		rc = fed ? runs_feed_finish(c, &feed, (size_t)n) : 1;
+		if (rc == 1)
+			rc = runs_stream_buffer(c, a, b, (size_t)n, scratch, out);
+		if (!rc)
+			progress_add(c->prog, (uint64_t)n * R);
+		ret = rc ? -1 : 0;
+		goto out;
+	}
+	if (fed)
+		runs_feed_drop(c, &feed); /* more follows: its records as read */
+	uint8_t *sorted = NULL;
+	t0 = util_now();
+	rc = c->eng.sort(&c->eng, a, b, (size_t)n, scratch, &sorted);
+	c->st.sort_s += util_now() - t0;
+	if (rc) {
+		job_fail(c, "%s", c->eng.errmsg);
+		goto out;
+	}
+	run *r = runlist_new(c);
+	if (!r) {
+		job_fail(c, "out of memory");
+		goto out;
+	}
+	r->n = (uint64_t)n;
+	r->mem = sorted; /* the run owns it now */
+	if (sorted == a)
+		a = NULL;
+	else
+		b = NULL;
+	c->st.runs++;
+	progress_add(c->prog, (uint64_t)n * R);
+	ret = 1;
+out:
+	if (ring_ok)
+		io_ring_exit(&ring);
+	free(a);
+	free(b);
+	free(scratch);
+	return ret;
+}
+
 int runs_stream(job_ctx *c, sink *out, int *single)
 {
+	if (inputs_known_size(c) < 0)
+		return stream_pipe(c, out, single);
 	size_t R = c->R, n = (size_t)c->plan.records;
 	int64_t total = (int64_t)((uint64_t)n * R);
 	int rc = inputs_reopen(c);

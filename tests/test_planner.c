@@ -80,9 +80,13 @@ static void check_plan(const char *name, const plan_input *in, const plan *p)
 				      "%" PRIu64 " runs of %" PRIu64 " for %" PRIu64 " records", p->runs, p->chunk,
 				      p->records);
 		}
-		if (p->path == PLAN_STREAM)
-			CHECK(!in->gpu && p->single, "stream path on %s, single %d", in->gpu ? "the GPU" : "the CPU",
-			      p->single);
+		if (p->path == PLAN_STREAM) {
+			/* one chunk of a known size, or a pipe's first chunk */
+			CHECK(!in->gpu && (p->single || in->input_bytes < 0), "stream path on %s, single %d",
+			      in->gpu ? "the GPU" : "the CPU", p->single);
+			CHECK(p->chunk == 1 || p->chunk * (2 * R + in->scratch_per_record) <= S,
+			      "stream chunk %" PRIu64 " records: two buffers and scratch > -S", p->chunk);
+		}
 		if (p->path == PLAN_RESIDENT) {
 			CHECK(in->gpu && in->input_bytes != 0, "resident path without a GPU, or for an empty input");
 			if (in->input_bytes < 0)
@@ -213,8 +217,16 @@ static void exact(void)
 		CHECK(p.path == PLAN_CHUNKED, "-S 4M: %s", plan_path_name(p.path));
 	} TEST_END();
 	TEST_BEGIN("planner/exact-pipe") {
+		/* the CPU: the first chunk as large as the streamed sort takes (two buffers and the
+		 * scratch in -S), then, should the pipe go on (stream_ok off), the chunked path */
 		plan_input in = input(&u64, -1, 64 * MiB, 0, 0);
 		plan p;
+		plan_make(&in, &p);
+		uint64_t F = 64 * MiB / (16 + in.scratch_per_record);
+		CHECK(p.path == PLAN_STREAM && !p.single && p.runs == 0 && p.chunk == F && p.buffers == 2,
+		      "path %s single %d chunk %" PRIu64 " (want %" PRIu64 ")", plan_path_name(p.path), p.single,
+		      p.chunk, F);
+		in.stream_ok = 0;
 		plan_make(&in, &p);
 		CHECK(p.path == PLAN_CHUNKED && !p.single && p.runs == 0 && p.chunk == 2 * MiB,
 		      "path %s single %d runs %" PRIu64, plan_path_name(p.path), p.single, p.runs);

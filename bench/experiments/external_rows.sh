@@ -63,6 +63,7 @@ for r in ${ROWS:-cat-file cat-pipe spill-gpu spill-cpu pipe cpu-default cpu-S2G 
 	spill-cpu*) row $r "$G $k -S 2G --gpu-memory 2G --merge-engine=cpu --stats '$in' -o '$out'" ;;
 	spill-auto*) row $r "$G $k -S 2G --gpu-memory 2G --stats '$in' -o '$out'" ;;
 	pipe*) row $r "cat '$in' | $G $k --stats > '$out'" ;;
+	cpu-pipe*) row $r "cat '$in' | $G --cpu $k --stats > '$out'" ;;
 	cpu-default*) row $r "$G --cpu $k --stats '$in' -o '$out'" ;;
 	cpu-S2G*) row $r "$G --cpu $k -S 2G --stats '$in' -o '$out'" ;;
 	auto*) row $r "$G $k --stats '$in' -o '$out'" ;;
