@@ -188,8 +188,8 @@ static int plan_resident(const plan_input *in, plan *p)
  * as the streamed single chunk takes under -S (two record buffers and the
  * scratch, as for a file), counted while read, so that a pipe that ends
  * within it is sorted as a file of its size; one that goes on makes it the
- * first run, kept, and the chunked path goes on with what it leaves of -S
- * (runs_stream.c). The chunked path's own S/(4R+E) would make a pipe just
+ * first run (kept, or spilled when -S is small) and the chunked path goes
+ * on after it (runs_stream.c). The chunked path's own S/(4R+E) would make a pipe just
  * past it spill a run of nearly all of it.
  */
 static int plan_stream_pipe(const plan_input *in, plan *p)

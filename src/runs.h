@@ -33,7 +33,7 @@ void job_map_output(job_ctx *c, sink *out, int64_t bytes);
 /* PLAN_STREAM: the CPU engine's one chunk of regular files, read by all
  * threads, written while it is sorted (cpustream.h); or a pipe's first
  * chunk, counted while read (1 when the pipe goes on past it, the chunk
- * then c->runs[0]). runs_stream.c */
+ * then c->runs[0], kept or spilled). runs_stream.c */
 int runs_stream(job_ctx *c, sink *out, int *single);
 
 /* PLAN_RESIDENT: device-sized chunks of regular files, read by all threads

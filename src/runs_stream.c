@@ -5,6 +5,7 @@
 #include "cpustream.h"
 #include "inputs.h"
 #include "readall.h"
+#include "run.h"
 #include "runlist.h"
 #include "tpool.h"
 #include "util.h"
@@ -145,11 +146,46 @@ static void stream_count(void *arg, int part, size_t first, size_t count)
 	progress_add(sr->prog, count * sr->R);
 }
 
+/* A pipe's first run is kept in memory when at least this much of -S is
+ * left beside it: the chunked path after it plans with what is left, and
+ * below this its smaller chunks make more runs than the merge's windows
+ * take in one pass (-S 32M: 125 runs and two passes against 64 and one). */
+#define STREAM_PIPE_KEEP_LEFT ((uint64_t)256 << 20)
+
+/* Spill the sorted run r (n records at recs) to a temp file through ring,
+ * checksummed and sampled as every spilled run. 0, or -1 (c->r filled). */
+static int spill_run(job_ctx *c, run *r, const uint8_t *recs, size_t n, io_ring *ring)
+{
+	size_t bytes = n * c->R;
+	if (runlist_spill(c, r, bytes) < 0)
+		return -1;
+	if (run_sample_start(r, c->R)) {
+		job_fail(c, "out of memory");
+		return -1;
+	}
+	run_sample_add(r, recs, 0, n, c->R);
+	double t0 = util_now();
+	r->file->pos = r->off;
+	int rc = run_hash_add(&r->hash, recs, bytes);
+	if (!rc)
+		rc = io_write_next(ring, r->file, recs, bytes);
+	if (!rc)
+		rc = run_hash_end(&r->hash);
+	c->st.spill_s += util_now() - t0;
+	if (rc) {
+		runlist_write_failed(c, r->file, rc);
+		return -1;
+	}
+	c->st.spilled++;
+	return runlist_spill_close(c, r);
+}
+
 /*
  * A pipe's first chunk (plan.c plan_stream_pipe): read on this thread into
  * a, counted for the partition while it arrives (runs_feed); a pipe that
  * ends within it is sorted and written as runs_stream_buffer does, one that
- * goes on makes it the first run, kept in memory, and returns 1 for the
+ * goes on makes it the first run, kept in memory where enough of -S is left
+ * beside it (STREAM_PIPE_KEEP_LEFT), else spilled, and returns 1 for the
  * chunked path to go on after it (runs.h).
  */
 static int stream_pipe(job_ctx *c, sink *out, int *single)
@@ -214,12 +250,17 @@ static int stream_pipe(job_ctx *c, sink *out, int *single)
 		goto out;
 	}
 	r->n = (uint64_t)n;
-	r->mem = sorted; /* the run owns it now */
-	if (sorted == a)
-		a = NULL;
-	else
-		b = NULL;
 	c->st.runs++;
+	if (c->o->mem < (uint64_t)n * R + STREAM_PIPE_KEEP_LEFT) {
+		if (spill_run(c, r, sorted, (size_t)n, &ring))
+			goto out;
+	} else {
+		r->mem = sorted; /* the run owns it now */
+		if (sorted == a)
+			a = NULL;
+		else
+			b = NULL;
+	}
 	progress_add(c->prog, (uint64_t)n * R);
 	ret = 1;
 out:

@@ -268,6 +268,16 @@ for spec in "-k u64" "-k f32:r" "--record-size 8 -k bytes8" "--record-size 5" "-
 	done
 done
 
+# a pipe past its first chunk (S / (2R + E) records): that chunk is the
+# first run, spilled when -S is small (the cases above, -S 4M), kept in
+# memory when at least 256 MiB of -S is left beside it (-S 560M: a chunk
+# of 280 MiB of u64, 300 MB piped: the rest one more run, nothing spilled)
+gen -n 37500000 -k u64 --seed 7 -o big.bin &&
+	pipecase "pipe-first-run-kept" "-k u64" "-S 560M -T $PWD" big.bin runs &&
+	{ grep -q "chunk [0-9]* records, 2 runs (0 spilled)" gs.err && pass "pipe-first-run-kept-stats" ||
+		fail "pipe-first-run-kept-stats" "want 2 runs, 0 spilled: $(grep -o 'chunk [^,]*, [^,]*' gs.err)"; }
+rm -f big.bin
+
 # a record split across reads of a slow pipe, -u, --verify, an empty pipe
 gen -n 3000 --record-size 12 -k u64@4 --dist fewunique --seed 31 -o in.bin
 "$REF" --record-size 12 -k u64@4 < in.bin > exp.bin
