@@ -155,6 +155,12 @@ ssize_t inputs_read_chunk(io_job *j, io_ring *ring)
 		size_t step = INPUTS_EACH_BYTES / c->R ? INPUTS_EACH_BYTES / c->R : 1;
 		for (size_t e = 0; c->read_each && e < done; e += step)
 			c->read_each(c->read_each_arg, e, done - e < step ? done - e : step);
+		if (c->replay_done == c->replay_bytes) {
+			/* given back at once: the path reading it planned without it */
+			free(c->replay);
+			c->replay = NULL;
+			c->replay_bytes = c->replay_done = 0;
+		}
 	}
 	while (got < j->len && c->cur < c->nin) {
 		io_file *f = &c->in[c->cur];

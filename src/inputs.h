@@ -54,7 +54,8 @@ ssize_t inputs_read_chunk(io_job *j, io_ring *ring);
  * where the reader is, to be read again first: the next inputs_read_chunk
  * calls return them (c->read_each sees them again; --verify's sum, which
  * counted them once, does not), then go on with the inputs. c takes buf
- * (malloc'd, util_alloc_huge too; freed with c). For a path that read
+ * (malloc'd, util_alloc_huge too), freed once the last of it is read
+ * again (or with c). For a path that read
  * part of a pipe and cannot finish it: what it read is not lost.
  */
 void inputs_replay(job_ctx *c, uint8_t *buf, uint64_t bytes);
