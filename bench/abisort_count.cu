@@ -146,24 +146,16 @@ void phases(int L)
 	for (int run = 0; run < 2; ++run) {
 		k_fill<T><<<1024, 256>>>(d, n, 11 + run);
 		double whole = 0;
-		const double loc = timed([&] { CK(local_sort<T>(d, n, 0)); });
+		const double loc = timed([&] { CK(local_sort<T>(d, d, n, 0)); });
 		whole += loc;
 		if (run)
 			printf("| %d | 2^%d | tile sort | %.3f |\n", (int)sizeof(T), L, loc);
 		T *src = d, *dst = x;
 		double spl = 0, lea = 0;
 		for (int j = local_bits<T>() + 1; j <= L; ++j) {
-			const uint64_t pairs = ((n - 1) >> j) + 1;
-			const double s = timed([&] {
-				for (int dd = 1; dd <= j - C::TB; ++dd) {
-					const uint64_t count = pairs << (dd - 1);
-					k_abi_split<T, C><<<(unsigned)((count + 7) / 8), 256>>>(src, n, j, dd, S, count);
-				}
-				CK(cudaGetLastError());
-			});
+			const double s = timed([&] { CK(split_stages<T>(src, n, j, S, 0, NULL)); });
 			const double l = timed([&] {
-				k_abi_leaf<T, C><<<(unsigned)((n + C::T - 1) >> C::TB), C::NT>>>(src, dst, n, j, S);
-				CK(cudaGetLastError());
+				CK(launch_leaves<T>(src, dst, n, j, S, 0));
 			});
 			if (run)
 				printf("| %d | 2^%d | level %d: %d stages, leaves | %.3f, %.3f |\n", (int)sizeof(T), L, j,
@@ -177,7 +169,7 @@ void phases(int L)
 		whole += spl + lea;
 		if (run) {
 			printf("| %d | 2^%d | all stages, all leaves | %.3f, %.3f |\n", (int)sizeof(T), L, spl, lea);
-			printf("| %d | 2^%d | sum (no final copy) | %.3f |%s\n", (int)sizeof(T), L, whole,
+			printf("| %d | 2^%d | sum (tile sort in place) | %.3f |%s\n", (int)sizeof(T), L, whole,
 			       sorted(src, n) ? "" : " NOT SORTED");
 		}
 	}

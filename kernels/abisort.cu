@@ -54,7 +54,7 @@ size_t extra_of(size_t n)
  * could hold; a block holds thousands.
  */
 template <class T>
-cudaError_t local_sort(T *d, size_t n, cudaStream_t st)
+cudaError_t local_sort(const T *src, T *dst, size_t n, cudaStream_t st)
 {
 	typedef typename gs_bitonic::Tr<T>::Def B;
 	const int smem = (int)(sizeof(T) << B::TB);
@@ -63,35 +63,58 @@ cudaError_t local_sort(T *d, size_t n, cudaStream_t st)
 	if (err != cudaSuccess)
 		return err;
 	const uint64_t nloc = ((uint64_t)n + (1ull << B::TB) - 1) >> B::TB;
-	gs_bitonic::k_bitonic_local<T, B><<<(unsigned)nloc, 1 << B::NTB, smem, st>>>(d, (uint64_t)n);
+	gs_bitonic::k_bitonic_local<T, B><<<(unsigned)nloc, 1 << B::NTB, smem, st>>>(src, dst, (uint64_t)n);
 	return cudaGetLastError();
 }
 
 /*
- * Merge level j (runs of 2^(j-1) into runs of 2^j) from src to dst:
- * stages 1 .. j - TB of the adaptive merge in device memory (one launch a
+ * Stages 1 .. j - TB of merge level j's adaptive merge in device memory,
+ * reading the runs in src and writing the splits to S (one launch a
  * stage, section "Outline of the Implementation": stage d has 2^(d-1)
- * instances per pair, a warp each, 8 a block), then the leaf blocks.
+ * instances per pair, by a warp or a thread each as stage_wide says).
  */
 template <class T>
-cudaError_t merge_level(const T *src, T *dst, size_t n, int j, uint64_t *S, cudaStream_t st, uint64_t *passes)
+cudaError_t split_stages(const T *src, size_t n, int j, uint64_t *S, cudaStream_t st, uint64_t *passes)
 {
 	typedef typename ATr<T>::Def C;
 	const uint64_t pairs = ((n - 1) >> j) + 1;
 	for (int d = 1; d <= j - C::TB; ++d) {
 		const uint64_t count = pairs << (d - 1);
-		k_abi_split<T, C><<<(unsigned)((count + 7) / 8), 256, 0, st>>>(src, n, j, d, S, count);
+		if (stage_wide<C>(count))
+			k_abi_split<T, C, true><<<(unsigned)((count + 7) / 8), 256, 0, st>>>(src, n, j, d, S, count);
+		else
+			k_abi_split<T, C, false><<<(unsigned)((count + 255) / 256), 256, 0, st>>>(src, n, j, d, S, count);
 		cudaError_t err = cudaGetLastError();
 		if (err != cudaSuccess)
 			return err;
 		if (passes)
 			++*passes;
 	}
+	return cudaSuccess;
+}
+
+/* The leaf blocks of merge level j from src to dst (its splits in S), one
+ * a leaf. */
+template <class T>
+cudaError_t launch_leaves(const T *src, T *dst, size_t n, int j, const uint64_t *S, cudaStream_t st)
+{
+	typedef typename ATr<T>::Def C;
 	const uint64_t leaves = (n + C::T - 1) >> C::TB;
 	k_abi_leaf<T, C><<<(unsigned)leaves, C::NT, 0, st>>>(src, dst, n, j, S);
+	return cudaGetLastError();
+}
+
+/* Merge level j (runs of 2^(j-1) into runs of 2^j) from src to dst: the
+ * stages in device memory, then the leaf blocks. */
+template <class T>
+cudaError_t merge_level(const T *src, T *dst, size_t n, int j, uint64_t *S, cudaStream_t st, uint64_t *passes)
+{
+	cudaError_t err = split_stages<T>(src, n, j, S, st, passes);
+	if (err != cudaSuccess)
+		return err;
 	if (passes)
 		++*passes;
-	return cudaGetLastError();
+	return launch_leaves<T>(src, dst, n, j, S, st);
 }
 
 /* The sort of n words (sorter.cuh's contract; scratch checked by the
@@ -101,16 +124,21 @@ cudaError_t sort_words(T *d, size_t n, void *scratch, cudaStream_t st, uint64_t 
 {
 	if (n < 2)
 		return cudaSuccess;
-	cudaError_t err = local_sort<T>(d, n, st);
+	const int L = ceil_log2(n);
+	if (L <= local_bits<T>()) {
+		if (passes)
+			++*passes;
+		return local_sort<T>(d, d, n, st);
+	}
+	/* the ping-pong ends in d: an odd number of merge levels starts from
+	 * the second buffer, the tile sort writing there */
+	T *alt = (T *)scratch, *src = (L - local_bits<T>()) & 1 ? alt : d, *dst = src == d ? alt : d;
+	uint64_t *S = (uint64_t *)((unsigned char *)scratch + al256(n * sizeof(T)));
+	cudaError_t err = local_sort<T>(d, src, n, st);
 	if (err != cudaSuccess)
 		return err;
 	if (passes)
 		++*passes;
-	const int L = ceil_log2(n);
-	if (L <= local_bits<T>())
-		return cudaSuccess;
-	T *alt = (T *)scratch, *src = d, *dst = alt;
-	uint64_t *S = (uint64_t *)((unsigned char *)scratch + al256(n * sizeof(T)));
 	for (int j = local_bits<T>() + 1; j <= L; ++j) {
 		err = merge_level<T>(src, dst, n, j, S, st, passes);
 		if (err != cudaSuccess)
@@ -119,12 +147,7 @@ cudaError_t sort_words(T *d, size_t n, void *scratch, cudaStream_t st, uint64_t 
 		src = dst;
 		dst = t;
 	}
-	if (src != d) {
-		err = cudaMemcpyAsync(d, src, n * sizeof(T), cudaMemcpyDeviceToDevice, st);
-		if (err == cudaSuccess && passes)
-			++*passes;
-	}
-	return err;
+	return cudaSuccess;
 }
 
 size_t abisort_extra_bytes(size_t n, int width)

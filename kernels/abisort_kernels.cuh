@@ -33,19 +33,23 @@ __device__ unsigned long long g_abi_cmp;
 
 /*
  * Stage d of merge level j in device memory (abisort_merge.cuh,
- * split_node): one warp per instance, count = pairs * 2^(d-1) of them.
- * The stream of the paper's node pointers is S; every instance writes its
- * own slot (no scatter, section "Eliminating Random-Access Writes"). A
- * stage reads only its parents' splits, written by the launch before.
+ * split_node), count = pairs * 2^(d-1) instances. WIDE: a warp per
+ * instance (split_wide: fewer dependent reads, for the stages with few
+ * instances, whose latency is the cost); else a thread per instance
+ * (split_search: a word read per probe, for the deep stages, whose
+ * traffic is). The stream of the paper's node pointers is S; every
+ * instance writes its own slot (no scatter, section "Eliminating
+ * Random-Access Writes"). A stage reads only its parents' splits,
+ * written by the launch before.
  */
-template <class T, class C>
+template <class T, class C, bool WIDE>
 __global__ void __launch_bounds__(256) k_abi_split(const T *__restrict__ src, uint64_t n, int j, int d,
 						   uint64_t *__restrict__ S, uint64_t count)
 {
-	const uint64_t t = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+	const uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, t = WIDE ? g >> 5 : g;
 	if (t >= count)
-		return; /* the whole warp: instances are warp-uniform */
-	const uint32_t c = split_node<T, C::TB>(src, n, j, d, S, t, threadIdx.x & 31);
+		return; /* WIDE: the whole warp, instances are warp-uniform */
+	const uint32_t c = split_node<T, C::TB, WIDE>(src, n, j, d, S, t, WIDE ? threadIdx.x & 31 : 0);
 	GS_ABI_COUNT(c);
 }
 

@@ -187,17 +187,26 @@ GS_ABI_HD void split_range(I r, I xl, I yl, I xh, I yh, I *lo, I *hi)
 	*hi = r - yl < xh ? r - yl : xh;
 }
 
+/* Whether a merge stage in device memory of count instances searches by
+ * a warp each (C::WIDE, abisort_tuning.cuh); the host replay asks too. */
+template <class C>
+GS_ABI_HD bool stage_wide(uint64_t count)
+{
+	return count <= (uint64_t)C::WIDE;
+}
+
 /*
  * Stage d (1 .. j - TB) of merge level j in device memory, by one warp
- * (lane: this thread's): instance t of pairs * 2^(d-1) computes the split
- * of subtree boundary (2u + 1) 2^(j-TB-d) (u = t mod 2^(d-1), in leaves
- * of 2^TB words) of pair p = t / 2^(d-1), from its parent's two
+ * (WIDE, lane: this thread's) or one thread (lane 0): instance t of
+ * pairs * 2^(d-1) computes the split of subtree boundary
+ * (2u + 1) 2^(j-TB-d) (u = t mod 2^(d-1), in leaves of 2^TB words) of
+ * pair p = t / 2^(d-1), from its parent's two
  * boundaries, and lane 0 writes it to S[p 2^(j-TB) + that boundary]. S
  * holds, per pair, the split at every leaf boundary except the pair's
  * start (0) and end (la): the stream of the paper's node pointers.
  * Returns the comparisons made (lane 0; 0 on the others).
  */
-template <class T, int TB>
+template <class T, int TB, bool WIDE>
 GS_ABI_HD uint32_t split_node(const T *src, uint64_t n, int j, int d, uint64_t *S, uint64_t t, uint32_t lane)
 {
 	const int lpb = j - TB;
@@ -222,8 +231,10 @@ GS_ABI_HD uint32_t split_node(const T *src, uint64_t n, int j, int d, uint64_t *
 	split_range<uint64_t>(r, xl, yl, xh, yh, &lo, &hi);
 	const T *A = src + q.p0, *B = src + q.p0 + q.h;
 	uint32_t cmp = 0;
-	const uint64_t x = split_wide<T, uint64_t>([A](uint64_t k) { return A[k]; },
-						   [B](uint64_t k) { return B[k]; }, r, lo, hi, lane, &cmp);
+	auto a = [A](uint64_t k) { return A[k]; };
+	auto b = [B](uint64_t k) { return B[k]; };
+	const uint64_t x = WIDE ? split_wide<T, uint64_t>(a, b, r, lo, hi, lane, &cmp) :
+				  split_search<T, uint64_t>(a, b, r, lo, hi, &cmp);
 	if (lane == 0)
 		Sp[i] = x;
 	return cmp;

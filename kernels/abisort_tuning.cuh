@@ -24,22 +24,30 @@ namespace gs_abisort {
 template <int TB_, int RB_, int MINB_>
 struct ACfg {
 	enum { TB = TB_, RB = RB_, NTB = TB_ - RB_, NT = 1 << (TB_ - RB_), T = 1 << TB_, R = 1 << RB_, MINB = MINB_ };
+	/* WIDE: a merge stage in device memory with at most this many
+	 * instances searches by a warp each, a deeper one by a thread each
+	 * (abisort_kernels.cuh, k_abi_split) */
+	enum { WIDE = 2048 };
 	static_assert(TB_ - RB_ >= 5 && TB_ - RB_ <= 10, "a leaf block is 32..1024 threads");
 };
 
-/* Per word type: tiles of 32 KiB of shared memory (static, under 48 KiB),
- * 16 words a thread, 4 leaf blocks per SM: u32 then fits 32 registers
- * (2048 threads an SM, no spill), u64 64 (4 bytes spilled), u128 108;
- * asking more blocks of u64 and u128 spills tens to hundreds of bytes. */
+/* Per word type: 16 words a thread, 16 KiB leaf tiles of 8 warps (u32) or
+ * 4 (u64), 8 KiB of 2 warps (u128); 8 leaf blocks an SM, so that u32
+ * keeps 32 registers and all 2048 threads an SM allows. The leaf pass is
+ * bound by its instructions and its barriers (a stage of few instances
+ * holds up the block), and more, smaller blocks hide them better than
+ * the 32 KiB tiles of 4 blocks an SM measured before, at the price of one
+ * more stage in device memory a level (bench/results/
+ * h200-engines-tuning-2026-11-27.md). */
 template <class T> struct ATr;
 template <> struct ATr<uint32_t> {
-	typedef ACfg<13, 4, 4> Def;
+	typedef ACfg<12, 4, 8> Def;
 };
 template <> struct ATr<uint64_t> {
-	typedef ACfg<12, 4, 4> Def;
+	typedef ACfg<11, 4, 8> Def;
 };
 template <> struct ATr<gs_u128> {
-	typedef ACfg<11, 4, 4> Def;
+	typedef ACfg<10, 4, 8> Def;
 };
 
 } // namespace gs_abisort

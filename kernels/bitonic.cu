@@ -36,7 +36,7 @@ cudaError_t launch_pass(T *d, IX n, int L, int kind, int s, int hi, int lo, int 
 	const uint64_t nblk = L > TB ? (1ull << (L - TB)) : 1;
 	if (kind == PASS_LOCAL) {
 		const uint64_t nloc = ((uint64_t)n + (1ull << TB) - 1) >> TB;
-		k_bitonic_local<T, C><<<(unsigned)nloc, 1 << C::NTB, smem, st>>>(d, (uint64_t)n);
+		k_bitonic_local<T, C><<<(unsigned)nloc, 1 << C::NTB, smem, st>>>(d, d, (uint64_t)n);
 	} else if (kind == PASS_LOW) {
 		k_bitonic_low<T, C, IX><<<(unsigned)nblk, 1 << C::NTB, smem, st>>>(d, n, s, (IX)nblk, rev);
 	} else if (kind == PASS_SMEM) {

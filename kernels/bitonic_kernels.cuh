@@ -155,10 +155,13 @@ __device__ __forceinline__ void tile_sort(T *tile)
  * The tile sort: sort every aligned tile d[b*2^TB ..) ascending, stages
  * 1..TB inside shared memory: a single Γ-partition per block with
  * Γ = {0..TB-1} (Definition 2 with the lowest bits: coalesced).
- * Elements >= n are +infinity, not loaded, not stored.
+ * Elements >= n are +infinity, not loaded, not stored. src and dst: n
+ * elements each, the same array (in place) or disjoint ones (abisort's
+ * tile sort into its second buffer, which saves a final copy when its
+ * merge levels are odd); a block reads its whole tile before it writes.
  */
 template <class T, class C>
-__global__ void __launch_bounds__(1 << C::NTB, C::LMINB) k_bitonic_local(T *__restrict__ d, uint64_t n)
+__global__ void __launch_bounds__(1 << C::NTB, C::LMINB) k_bitonic_local(const T *src, T *dst, uint64_t n)
 {
 	constexpr int TB = C::TB, RB = C::RB, WB = Tr<T>::WB, R = 1 << RB;
 	constexpr uint32_t NT = 1u << C::NTB;
@@ -173,12 +176,12 @@ __global__ void __launch_bounds__(1 << C::NTB, C::LMINB) k_bitonic_local(T *__re
 	if (full) {
 #pragma unroll 8
 		for (int q = 0; q < R; ++q)
-			tile[swz2<RB, WB>(tid, q * NT, NT - 1)] = d[base + tid + q * NT];
+			tile[swz2<RB, WB>(tid, q * NT, NT - 1)] = src[base + tid + q * NT];
 	} else {
 #pragma unroll 8
 		for (int q = 0; q < R; ++q) {
 			uint32_t e = tid + q * NT;
-			tile[swz2<RB, WB>(tid, q * NT, NT - 1)] = base + e < n ? d[base + e] : Word<T>::inf();
+			tile[swz2<RB, WB>(tid, q * NT, NT - 1)] = base + e < n ? src[base + e] : Word<T>::inf();
 		}
 	}
 	__syncthreads();
@@ -187,13 +190,13 @@ __global__ void __launch_bounds__(1 << C::NTB, C::LMINB) k_bitonic_local(T *__re
 	if (full) {
 #pragma unroll 8
 		for (int q = 0; q < R; ++q)
-			d[base + tid + q * NT] = tile[swz2<RB, WB>(tid, q * NT, NT - 1)];
+			dst[base + tid + q * NT] = tile[swz2<RB, WB>(tid, q * NT, NT - 1)];
 	} else {
 #pragma unroll 8
 		for (int q = 0; q < R; ++q) {
 			uint32_t e = tid + q * NT;
 			if (base + e < n)
-				d[base + e] = tile[swz2<RB, WB>(tid, q * NT, NT - 1)];
+				dst[base + e] = tile[swz2<RB, WB>(tid, q * NT, NT - 1)];
 		}
 	}
 }

@@ -141,7 +141,7 @@ cudaError_t sample_sort(T *d, size_t n, void *scratch, size_t scratch_bytes, cud
 	GS_TRY((set_smem<T, C>()));
 	const size_t smem = sizeof(T) << C::TB;
 	/* steps 1-2: the sublists (tiles) sorted in shared memory, bitonic */
-	gs_bitonic::k_bitonic_local<T, C><<<(unsigned)cdiv(n, (uint64_t)1 << C::TB), 1 << C::NTB, smem, stream>>>(d, n);
+	gs_bitonic::k_bitonic_local<T, C><<<(unsigned)cdiv(n, (uint64_t)1 << C::TB), 1 << C::NTB, smem, stream>>>(d, d, n);
 	GS_TRY(launched(passes, true));
 	if (!p.m)
 		return cudaSuccess; /* one tile */

@@ -63,7 +63,9 @@ uint64_t replay(std::vector<T> &d, int LT)
 		const uint64_t pairs = ((n - 1) >> j) + 1;
 		for (int dd = 1; dd <= j - C::TB; ++dd)
 			for (uint64_t t = 0; t < pairs << (dd - 1); ++t)
-				cmp += split_node<T, C::TB>(src, n, j, dd, S.data(), t, 0);
+				cmp += stage_wide<C>(pairs << (dd - 1)) ?
+					       split_node<T, C::TB, true>(src, n, j, dd, S.data(), t, 0) :
+					       split_node<T, C::TB, false>(src, n, j, dd, S.data(), t, 0);
 		const uint64_t leaves = (n + C::T - 1) >> C::TB;
 		std::vector<T> tile(C::T);
 		std::vector<uint32_t> sx(C::NT + 1);
