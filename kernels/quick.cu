@@ -12,15 +12,16 @@
  * loop of Algorithm 1 became a fixed number of device-planned rounds.
  *
  * Device memory per sort (extra_bytes), for n words of w bytes, TILE =
- * 8192 / 4096 / 2048 words and m = min(4096, n / LEAFMIN + 1) with LEAFMIN
- * = 16384 / 8192 / 4096 (u32 / u64 / u128):
+ * 4096 / 4096 / 2048 words and m = min(32768, n / LEAFMIN + 1) with
+ * LEAFMIN = 8192 / 4096 / 2048 (u32 / u64 / u128), R phase-one rounds
+ * (R <= log2(m) + 20, and <= 8 w + 2):
  *   n w                           the auxiliary buffer (section 3.1)
  *   + 4 w (n / TILE + 4 m + 9)    per-tile min/max of a round
  *   + (4 m + 8) (2 E + 4)         two work lists (E = 48 / 48 / 64 bytes)
- *   + 24 (3 m R + 8)              phase two's sequences (R <= 32 rounds,
- *                                 log2(m) + 20)
- * plus alignment: n w + n w / 2048 + at most 13 MiB (u32, n = 2^28:
- * 1.011 n w, 11 MiB of tables).
+ *   + 24 (2 P + 8)                phase two's sequences, P = sum over the
+ *                                 rounds r < R of min(2^r, m)
+ * plus alignment: n w (1 + 1/1024) (u128: 1/512) + at most 56 MiB (u32,
+ * n = 2^28: 1.044 n w, 45 MiB of tables).
  */
 #include "quick_kernels.cuh"
 #include "quick_tuning.cuh"

@@ -152,6 +152,30 @@ __device__ void plan_list(const QTabs<T> &t, int li, typename cub::BlockScan<uin
 	}
 }
 
+/*
+ * The entry of tile ti, the last i in [lo, hi] with pref[i] <= ti (pref
+ * non-decreasing, pref[lo] <= ti), by one warp (lane: this thread's; all
+ * get the answer): each round 32 probes spread over (lo, hi], whose
+ * outcomes are true then false, narrow the range 32-fold; a block's tiles
+ * come in increasing order, so lo is its last tile's entry. The search
+ * is the first thing every tile waits for: log32 of the entries in
+ * dependent reads instead of log2.
+ */
+__device__ __forceinline__ uint32_t tile_entry(const uint32_t *pref, uint32_t ti, uint32_t lo, uint32_t hi,
+					       uint32_t lane)
+{
+	while (lo < hi) {
+		const uint32_t w = hi - lo, np = w >= 32 ? 32u : w;
+		auto probe = [lo, w](uint32_t k) { return lo + 1 + (w >= 32 ? (uint32_t)((uint64_t)k * w / 32) : k); };
+		const bool p = lane < np && pref[probe(lane)] <= ti;
+		const uint32_t cnt = (uint32_t)__popc(__ballot_sync(0xffffffffu, p));
+		const uint32_t nlo = cnt ? probe(cnt - 1) : lo, nhi = cnt < np ? probe(cnt) - 1 : hi;
+		lo = nlo;
+		hi = nhi;
+	}
+	return lo;
+}
+
 /* Append entry e to list li (thread 0 of a block); false when full. */
 template <class T>
 __device__ __forceinline__ bool list_push(const QTabs<T> &t, int li, const QEnt<T> &e)
@@ -253,17 +277,12 @@ __global__ void __launch_bounds__(C::THREADS, C::RMINB) k_round(QTabs<T> t, int 
 	__shared__ uint32_t s_e;
 	const uint32_t ne = min(t.ctl->cnt[cur], t.list_cap), total = t.pref[ne];
 	QEnt<T> *list = lst(t, cur);
+	uint32_t prev = 0; /* warp 0: the entry of the block's last tile */
 	for (uint32_t ti = blockIdx.x; ti < total; ti += gridDim.x) {
-		if (threadIdx.x == 0) { /* the entry: the last i with pref[i] <= ti */
-			uint32_t lo = 0, hi = ne - 1;
-			while (lo < hi) {
-				const uint32_t mid = (lo + hi + 1) >> 1;
-				if (t.pref[mid] <= ti)
-					lo = mid;
-				else
-					hi = mid - 1;
-			}
-			s_e = lo;
+		if (threadIdx.x < 32) {
+			prev = tile_entry(t.pref, ti, prev, ne - 1, threadIdx.x);
+			if (threadIdx.x == 0)
+				s_e = prev;
 		}
 		__syncthreads();
 		const uint32_t ei = s_e;

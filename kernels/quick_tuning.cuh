@@ -17,37 +17,44 @@ namespace gs_quick {
 /*
  * A configuration. THREADS: threads per block (both phases). ITEMS:
  * elements a thread holds in registers while partitioning one tile, so a
- * tile is TILE = THREADS * ITEMS elements (32 KiB: a block's fixed costs
- * per tile, a fetch-and-add round trip and three barriers, spread over
- * more words). Tile: the bitonic engine's tile-sort configuration
+ * tile is TILE = THREADS * ITEMS elements (16 or 32 KiB: a block's fixed
+ * costs per tile, a fetch-and-add round trip and three barriers, spread
+ * over enough words, against the registers that hold them). Tile: the bitonic engine's tile-sort configuration
  * (bitonic_tuning.cuh) phase two sorts short sequences with, SORT = 2^TB
  * words (32 KiB of shared memory, THREADS threads); Cederman & Tsigas,
  * section 3.2.2, "Overhead". LEAFMIN: phase one never leaves phase two a
- * sequence shorter than this of its own accord. MAXSEQ: the paper's
- * maxseq (section 3.2.1): phase one partitions only sequences longer than
- * minlength = max(LEAFMIN, n / MAXSEQ), so a round never holds MAXSEQ
- * sequences. RSLACK: phase-one rounds launched beyond log2(n / minlength),
+ * sequence shorter than this of its own accord: SORT, so that up to n =
+ * SORT * MAXSEQ phase one partitions every sequence down to one tile sort
+ * and phase two only sorts (a phase-one round, all blocks on the
+ * sequences' tiles, moves the words faster than phase two's partitions of
+ * one block a sequence: 21.2 -> 19.5 ms for 2^28 u32 on the H200). MAXSEQ:
+ * the paper's maxseq (section 3.2.1): phase one partitions only sequences
+ * longer than minlength = max(LEAFMIN, n / MAXSEQ), so a round never holds
+ * MAXSEQ sequences; it sizes the work lists and phase two's table
+ * (QSizes). RSLACK: phase-one rounds launched beyond log2(n / minlength),
  * for pivots that split unevenly (section 5.2's min/max average halves the
  * value range, not the count: zipf-like data needs about as many extra
  * rounds as the log2 of its value spread). RMINB: blocks per SM asked of
  * the compiler for the partition kernel k_round (__launch_bounds__), which
- * caps its registers: more tiles in flight per SM (u32: 64 registers, 4
+ * caps its registers: more tiles in flight per SM (u32: 40 registers, 6
  * blocks; u64, u128: 80, 3 blocks; a few spilled bytes).
  */
 template <int THREADS_, int ITEMS_, int RMINB_, class Tile_>
 struct QCfg {
 	typedef Tile_ Tile;
 	enum { THREADS = THREADS_, ITEMS = ITEMS_, TILE = THREADS_ * ITEMS_, NW = THREADS_ / 32, SORT = 1 << Tile_::TB };
-	enum { LEAFMIN = 2 * SORT, MAXSEQ = 4096, RSLACK = 20, RMINB = RMINB_ };
+	enum { LEAFMIN = SORT, MAXSEQ = 32768, RSLACK = 20, RMINB = RMINB_ };
 	static_assert(THREADS_ % 32 == 0 && ITEMS_ <= 32 && (1 << Tile_::NTB) == THREADS_, "bad quick config");
 };
 
-/* Per element type: tiles of 32 KiB, shared-memory sorts of 8192 / 4096 /
- * 2048 words (u32 and u64: the bitonic engine's own tile; u128: half of it,
- * 256 threads). */
+/* Per element type: partition tiles of 16 KiB (u32: 6 blocks an SM at 40
+ * registers, 3% faster phase-one rounds than 32 KiB tiles at 4 blocks and
+ * 64 registers) or 32 KiB (u64, u128), shared-memory sorts of 8192 / 4096
+ * / 2048 words (u32 and u64: the bitonic engine's own tile; u128: half of
+ * it, 256 threads). */
 template <class T> struct QTr;
 template <> struct QTr<uint32_t> {
-	typedef QCfg<256, 32, 4, gs_bitonic::Tr<uint32_t>::Def> Def;
+	typedef QCfg<256, 16, 6, gs_bitonic::Tr<uint32_t>::Def> Def;
 };
 template <> struct QTr<uint64_t> {
 	typedef QCfg<256, 16, 3, gs_bitonic::Tr<uint64_t>::Def> Def;
@@ -74,8 +81,9 @@ inline int ceil_log2_u64(uint64_t x)
  * list_cap: entries of a round's work list (fewer than maxpart partitions
  * and at most 3 ranges filled with one value per partition of the round
  * before). tile_cap: tiles of one round (the list's lengths add up to at
- * most n). leaf_cap: phase two's sequences (at most 2 per partition, its
- * sides, plus the start's one; 3 per partition kept).
+ * most n). leaf_cap: phase two's sequences: at most 2 per partition (its
+ * sides) plus the start's one, and round r partitions at most
+ * min(2^r, maxpart) sequences (each a child of one the round before).
  */
 template <class C>
 struct QSizes {
@@ -95,7 +103,10 @@ struct QSizes {
 		rounds = n <= minlen ? 0 : rounds_bound;
 		list_cap = 4 * maxpart + 8;
 		tile_cap = n / C::TILE + list_cap + 1;
-		leaf_cap = 3 * maxpart * (uint64_t)rounds_bound + 8;
+		uint64_t parts = 0;
+		for (int r = 0; r < rounds_bound; ++r)
+			parts += r < 63 && (1ull << r) < maxpart ? 1ull << r : maxpart;
+		leaf_cap = 2 * parts + 8;
 	}
 };
 
