@@ -54,6 +54,46 @@ __global__ void __launch_bounds__(256) k_abi_split(const T *__restrict__ src, ui
 }
 
 /*
+ * A leaf block's load of its two pieces into the tile, coalesced: tile
+ * word e is src[e + a0] below na, else src[e - na + b0] (b0 >= h >= na),
+ * one 64-bit select and add a word. All 2^RB loads of a thread are in
+ * flight before its first store to the tile. FULL: the leaf has all 2^TB
+ * words (every leaf but a short last one), so no word is checked against
+ * f.m: the pass is bound by its instructions (ncu: 0.78 issued a cycle).
+ */
+template <class T, class C, bool FULL>
+__device__ __forceinline__ void leaf_load(const T *__restrict__ src, const Leaf &f, T *tile, uint32_t tid)
+{
+	const uint64_t oa = f.a0, ob = f.b0 - f.na;
+	T w[C::R];
+#pragma unroll
+	for (int k = 0; k < C::R; ++k) {
+		const uint32_t e = tid + k * C::NT;
+		if (FULL || e < f.m)
+			w[k] = src[(e < f.na ? oa : ob) + e];
+	}
+#pragma unroll
+	for (int k = 0; k < C::R; ++k) {
+		const uint32_t e = tid + k * C::NT;
+		if (FULL || e < f.m)
+			tile[slot<T, C::RB>(e)] = w[k];
+	}
+}
+
+/* The block's store of the merged tile to out[0 .. f.m), coalesced; FULL
+ * as for leaf_load. */
+template <class T, class C, bool FULL>
+__device__ __forceinline__ void leaf_store(const T *tile, T *__restrict__ out, const Leaf &f, uint32_t tid)
+{
+#pragma unroll
+	for (int k = 0; k < C::R; ++k) {
+		const uint32_t e = tid + k * C::NT;
+		if (FULL || e < f.m)
+			out[e] = tile[slot<T, C::RB>(e)];
+	}
+}
+
+/*
  * Leaf g of merge level j (abisort_merge.cuh, Leaf): the block loads its
  * two pieces into the tile (coalesced), runs stages 1 .. TB - RB of the
  * adaptive merge on the tile (leaf_split, one barrier a stage; a warp an
@@ -71,23 +111,10 @@ __global__ void __launch_bounds__(C::NT, C::MINB) k_abi_leaf(const T *__restrict
 	__shared__ uint32_t sx[C::NT + 1];
 	const uint32_t tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
 	const Leaf f = leaf_of<C::TB>(n, j, S, blockIdx.x);
-	/* all 2^RB loads of a thread in flight before the first store */
-	{
-		const T *A = src + f.a0, *B = src + f.b0;
-		T w[C::R];
-#pragma unroll
-		for (int k = 0; k < C::R; ++k) {
-			const uint32_t e = tid + k * C::NT;
-			if (e < f.m)
-				w[k] = e < f.na ? A[e] : B[e - f.na];
-		}
-#pragma unroll
-		for (int k = 0; k < C::R; ++k) {
-			const uint32_t e = tid + k * C::NT;
-			if (e < f.m)
-				tile[slot<T, C::RB>(e)] = w[k];
-		}
-	}
+	if (f.m == (uint32_t)C::T) /* every leaf but a short last one */
+		leaf_load<T, C, true>(src, f, tile, tid);
+	else
+		leaf_load<T, C, false>(src, f, tile, tid);
 	if (tid == 0) {
 		sx[0] = 0;
 		sx[C::NT] = f.na;
@@ -113,13 +140,10 @@ __global__ void __launch_bounds__(C::NT, C::MINB) k_abi_leaf(const T *__restrict
 	for (int k = 0; k < C::R; ++k)
 		tile[slot<T, C::RB>((tid << C::RB) + k)] = v[k];
 	__syncthreads();
-	T *out = dst + f.out;
-#pragma unroll
-	for (int k = 0; k < C::R; ++k) {
-		const uint32_t e = tid + k * C::NT;
-		if (e < f.m)
-			out[e] = tile[slot<T, C::RB>(e)];
-	}
+	if (f.m == (uint32_t)C::T)
+		leaf_store<T, C, true>(tile, dst + f.out, f, tid);
+	else
+		leaf_store<T, C, false>(tile, dst + f.out, f, tid);
 	GS_ABI_COUNT(cmp);
 }
 
