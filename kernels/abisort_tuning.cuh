@@ -31,14 +31,13 @@ struct ACfg {
 	static_assert(TB_ - RB_ >= 5 && TB_ - RB_ <= 10, "a leaf block is 32..1024 threads");
 };
 
-/* Per word type: 16 words a thread, 16 KiB leaf tiles of 8 warps (u32) or
- * 4 (u64), 8 KiB of 2 warps (u128); 8 leaf blocks an SM, so that u32
- * keeps 32 registers and all 2048 threads an SM allows. The leaf pass is
- * bound by its instructions and its barriers (a stage of few instances
- * holds up the block), and more, smaller blocks hide them better than
- * the 32 KiB tiles of 4 blocks an SM measured before, at the price of one
- * more stage in device memory a level (bench/results/
- * h200-engines-tuning-2026-11-27.md). */
+/* Per word type: 16 words a thread, 16 KiB leaf tiles of 8, 4 or 2 warps
+ * (u32, u64, u128), 8 leaf blocks an SM, so that u32 keeps 32 registers
+ * and all 2048 threads an SM allows. The leaf pass is bound by its
+ * instructions and its barriers (a stage of few instances holds up the
+ * block), and more, smaller blocks hide them better than 32 KiB tiles of
+ * 4 blocks an SM, at the price of one more stage in device memory a
+ * level (bench/results/h200-engines-tuning-2026-11-27.md). */
 template <class T> struct ATr;
 template <> struct ATr<uint32_t> {
 	typedef ACfg<12, 4, 8> Def;
