@@ -19,8 +19,9 @@ namespace gs_quick {
  * elements a thread holds in registers while partitioning one tile, so a
  * tile is TILE = THREADS * ITEMS elements (16 or 32 KiB: a block's fixed
  * costs per tile, a fetch-and-add round trip and three barriers, spread
- * over enough words, against the registers that hold them). Tile: the bitonic engine's tile-sort configuration
- * (bitonic_tuning.cuh) phase two sorts short sequences with, SORT = 2^TB
+ * over enough words, against the registers that hold them). Tile: the
+ * bitonic engine's tile-sort configuration (bitonic_tuning.cuh) phase two
+ * sorts short sequences with, SORT = 2^TB
  * words (32 KiB of shared memory, THREADS threads); Cederman & Tsigas,
  * section 3.2.2, "Overhead". LEAFMIN: phase one never leaves phase two a
  * sequence shorter than this of its own accord: SORT, so that up to n =
