@@ -50,14 +50,19 @@ run *runlist_new(job_ctx *c)
 	if (c->nruns == c->caprun) {
 		int cap = c->caprun ? c->caprun * 2 : 64;
 		run **n = realloc(c->runs, (size_t)cap * sizeof *n);
-		if (!n)
+		if (!n) {
+			job_fail(c, "out of memory");
 			return NULL;
+		}
 		c->runs = n;
 		c->caprun = cap;
 	}
 	run *r = calloc(1, sizeof *r);
-	if (r)
-		c->runs[c->nruns++] = r;
+	if (!r) {
+		job_fail(c, "out of memory");
+		return NULL;
+	}
+	c->runs[c->nruns++] = r;
 	return r;
 }
 
@@ -214,10 +219,8 @@ int runlist_from_inputs(job_ctx *c)
 {
 	for (int i = 0; i < c->nin; i++) {
 		run *r = runlist_new(c);
-		if (!r) {
-			job_fail(c, "out of memory");
+		if (!r)
 			return -1;
-		}
 		io_file *f = &c->in[i];
 		r->file = f;
 		r->off = f->pos;

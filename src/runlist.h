@@ -8,7 +8,8 @@
 #define GPUSORT_RUNLIST_H
 #include "jobctx.h"
 
-/* A new empty run appended to c->runs; NULL when out of memory. */
+/* A new empty run appended to c->runs; NULL when out of memory (c->r
+ * filled: "out of memory"). */
 run *runlist_new(job_ctx *c);
 
 /* Free r (its memory, unpinned first when pinned; its checksums). NULL is a no-op. */

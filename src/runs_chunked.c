@@ -136,10 +136,8 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 		}
 		first = 0;
 		run *r = runlist_new(c);
-		if (!r) {
-			job_fail(c, "out of memory");
+		if (!r)
 			goto out;
-		}
 		r->n = (uint64_t)n;
 		c->st.runs++;
 		/* keep_fits: kept while the runs fit the plan's share, so that an

@@ -37,10 +37,8 @@ static int open_run(struct chunk_dst *d, uint64_t cnt, int keep)
 {
 	job_ctx *c = d->c;
 	run *r = runlist_new(c);
-	if (!r) {
-		job_fail(c, "out of memory");
+	if (!r)
 		return -1;
-	}
 	d->r = r;
 	r->n = cnt;
 	if (keep) {

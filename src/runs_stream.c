@@ -245,10 +245,8 @@ static int stream_pipe(job_ctx *c, sink *out, int *single)
 		goto out;
 	}
 	run *r = runlist_new(c);
-	if (!r) {
-		job_fail(c, "out of memory");
+	if (!r)
 		goto out;
-	}
 	r->n = (uint64_t)n;
 	c->st.runs++;
 	if (c->o->mem < (uint64_t)n * R + STREAM_PIPE_KEEP_LEFT) {
