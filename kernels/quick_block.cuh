@@ -20,21 +20,49 @@ namespace gs_quick {
 using gs_bitonic::Word;
 
 /* lt: unsigned order; eq; zero: the smallest word; avg: floor((a + b) / 2)
- * without overflow; shfl: __shfl_xor_sync of a whole word. */
+ * without overflow; at(a, b, f): about a + (b - a) * f for a < b and
+ * 0 < f < 1, always in [a, b) (u128: the average); ATOM: whether amin and
+ * amax, atomic min and max of a word in device memory, exist; shfl:
+ * __shfl_xor_sync of a whole word; ldcg: a global load cached in L2 only;
+ * opaque: hide a value's origin from the optimizer; st_ne(a, v, p): store
+ * v to global address a unless v equals p, as one predicated store (no
+ * branch around it). */
 template <class T> struct QW;
 template <> struct QW<uint32_t> {
 	static __device__ __forceinline__ bool lt(uint32_t a, uint32_t b) { return a < b; }
 	static __device__ __forceinline__ bool eq(uint32_t a, uint32_t b) { return a == b; }
 	static __device__ __forceinline__ uint32_t zero() { return 0; }
 	static __device__ __forceinline__ uint32_t avg(uint32_t a, uint32_t b) { return (a >> 1) + (b >> 1) + (a & b & 1); }
+	static __device__ __forceinline__ uint32_t at(uint32_t a, uint32_t b, double f)
+	{
+		const uint32_t w = b - a, d = (uint32_t)(w * f);
+		return a + (d < w ? d : w - 1);
+	}
 	static __device__ __forceinline__ uint32_t shfl(uint32_t v, int m) { return __shfl_xor_sync(~0u, v, m); }
 	static __device__ __forceinline__ uint32_t ldcg(const uint32_t *p) { return __ldcg((const unsigned int *)p); }
+	enum { ATOM = 1 };
+	static __device__ __forceinline__ void amin(uint32_t *a, uint32_t v) { atomicMin((unsigned int *)a, v); }
+	static __device__ __forceinline__ void amax(uint32_t *a, uint32_t v) { atomicMax((unsigned int *)a, v); }
+	static __device__ __forceinline__ void opaque(uint32_t &v) { asm("" : "+r"(v)); }
+	static __device__ __forceinline__ void st_ne(uint32_t *a, uint32_t v, uint32_t p)
+	{
+		asm volatile("{ .reg .pred q; setp.ne.u32 q, %1, %2; @q st.global.cg.u32 [%0], %1; }" ::"l"(a), "r"(v),
+			     "r"(p)
+			     : "memory");
+	}
 };
 template <> struct QW<uint64_t> {
 	static __device__ __forceinline__ bool lt(uint64_t a, uint64_t b) { return a < b; }
 	static __device__ __forceinline__ bool eq(uint64_t a, uint64_t b) { return a == b; }
 	static __device__ __forceinline__ uint64_t zero() { return 0; }
 	static __device__ __forceinline__ uint64_t avg(uint64_t a, uint64_t b) { return (a >> 1) + (b >> 1) + (a & b & 1); }
+	static __device__ __forceinline__ uint64_t at(uint64_t a, uint64_t b, double f)
+	{
+		const uint64_t w = b - a;
+		const double x = (double)w * f;
+		const uint64_t d = x < 18446744073709549568.0 ? (uint64_t)x : w; /* below 2^64, exact in double */
+		return a + (d < w ? d : w - 1);
+	}
 	static __device__ __forceinline__ uint64_t shfl(uint64_t v, int m)
 	{
 		return __shfl_xor_sync(~0u, (unsigned long long)v, m);
@@ -42,6 +70,22 @@ template <> struct QW<uint64_t> {
 	static __device__ __forceinline__ uint64_t ldcg(const uint64_t *p)
 	{
 		return __ldcg((const unsigned long long *)p);
+	}
+	enum { ATOM = 1 };
+	static __device__ __forceinline__ void amin(uint64_t *a, uint64_t v)
+	{
+		atomicMin((unsigned long long *)a, (unsigned long long)v);
+	}
+	static __device__ __forceinline__ void amax(uint64_t *a, uint64_t v)
+	{
+		atomicMax((unsigned long long *)a, (unsigned long long)v);
+	}
+	static __device__ __forceinline__ void opaque(uint64_t &v) { asm("" : "+l"(v)); }
+	static __device__ __forceinline__ void st_ne(uint64_t *a, uint64_t v, uint64_t p)
+	{
+		asm volatile("{ .reg .pred q; setp.ne.u64 q, %1, %2; @q st.global.cg.u64 [%0], %1; }" ::"l"(a), "l"(v),
+			     "l"(p)
+			     : "memory");
 	}
 };
 template <> struct QW<gs_u128> {
@@ -59,6 +103,11 @@ template <> struct QW<gs_u128> {
 		v.lo = 0;
 		v.hi = 0;
 		return v;
+	}
+	/* 128-bit words keep the average */
+	static __device__ __forceinline__ gs_u128 at(const gs_u128 &a, const gs_u128 &b, double)
+	{
+		return avg(a, b);
 	}
 	static __device__ __forceinline__ gs_u128 avg(const gs_u128 &a, const gs_u128 &b)
 	{
@@ -78,6 +127,7 @@ template <> struct QW<gs_u128> {
 		r.hi = __shfl_xor_sync(~0u, (unsigned long long)v.hi, m);
 		return r;
 	}
+	enum { ATOM = 0 }; /* no atomic min/max of 128 bits */
 	static __device__ __forceinline__ gs_u128 ldcg(const gs_u128 *p)
 	{
 		const unsigned long long *q = (const unsigned long long *)p;
@@ -85,6 +135,14 @@ template <> struct QW<gs_u128> {
 		r.lo = __ldcg(q);
 		r.hi = __ldcg(q + 1);
 		return r;
+	}
+	static __device__ __forceinline__ void opaque(gs_u128 &v) { asm("" : "+l"(v.lo), "+l"(v.hi)); }
+	static __device__ __forceinline__ void st_ne(gs_u128 *a, const gs_u128 &v, const gs_u128 &p)
+	{
+		asm volatile("{ .reg .pred q, r; setp.ne.u64 q, %1, %3; setp.ne.u64 r, %2, %4; or.pred q, q, r;"
+			     " @q st.global.cg.v2.u64 [%0], {%1, %2}; }" ::"l"(a),
+			     "l"(v.lo), "l"(v.hi), "l"(p.lo), "l"(p.hi)
+			     : "memory");
 	}
 };
 
@@ -144,8 +202,10 @@ struct QSmem {
  * Reduce every thread's mm over the block; thread 0 gets the result in its
  * mm (the others' are left partial). Ends with the block synchronized.
  */
+/* The first half of block_mm: mm reduced over the warp, its lane 0 writes
+ * the warp's row of sm.wmm (the block not synchronized). */
 template <class T, class C>
-__device__ __forceinline__ void block_mm(T (&mm)[4], QSmem<T, C> &sm)
+__device__ __forceinline__ void warp_mm(T (&mm)[4], QSmem<T, C> &sm)
 {
 #pragma unroll
 	for (int m = 16; m; m >>= 1) {
@@ -160,11 +220,48 @@ __device__ __forceinline__ void block_mm(T (&mm)[4], QSmem<T, C> &sm)
 #pragma unroll
 		for (int k = 0; k < 4; ++k)
 			sm.wmm[w][k] = mm[k];
+}
+
+template <class T, class C>
+__device__ __forceinline__ void block_mm(T (&mm)[4], QSmem<T, C> &sm)
+{
+	warp_mm<T, C>(mm, sm);
 	__syncthreads();
 	if (threadIdx.x == 0)
 		for (int u = 1; u < C::NW; ++u)
 			mm_merge(mm, sm.wmm[u]);
 	__syncthreads();
+}
+
+/* The sum of v over the warp (every lane gets it): one instruction from
+ * sm_80 on, shuffles before. */
+__device__ __forceinline__ uint32_t warp_sum(uint32_t v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	return __reduce_add_sync(~0u, v);
+#else
+#pragma unroll
+	for (int m = 16; m; m >>= 1)
+		v += __shfl_xor_sync(~0u, v, m);
+	return v;
+#endif
+}
+
+/*
+ * A warp's slice of a tile into registers: v[j] = s[j * 32] (s: this
+ * lane's first word, the warp's words read striped, so that every load is
+ * 32 consecutive words). FULL: all C::ITEMS words exist; else word j
+ * exists where j * 32 + lane0 < cnt (lane0: s's index in the tile) and the
+ * others are the pivot p (never written: not below or above it). One
+ * base address and constant offsets, no per-word index arithmetic.
+ */
+template <class T, class C, bool FULL>
+__device__ __forceinline__ void tile_load(const T *__restrict__ s, uint32_t lane0, uint32_t cnt, const T &p,
+					  T (&v)[C::ITEMS])
+{
+#pragma unroll
+	for (int j = 0; j < C::ITEMS; ++j)
+		v[j] = FULL || lane0 + j * 32 < cnt ? s[j * 32] : p;
 }
 
 /*
@@ -181,49 +278,62 @@ __device__ __forceinline__ void block_mm(T (&mm)[4], QSmem<T, C> &sm)
  * Cederman & Tsigas, section 3.1.1 and Algorithm 2: count the elements
  * below and above the pivot, a cumulative sum gives each thread where to
  * write, a second pass writes. Here the block's section is one tile held
- * in registers, so the second pass reads no device memory; the counts are
- * per warp (ballots, each warp's 32 * ITEMS elements read striped, so that
- * both the loads and the stores of one side are runs of consecutive
- * addresses), the cumulative sum over the warps is thread 0's, and the
- * second pass recomputes the ballots rather than keep ranks in registers.
- * mm: thread 0 gets the tile's min/max bookkeeping (mm_init's layout).
- * Ends with the block synchronized.
+ * in registers, so the second pass reads no device memory; the first
+ * pass counts per thread (summed over the warp once), the cumulative sum
+ * over the warps is thread 0's, and the second pass ranks each word
+ * within its warp by ballots (each warp's 32 * ITEMS elements read
+ * striped, so that both the loads and the stores of one side are runs of
+ * consecutive addresses) and writes it with one store, to whichever side
+ * it belongs. The round is bound by these per-word instructions, not by
+ * memory, so each word costs two comparisons, two ballots, a rank and a
+ * store, and no branch.
+ *
+ * mm: thread 0 gets the tile's min/max bookkeeping (mm_init's layout), up
+ * to what its use needs: mm[0] is the least word of the tile and mm[3]
+ * the greatest, which are the least below and the greatest above the
+ * pivot whenever that side has a word (and mm is read only for a side
+ * with words: finish_seq, k_phase2). Two barriers (the counts, the
+ * reserved offsets); END_SYNC: a third at the end, so that the caller may
+ * reuse sm at once (k_round needs none: its next tile's barrier comes
+ * before sm is written again).
  */
-template <class T, class C, class R>
+template <class T, class C, bool END_SYNC = true, class R>
 __device__ __forceinline__ void part_tile(const T *__restrict__ src, T *__restrict__ dst, uint64_t s0, uint64_t o,
 					  uint32_t cnt, const T &p, QSmem<T, C> &sm, R reserve, T (&mm)[4])
 {
-	const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5, wb = w * 32 * C::ITEMS;
+	const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5, lane0 = w * 32 * C::ITEMS + lane;
 	const uint32_t below = (1u << lane) - 1;
 	T v[C::ITEMS];
-	const T *s = src + s0 + o;
-#pragma unroll
-	for (int j = 0; j < C::ITEMS; ++j) {
-		const uint32_t i = wb + j * 32 + lane;
-		v[j] = i < cnt ? s[i] : p; /* padding: equal to the pivot, never written */
-	}
+	const T *s = src + s0 + o + lane0;
+	if (cnt == C::TILE)
+		tile_load<T, C, true>(s, lane0, cnt, p, v);
+	else
+		tile_load<T, C, false>(s, lane0, cnt, p, v);
 	uint32_t nl = 0, ng = 0;
 	mm_init(mm);
 #pragma unroll
 	for (int j = 0; j < C::ITEMS; ++j) {
 		const bool l = QW<T>::lt(v[j], p), g = QW<T>::lt(p, v[j]);
-		nl += __popc(__ballot_sync(~0u, l));
-		ng += __popc(__ballot_sync(~0u, g));
-		if (l) {
-			mm[0] = wmin(mm[0], v[j]);
+		nl += l;
+		ng += g;
+		mm[0] = wmin(mm[0], v[j]);
+		mm[3] = wmax(mm[3], v[j]);
+		if (l)
 			mm[1] = wmax(mm[1], v[j]);
-		}
-		if (g) {
+		if (g)
 			mm[2] = wmin(mm[2], v[j]);
-			mm[3] = wmax(mm[3], v[j]);
-		}
 	}
+	nl = warp_sum(nl);
+	ng = warp_sum(ng);
 	if (lane == 0) {
 		sm.wl[w] = nl;
 		sm.wg[w] = ng;
 	}
-	block_mm<T, C>(mm, sm);
+	warp_mm<T, C>(mm, sm);
+	__syncthreads();
 	if (threadIdx.x == 0) {
+		for (int u = 1; u < C::NW; ++u)
+			mm_merge(mm, sm.wmm[u]);
 		uint32_t tl = 0, tg = 0;
 		for (int u = 0; u < C::NW; ++u) {
 			const uint32_t a = sm.wl[u], b = sm.wg[u];
@@ -239,19 +349,26 @@ __device__ __forceinline__ void part_tile(const T *__restrict__ src, T *__restri
 	}
 	__syncthreads();
 	T *dl = dst + s0 + sm.lbase + sm.wl[w], *dg = dst + s0 + sm.gbase + sm.wg[w];
+	/* opaque to the optimizer, so that a store's address stays a pointer
+	 * select and one 32-bit index, not 64-bit index arithmetic */
+	asm("" : "+l"(dl), "+l"(dg));
+	/* the comparisons again, on a pivot the optimizer cannot tell from
+	 * p: cheaper than pass one's results kept as bits of a register */
+	T q = p;
+	QW<T>::opaque(q);
 	nl = ng = 0;
 #pragma unroll
 	for (int j = 0; j < C::ITEMS; ++j) {
-		const bool l = QW<T>::lt(v[j], p), g = QW<T>::lt(p, v[j]);
+		const bool l = QW<T>::lt(v[j], q), g = QW<T>::lt(q, v[j]);
 		const uint32_t bl = __ballot_sync(~0u, l), bg = __ballot_sync(~0u, g);
-		if (l)
-			dl[nl + __popc(bl & below)] = v[j];
-		else if (g)
-			dg[ng + __popc(bg & below)] = v[j];
+		T *d = l ? dl : dg;
+		const uint32_t r = (l ? nl : ng) + __popc((l ? bl : bg) & below);
+		QW<T>::st_ne(d + r, v[j], q);
 		nl += __popc(bl);
 		ng += __popc(bg);
 	}
-	__syncthreads();
+	if (END_SYNC)
+		__syncthreads();
 }
 
 /* d[0 .. len) = v by the whole block (a range whose words are all equal:

@@ -38,7 +38,10 @@ enum { F_AUX = 1, F_FILL = 2 };
  * An entry of a phase-one work list: partition [start, start + len) of
  * the buffer flags & F_AUX about pivot, or with F_FILL: write pivot to
  * d[start .. start + len). lcur, gcur: the words so far reserved below
- * and above the pivot (the paper's sstart/send, moved by fetch-and-add).
+ * and above the pivot (the paper's sstart/send, moved by fetch-and-add);
+ * mm: its tiles' min/max bookkeeping merged so far by atomic min and max
+ * (mm_init's layout; QW<T>::ATOM words only, else each tile's row of
+ * stats).
  */
 template <class T>
 struct QEnt {
@@ -46,6 +49,7 @@ struct QEnt {
 	uint64_t start, len;
 	unsigned long long lcur, gcur;
 	uint32_t flags;
+	T mm[4];
 };
 
 /* A sequence for phase two: [start, start + len) of d or aux. */
@@ -117,6 +121,7 @@ __global__ void k_start(QTabs<T> t, uint64_t n, int rounds)
 	e.len = n;
 	e.lcur = e.gcur = 0;
 	e.flags = 0;
+	mm_init(e.mm);
 	t.list[0][0] = e;
 	c->cnt[0] = 1;
 	t.pref[0] = 0;
@@ -206,7 +211,37 @@ __device__ __forceinline__ QEnt<T> ent_make(const T &pivot, uint64_t start, uint
 	e.len = len;
 	e.lcur = e.gcur = 0;
 	e.flags = flags;
+	mm_init(e.mm);
 	return e;
+}
+
+/*
+ * The phase-one pivot of a child of l > minlen words between mn < mx.
+ * Section 5.2 takes the average of the min and max, which halves the
+ * value range, and so about halves the words of evenly spread values:
+ * halving n = 2^k * minlen words leaves sequences of minlen plus or minus
+ * a little after k rounds, the longer half of them partitioned in one
+ * more round, one whose tiles are nearly all of a round's however few
+ * words it moves. Here the cut aims instead at whole leaves of up to cap
+ * = 63/64 minlen words (the rest a margin for the spread of the counts):
+ * the child needs m = ceil(l / cap) of them; for m > 2 the pivot is
+ * interpolated between mn and mx at floor(m / 2) / m of the range (the
+ * average when m is even), so that every deeper round partitions only
+ * the few sequences that need it; for m = 2 at (l - cap) / l, so that one
+ * part fills a tile sort (minlen is C::SORT up to n = SORT * MAXSEQ)
+ * and the other is short, and a short sort (block_sort's smaller tiles)
+ * takes it, where two halves would each be sorted as a padded whole
+ * tile. Values spread
+ * unevenly only make the parts uneven, as the average does: at keeps the
+ * pivot in [mn, mx), so both parts shrink, and a longer part is
+ * partitioned again.
+ */
+template <class T>
+__device__ __forceinline__ T child_pivot(const T &mn, const T &mx, uint64_t l, uint64_t minlen)
+{
+	const uint64_t cap = minlen - minlen / 64, m = (l + cap - 1) / cap;
+	const double f = m <= 2 ? (double)(l - cap) / (double)l : (double)(m / 2) / (double)m;
+	return QW<T>::at(mn, mx, f);
 }
 
 /* Shared memory of k_finish: up to 3 ranges of d the block fills itself
@@ -221,28 +256,23 @@ struct QRoundSmem {
 };
 
 /*
- * Thread 0 of the block of k_finish that ends list entry e (Algorithm 2's
- * "last block in the sequence to finish", here after the round's last
- * tile): e partitioned into buffer
- * dst_aux as [start, +L) below, [start+L, end-G) equal to the pivot, [end-G,
- * end) above; mm the min/max of the two sides (mm_init's layout). The gap
- * is filled with the pivot, a side of one value with that value (in d, by
- * the next round, or by this block when the list is full: rs->fs...), a
- * side longer than minlen goes to the next list with section 5.2's
- * phase-one pivot, the average of its min and max, unless this is the
- * last round; other sides go to phase two.
+ * The thread of k_finish that ends list entry e (Algorithm 2's "last
+ * block in the sequence to finish", here after the round's last tile): e
+ * partitioned into buffer dst_aux as [start, +L) below, [start+L, end-G)
+ * equal to the pivot, [end-G, end) above; mm the min/max of the two sides
+ * (mm_init's layout). The gap is filled with the pivot, a side of one
+ * value with that value (in d, by the next round, or when the next list
+ * is full by defer(start, len, value), at once), a side longer than
+ * minlen goes to the next list with child_pivot, unless this is the last
+ * round; other sides go to phase two.
  */
-template <class T, class C>
+template <class T, class D>
 __device__ void finish_seq(const QTabs<T> &t, int nxt, bool last, const QEnt<T> &e, uint64_t L, uint64_t G,
-			   uint32_t dst_aux, const T (&mm)[4], QRoundSmem<T, C> *rs)
+			   uint32_t dst_aux, const T (&mm)[4], D defer)
 {
-	rs->nf = 0;
 	auto fill = [&](uint64_t s, uint64_t l, const T &v) {
-		if (!list_push(t, nxt, ent_make(v, s, l, F_FILL))) {
-			rs->fv[rs->nf] = v;
-			rs->fs[rs->nf] = s;
-			rs->fl[rs->nf++] = l;
-		}
+		if (!list_push(t, nxt, ent_make(v, s, l, F_FILL)))
+			defer(s, l, v);
 	};
 	const uint64_t end = e.start + e.len;
 	if (e.len - L - G)
@@ -256,7 +286,8 @@ __device__ void finish_seq(const QTabs<T> &t, int nxt, bool last, const QEnt<T> 
 		if (QW<T>::eq(mn, mx)) {
 			if (dst_aux) /* in d already otherwise */
 				fill(s, l, mn);
-		} else if (last || l <= t.minlen || !list_push(t, nxt, ent_make(QW<T>::avg(mn, mx), s, l, dst_aux))) {
+		} else if (last || l <= t.minlen ||
+			   !list_push(t, nxt, ent_make(child_pivot(mn, mx, l, t.minlen), s, l, dst_aux))) {
 			leaf_push(t, s, l, dst_aux);
 		}
 	}
@@ -267,8 +298,9 @@ __device__ void finish_seq(const QTabs<T> &t, int nxt, bool last, const QEnt<T> 
  * block b takes tiles b, b + grid, ... of plan_list's numbering). A tile of
  * a partition entry is partitioned with part_tile into the other buffer,
  * its place there reserved by fetch-and-add on the entry's cursors
- * (Algorithm 2), its min/max written to its row of stats (four words); a
- * tile of a fill entry writes the value to d.
+ * (Algorithm 2), its min/max merged into the entry's by atomic min and
+ * max (QW<T>::ATOM) or written to its row of stats (four words); a tile
+ * of a fill entry writes the value to d.
  */
 template <class T, class C>
 __global__ void __launch_bounds__(C::THREADS, C::RMINB) k_round(QTabs<T> t, int cur)
@@ -298,25 +330,34 @@ __global__ void __launch_bounds__(C::THREADS, C::RMINB) k_round(QTabs<T> t, int 
 		const T *src = flags & F_AUX ? t.aux : t.d;
 		T *dst = flags & F_AUX ? t.d : t.aux;
 		T mm[4];
-		part_tile<T, C>(src, dst, start, o, cnt, pivot, sm,
+		part_tile<T, C, false>(src, dst, start, o, cnt, pivot, sm,
 				[&](uint32_t tl, uint32_t tg, uint64_t &lb, uint64_t &gb) {
 					lb = atomicAdd(&q->lcur, (unsigned long long)tl);
 					gb = len - atomicAdd(&q->gcur, (unsigned long long)tg) - tg;
 				},
 				mm);
-		if (threadIdx.x == 0)
+		if (threadIdx.x == 0) {
+			if constexpr (QW<T>::ATOM) {
+				QW<T>::amin(&q->mm[0], mm[0]);
+				QW<T>::amax(&q->mm[1], mm[1]);
+				QW<T>::amin(&q->mm[2], mm[2]);
+				QW<T>::amax(&q->mm[3], mm[3]);
+			} else {
 #pragma unroll
-			for (int k = 0; k < 4; ++k)
-				t.stats[4 * (uint64_t)ti + k] = mm[k];
+				for (int k = 0; k < 4; ++k)
+					t.stats[4 * (uint64_t)ti + k] = mm[k];
+			}
+		}
 	}
 }
 
 /*
- * The end of a phase-one round over list `cur` (block b takes entries b,
- * b + grid, ...): a partition entry's block reduces its tiles' min/max and
- * makes its children (finish_seq); the last block to finish numbers the
- * next list (plan_list, the block-count check of Algorithm 2 moved to the
- * end of the round). last: the final partitioning round.
+ * The end of a phase-one round over list `cur`: each partition entry gets
+ * its children (finish_seq), a thread an entry where the tiles merged the
+ * entry's min/max by atomics (QW<T>::ATOM), else a block an entry, which
+ * first reduces its tiles' rows of stats; the last block to finish
+ * numbers the next list (plan_list, the block-count check of Algorithm 2
+ * moved to the end of the round). last: the final partitioning round.
  */
 template <class T, class C>
 __global__ void __launch_bounds__(C::THREADS) k_finish(QTabs<T> t, int cur, int last)
@@ -324,29 +365,55 @@ __global__ void __launch_bounds__(C::THREADS) k_finish(QTabs<T> t, int cur, int 
 	__shared__ QRoundSmem<T, C> rs;
 	__shared__ typename cub::BlockScan<uint32_t, C::THREADS>::TempStorage tmp;
 	const uint32_t ne = min(t.ctl->cnt[cur], t.list_cap);
+	if (!ne)
+		return; /* a round after the last: the next list is empty and numbered already */
 	const QEnt<T> *list = lst(t, cur);
-	for (uint32_t ei = blockIdx.x; ei < ne; ei += gridDim.x) {
-		const QEnt<T> e = list[ei];
-		if (e.flags & F_FILL)
-			continue;
-		const uint64_t b = t.pref[ei], nt = t.pref[ei + 1] - b;
-		T mm[4];
-		mm_init(mm);
-#pragma unroll 4
-		for (uint64_t k = threadIdx.x; k < nt; k += C::THREADS) {
-			T o4[4];
-#pragma unroll
-			for (int u = 0; u < 4; ++u)
-				o4[u] = t.stats[4 * (b + k) + u];
-			mm_merge(mm, o4);
+	if constexpr (QW<T>::ATOM) {
+		for (uint32_t ei = blockIdx.x * C::THREADS + threadIdx.x; ei < ne; ei += gridDim.x * C::THREADS) {
+			const QEnt<T> e = list[ei];
+			if (e.flags & F_FILL)
+				continue;
+			/* the next list full (never, by QSizes::list_cap): this
+			 * thread fills the range itself */
+			finish_seq(t, cur ^ 1, last, e, e.lcur, e.gcur, (e.flags & F_AUX) ^ F_AUX, e.mm,
+				   [&](uint64_t s, uint64_t l, const T &v) {
+					   for (uint64_t i = 0; i < l; ++i)
+						   t.d[s + i] = v;
+				   });
 		}
-		block_mm<T, C>(mm, rs.sm);
-		if (threadIdx.x == 0)
-			finish_seq<T, C>(t, cur ^ 1, last, e, e.lcur, e.gcur, (e.flags & F_AUX) ^ F_AUX, mm, &rs);
+		__threadfence();
 		__syncthreads();
-		for (uint32_t f = 0; f < rs.nf; ++f)
-			block_fill<C>(t.d + rs.fs[f], rs.fl[f], rs.fv[f]);
-		__syncthreads();
+	} else {
+		for (uint32_t ei = blockIdx.x; ei < ne; ei += gridDim.x) {
+			const QEnt<T> e = list[ei];
+			if (e.flags & F_FILL)
+				continue;
+			const uint64_t b = t.pref[ei], nt = t.pref[ei + 1] - b;
+			T mm[4];
+			mm_init(mm);
+#pragma unroll 4
+			for (uint64_t k = threadIdx.x; k < nt; k += C::THREADS) {
+				T o4[4];
+#pragma unroll
+				for (int u = 0; u < 4; ++u)
+					o4[u] = t.stats[4 * (b + k) + u];
+				mm_merge(mm, o4);
+			}
+			block_mm<T, C>(mm, rs.sm);
+			if (threadIdx.x == 0) {
+				rs.nf = 0;
+				finish_seq(t, cur ^ 1, last, e, e.lcur, e.gcur, (e.flags & F_AUX) ^ F_AUX, mm,
+					   [&](uint64_t s, uint64_t l, const T &v) {
+						   rs.fv[rs.nf] = v;
+						   rs.fs[rs.nf] = s;
+						   rs.fl[rs.nf++] = l;
+					   });
+			}
+			__syncthreads();
+			for (uint32_t f = 0; f < rs.nf; ++f)
+				block_fill<C>(t.d + rs.fs[f], rs.fl[f], rs.fv[f]);
+			__syncthreads();
+		}
 	}
 	if (threadIdx.x == 0) {
 		__threadfence();

@@ -17,11 +17,11 @@ namespace gs_quick {
 /*
  * A configuration. THREADS: threads per block (both phases). ITEMS:
  * elements a thread holds in registers while partitioning one tile, so a
- * tile is TILE = THREADS * ITEMS elements (16 or 32 KiB: a block's fixed
- * costs per tile, a fetch-and-add round trip and three barriers, spread
- * over enough words, against the registers that hold them). Tile: the
- * bitonic engine's tile-sort configuration (bitonic_tuning.cuh) phase two
- * sorts short sequences with, SORT = 2^TB
+ * tile is TILE = THREADS * ITEMS elements (32 or 64 KiB: a block's fixed
+ * costs per tile, a fetch-and-add round trip, two barriers and a search
+ * for its sequence, spread over enough words, against the registers that
+ * hold them). Tile: the bitonic engine's tile-sort configuration
+ * (bitonic_tuning.cuh) phase two sorts short sequences with, SORT = 2^TB
  * words (32 KiB of shared memory, THREADS threads); Cederman & Tsigas,
  * section 3.2.2, "Overhead". LEAFMIN: phase one never leaves phase two a
  * sequence shorter than this of its own accord: SORT, so that up to n =
@@ -35,30 +35,33 @@ namespace gs_quick {
  * (QSizes). RSLACK: phase-one rounds launched beyond log2(n / minlength),
  * for pivots that split unevenly (section 5.2's min/max average halves the
  * value range, not the count: zipf-like data needs about as many extra
- * rounds as the log2 of its value spread). RMINB: blocks per SM asked of
- * the compiler for the partition kernel k_round (__launch_bounds__), which
- * caps its registers: more tiles in flight per SM (u32: 40 registers, 6
- * blocks; u64, u128: 80, 3 blocks; a few spilled bytes).
+ * rounds as the log2 of its value spread; every round after the last that
+ * partitions costs two empty launches, and a sequence still longer than
+ * minlength after them is partitioned by phase two). RMINB: blocks per SM
+ * asked of the compiler for the partition kernel k_round
+ * (__launch_bounds__), which caps its registers (u32: 64 registers, 4
+ * blocks; u64: 128, 2 blocks; u128: 80, 3 blocks; a few spilled bytes).
  */
 template <int THREADS_, int ITEMS_, int RMINB_, class Tile_>
 struct QCfg {
 	typedef Tile_ Tile;
 	enum { THREADS = THREADS_, ITEMS = ITEMS_, TILE = THREADS_ * ITEMS_, NW = THREADS_ / 32, SORT = 1 << Tile_::TB };
-	enum { LEAFMIN = SORT, MAXSEQ = 32768, RSLACK = 20, RMINB = RMINB_ };
+	enum { LEAFMIN = SORT, MAXSEQ = 32768, RSLACK = 12, RMINB = RMINB_ };
 	static_assert(THREADS_ % 32 == 0 && ITEMS_ <= 32 && (1 << Tile_::NTB) == THREADS_, "bad quick config");
 };
 
-/* Per element type: partition tiles of 16 KiB (u32: 6 blocks an SM at 40
- * registers, 3% faster phase-one rounds than 32 KiB tiles at 4 blocks and
- * 64 registers) or 32 KiB (u64, u128), shared-memory sorts of 8192 / 4096
- * / 2048 words (u32 and u64: the bitonic engine's own tile; u128: half of
- * it, 256 threads). */
+/* Per element type: partition tiles of 32 words a thread (u32: 32 KiB at 4
+ * blocks an SM; u64: 64 KiB at 2; bench/results/h100-quick-trim-2026-11-27.md:
+ * once a word's partition cost two comparisons, two ballots, a rank and a
+ * store, larger tiles beat more of them in flight) or 8 words (u128, 32
+ * KiB), shared-memory sorts of 8192 / 4096 / 2048 words (u32 and u64: the
+ * bitonic engine's own tile; u128: half of it, 256 threads). */
 template <class T> struct QTr;
 template <> struct QTr<uint32_t> {
-	typedef QCfg<256, 16, 6, gs_bitonic::Tr<uint32_t>::Def> Def;
+	typedef QCfg<256, 32, 4, gs_bitonic::Tr<uint32_t>::Def> Def;
 };
 template <> struct QTr<uint64_t> {
-	typedef QCfg<256, 16, 3, gs_bitonic::Tr<uint64_t>::Def> Def;
+	typedef QCfg<256, 32, 2, gs_bitonic::Tr<uint64_t>::Def> Def;
 };
 template <> struct QTr<gs_u128> {
 	typedef QCfg<256, 8, 3, gs_bitonic::BCfg<11, 3, 2, -1, 0> > Def;
