@@ -24,12 +24,13 @@ static int word_class(const keys_spec *s)
  * u32 radix 7.1, sample 14.6, abisort 20.3, quick 22.0, bitonic 24.0; u64
  * radix 18.4, sample 34.4, abisort 36.9, quick 41.1, bitonic 53.9; (key,
  * index) pairs likewise, radix first (u32 radix since 5.7 ms,
- * bench/results/h100-radix-match-2026-11-27.md; abisort and quick since
- * 16.3 and 19.7 ms for u32, 15.4 and 19.2 ms for 2^27 u64,
- * bench/results/h200-engines-tuning-2026-11-27.md, where abisort now
- * passes sample for u64 words, 15.4 against 16.2 ms: left as it is, as
- * either is chosen only for an input that radix's chunk cannot hold and
- * theirs can, a band of a few percent of the device).
+ * bench/results/h100-radix-match-2026-11-27.md; abisort 16.3 ms for u32
+ * and 15.4 ms for 2^27 u64 since bench/results/h200-engines-tuning-2026-11-27.md,
+ * quick 16.2 and 15.9 ms since bench/results/h100-quick-trim-2026-11-27.md,
+ * so that both now pass sample for u64 words (16.2 ms) and quick is as
+ * fast as abisort for u32: left as it is, as any of the three is chosen
+ * only for an input that radix's chunk cannot hold and theirs can, a band
+ * of a few percent of the device).
  * Key-only records take the same order:
  * 16 GiB of u64 file to file in one chunk took 6.07 s with radix (device
  * sort 0.17 s) against 6.84 s with bitonic (0.60 s)
