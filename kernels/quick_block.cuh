@@ -288,18 +288,27 @@ __device__ __forceinline__ void tile_load(const T *__restrict__ s, uint32_t lane
  * memory, so each word costs two comparisons, two ballots, a rank and a
  * store, and no branch.
  *
+ * ahead(): called by every thread once the tile's loads are issued and
+ * before their words are used, for work whose latency those loads hide
+ * (k_round: the next tile's sequence); it must not synchronize the block.
  * mm: thread 0 gets the tile's min/max bookkeeping (mm_init's layout), up
  * to what its use needs: mm[0] is the least word of the tile and mm[3]
  * the greatest, which are the least below and the greatest above the
  * pivot whenever that side has a word (and mm is read only for a side
  * with words: finish_seq, k_phase2). Two barriers (the counts, the
  * reserved offsets); END_SYNC: a third at the end, so that the caller may
- * reuse sm at once (k_round needs none: its next tile's barrier comes
- * before sm is written again).
+ * reuse sm at once (k_round needs none: sm is written again only after
+ * its next tile's first barrier, which every warp reaches after it has
+ * read this tile's offsets).
  */
-template <class T, class C, bool END_SYNC = true, class R>
+/* part_tile's default ahead(): nothing. */
+struct QNoAhead {
+	__device__ void operator()() const {}
+};
+
+template <class T, class C, bool END_SYNC = true, class R, class A = QNoAhead>
 __device__ __forceinline__ void part_tile(const T *__restrict__ src, T *__restrict__ dst, uint64_t s0, uint64_t o,
-					  uint32_t cnt, const T &p, QSmem<T, C> &sm, R reserve, T (&mm)[4])
+					  uint32_t cnt, const T &p, QSmem<T, C> &sm, R reserve, T (&mm)[4], A ahead = A())
 {
 	const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5, lane0 = w * 32 * C::ITEMS + lane;
 	const uint32_t below = (1u << lane) - 1;
@@ -309,6 +318,7 @@ __device__ __forceinline__ void part_tile(const T *__restrict__ src, T *__restri
 		tile_load<T, C, true>(s, lane0, cnt, p, v);
 	else
 		tile_load<T, C, false>(s, lane0, cnt, p, v);
+	ahead();
 	uint32_t nl = 0, ng = 0;
 	mm_init(mm);
 #pragma unroll

@@ -293,6 +293,39 @@ __device__ void finish_seq(const QTabs<T> &t, int nxt, bool last, const QEnt<T> 
 	}
 }
 
+/* What a tile of a phase-one round needs of its list entry, fetched by
+ * warp 0 one tile ahead (job_fetch). */
+template <class T>
+struct QJob {
+	T pivot;
+	uint64_t start, len, o;
+	uint32_t ei, cnt, flags;
+};
+
+/*
+ * Warp 0 of a k_round block (lane: its own): the entry of tile ti
+ * (tile_entry from *prev, which it advances) and the tile's job, written
+ * to *j by lane 0.
+ */
+template <class T, class C>
+__device__ __forceinline__ void job_fetch(const QTabs<T> &t, const QEnt<T> *list, uint32_t ne, uint32_t ti,
+					  uint32_t *prev, uint32_t lane, QJob<T> *j)
+{
+	const uint32_t ei = tile_entry(t.pref, ti, *prev, ne - 1, lane);
+	*prev = ei;
+	if (lane == 0) {
+		const QEnt<T> *q = &list[ei];
+		const uint64_t len = q->len, o = (uint64_t)(ti - t.pref[ei]) * C::TILE;
+		j->pivot = q->pivot;
+		j->start = q->start;
+		j->len = len;
+		j->o = o;
+		j->ei = ei;
+		j->cnt = (uint32_t)min((uint64_t)C::TILE, len - o);
+		j->flags = q->flags;
+	}
+}
+
 /*
  * The tiles of one phase-one round over list `cur` (a persistent grid:
  * block b takes tiles b, b + grid, ... of plan_list's numbering). A tile of
@@ -300,29 +333,38 @@ __device__ void finish_seq(const QTabs<T> &t, int nxt, bool last, const QEnt<T> 
  * its place there reserved by fetch-and-add on the entry's cursors
  * (Algorithm 2), its min/max merged into the entry's by atomic min and
  * max (QW<T>::ATOM) or written to its row of stats (four words); a tile
- * of a fill entry writes the value to d.
+ * of a fill entry writes the value to d. Warp 0 finds the next tile's
+ * sequence while this tile's words load (two jobs in shared memory, one
+ * in use, one being fetched): the search's dependent reads are off the
+ * tile's chain, and a tile needs no barrier of its own before it starts.
  */
 template <class T, class C>
 __global__ void __launch_bounds__(C::THREADS, C::RMINB) k_round(QTabs<T> t, int cur)
 {
 	__shared__ QSmem<T, C> sm;
-	__shared__ uint32_t s_e;
+	__shared__ QJob<T> job[2];
 	const uint32_t ne = min(t.ctl->cnt[cur], t.list_cap), total = t.pref[ne];
 	QEnt<T> *list = lst(t, cur);
+	const uint32_t lane = threadIdx.x & 31;
+	const bool w0 = threadIdx.x < 32;
 	uint32_t prev = 0; /* warp 0: the entry of the block's last tile */
-	for (uint32_t ti = blockIdx.x; ti < total; ti += gridDim.x) {
-		if (threadIdx.x < 32) {
-			prev = tile_entry(t.pref, ti, prev, ne - 1, threadIdx.x);
-			if (threadIdx.x == 0)
-				s_e = prev;
-		}
-		__syncthreads();
-		const uint32_t ei = s_e;
-		QEnt<T> *q = &list[ei];
-		const uint64_t start = q->start, len = q->len, o = (uint64_t)(ti - t.pref[ei]) * C::TILE;
-		const uint32_t cnt = (uint32_t)min((uint64_t)C::TILE, len - o), flags = q->flags;
-		const T pivot = q->pivot;
+	if (w0 && blockIdx.x < total)
+		job_fetch<T, C>(t, list, ne, blockIdx.x, &prev, lane, &job[0]);
+	__syncthreads();
+	int k = 0;
+	for (uint32_t ti = blockIdx.x; ti < total; ti += gridDim.x, k ^= 1) {
+		/* job[k ^ 1] was last read before this block's previous tile's
+		 * barriers; it is read next after this tile's first one */
+		const uint32_t nx = ti + gridDim.x;
+		auto ahead = [&]() {
+			if (w0 && nx < total)
+				job_fetch<T, C>(t, list, ne, nx, &prev, lane, &job[k ^ 1]);
+		};
+		const uint32_t flags = job[k].flags, cnt = job[k].cnt;
+		const uint64_t start = job[k].start, o = job[k].o;
+		const T pivot = job[k].pivot;
 		if (flags & F_FILL) {
+			ahead();
 			block_fill<C>(t.d + start + o, cnt, pivot);
 			__syncthreads();
 			continue;
@@ -330,13 +372,19 @@ __global__ void __launch_bounds__(C::THREADS, C::RMINB) k_round(QTabs<T> t, int 
 		const T *src = flags & F_AUX ? t.aux : t.d;
 		T *dst = flags & F_AUX ? t.d : t.aux;
 		T mm[4];
+		/* the entry's index and length re-read where used: fewer
+		 * registers live across the partition */
+		const uint32_t ei = job[k].ei;
 		part_tile<T, C, false>(src, dst, start, o, cnt, pivot, sm,
 				[&](uint32_t tl, uint32_t tg, uint64_t &lb, uint64_t &gb) {
+					QEnt<T> *q = &list[ei];
+					const uint64_t len = job[k].len;
 					lb = atomicAdd(&q->lcur, (unsigned long long)tl);
 					gb = len - atomicAdd(&q->gcur, (unsigned long long)tg) - tg;
 				},
-				mm);
+				mm, ahead);
 		if (threadIdx.x == 0) {
+			QEnt<T> *q = &list[ei];
 			if constexpr (QW<T>::ATOM) {
 				QW<T>::amin(&q->mm[0], mm[0]);
 				QW<T>::amax(&q->mm[1], mm[1]);
@@ -344,8 +392,8 @@ __global__ void __launch_bounds__(C::THREADS, C::RMINB) k_round(QTabs<T> t, int 
 				QW<T>::amax(&q->mm[3], mm[3]);
 			} else {
 #pragma unroll
-				for (int k = 0; k < 4; ++k)
-					t.stats[4 * (uint64_t)ti + k] = mm[k];
+				for (int u = 0; u < 4; ++u)
+					t.stats[4 * (uint64_t)ti + u] = mm[u];
 			}
 		}
 	}

@@ -26,7 +26,7 @@ static int word_class(const keys_spec *s)
  * index) pairs likewise, radix first (u32 radix since 5.7 ms,
  * bench/results/h100-radix-match-2026-11-27.md; abisort 16.3 ms for u32
  * and 15.4 ms for 2^27 u64 since bench/results/h200-engines-tuning-2026-11-27.md,
- * quick 16.2 and 15.9 ms since bench/results/h100-quick-trim-2026-11-27.md,
+ * quick 16.1 and 15.6 ms since bench/results/h100-quick-trim-2026-11-27.md,
  * so that both now pass sample for u64 words (16.2 ms) and quick is as
  * fast as abisort for u32: left as it is, as any of the three is chosen
  * only for an input that radix's chunk cannot hold and theirs can, a band
