@@ -66,7 +66,7 @@ LIB_OBJ  := $(SRC_OBJ) $(KERN_OBJ)
 TESTS    := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/test_*.c))
 # built with CUDA: the GPU test runs in `make check` too, and says SKIP without a
 # GPU; test_plan checks the bitonic planner on the host (no GPU needed)
-GPU_TESTS := $(if $(filter yes,$(CUDA)),tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/test_plan tests/gpu/abisort_replay tests/gpu/test_capacity)
+GPU_TESTS := $(if $(filter yes,$(CUDA)),tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/test_plan tests/gpu/abisort_replay tests/gpu/quick_pivot tests/gpu/test_capacity)
 
 .PHONY: all config deps check check-gpu check-gnu bench bench-cpu bench-text install uninstall deb man clean
 
@@ -190,6 +190,11 @@ tests/gpu/abisort_replay: tests/gpu/abisort_replay.cu tests/gpu/report.h $(KERN_
 	$(say) NVCC $@
 	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $<
 
+# GPU-Quicksort's phase-one cut (child_fraction, pivot_at) replayed on the host (no GPU)
+tests/gpu/quick_pivot: tests/gpu/quick_pivot.cu tests/gpu/report.h kernels/quick_pivot.cuh
+	$(say) NVCC $@
+	$(Q)$(NVCC) $(NVCCFLAGS) -Ikernels -o $@ $<
+
 # the bitonic planner and its configurations are host-only headers
 tests/gpu/test_plan: tests/gpu/test_plan.cu tests/gpu/report.h kernels/bitonic_plan.h kernels/bitonic_tuning.cuh
 	$(say) NVCC $@
@@ -284,6 +289,6 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpusort $(DESTDIR)$(PREFIX)/share/man/man1/gpusort.1
 
 clean:
-	rm -rf build gpusort gpusort_*.deb bench/gen bench/gen_lines bench/gpu_bench bench/sorter_bench bench/sample_buckets bench/abisort_count bench/abisort_phases tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/test_plan tests/gpu/abisort_replay tests/gpu/test_capacity bench/checkrec bench/experiments/iobench bench/experiments/iobench.d
+	rm -rf build gpusort gpusort_*.deb bench/gen bench/gen_lines bench/gpu_bench bench/sorter_bench bench/sample_buckets bench/abisort_count bench/abisort_phases tests/refsort tests/checksorted tests/bin tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/test_plan tests/gpu/abisort_replay tests/gpu/quick_pivot tests/gpu/test_capacity bench/checkrec bench/experiments/iobench bench/experiments/iobench.d
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "bitonic_kernels.cuh" /* Word<T>, swz2, group_steps, local_group */
+#include "quick_pivot.cuh"
 #include "quick_tuning.cuh"
 
 namespace gs_quick {
@@ -20,8 +21,8 @@ namespace gs_quick {
 using gs_bitonic::Word;
 
 /* lt: unsigned order; eq; zero: the smallest word; avg: floor((a + b) / 2)
- * without overflow; at(a, b, f): about a + (b - a) * f for a < b and
- * 0 < f < 1, always in [a, b) (u128: the average); ATOM: whether amin and
+ * without overflow; at(a, b, f): pivot_at (quick_pivot.cuh; u128: the
+ * average); ATOM: whether amin and
  * amax, atomic min and max of a word in device memory, exist; shfl:
  * __shfl_xor_sync of a whole word; ldcg: a global load cached in L2 only;
  * opaque: hide a value's origin from the optimizer; st_ne(a, v, p): store
@@ -33,11 +34,7 @@ template <> struct QW<uint32_t> {
 	static __device__ __forceinline__ bool eq(uint32_t a, uint32_t b) { return a == b; }
 	static __device__ __forceinline__ uint32_t zero() { return 0; }
 	static __device__ __forceinline__ uint32_t avg(uint32_t a, uint32_t b) { return (a >> 1) + (b >> 1) + (a & b & 1); }
-	static __device__ __forceinline__ uint32_t at(uint32_t a, uint32_t b, double f)
-	{
-		const uint32_t w = b - a, d = (uint32_t)(w * f);
-		return a + (d < w ? d : w - 1);
-	}
+	static __device__ __forceinline__ uint32_t at(uint32_t a, uint32_t b, double f) { return pivot_at(a, b, f); }
 	static __device__ __forceinline__ uint32_t shfl(uint32_t v, int m) { return __shfl_xor_sync(~0u, v, m); }
 	static __device__ __forceinline__ uint32_t ldcg(const uint32_t *p) { return __ldcg((const unsigned int *)p); }
 	enum { ATOM = 1 };
@@ -56,13 +53,7 @@ template <> struct QW<uint64_t> {
 	static __device__ __forceinline__ bool eq(uint64_t a, uint64_t b) { return a == b; }
 	static __device__ __forceinline__ uint64_t zero() { return 0; }
 	static __device__ __forceinline__ uint64_t avg(uint64_t a, uint64_t b) { return (a >> 1) + (b >> 1) + (a & b & 1); }
-	static __device__ __forceinline__ uint64_t at(uint64_t a, uint64_t b, double f)
-	{
-		const uint64_t w = b - a;
-		const double x = (double)w * f;
-		const uint64_t d = x < 18446744073709549568.0 ? (uint64_t)x : w; /* below 2^64, exact in double */
-		return a + (d < w ? d : w - 1);
-	}
+	static __device__ __forceinline__ uint64_t at(uint64_t a, uint64_t b, double f) { return pivot_at(a, b, f); }
 	static __device__ __forceinline__ uint64_t shfl(uint64_t v, int m)
 	{
 		return __shfl_xor_sync(~0u, (unsigned long long)v, m);

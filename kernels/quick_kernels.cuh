@@ -231,17 +231,15 @@ __device__ __forceinline__ QEnt<T> ent_make(const T &pivot, uint64_t start, uint
  * part fills a tile sort (minlen is C::SORT up to n = SORT * MAXSEQ)
  * and the other is short, and a short sort (block_sort's smaller tiles)
  * takes it, where two halves would each be sorted as a padded whole
- * tile. Values spread
- * unevenly only make the parts uneven, as the average does: at keeps the
- * pivot in [mn, mx), so both parts shrink, and a longer part is
+ * tile (child_fraction and pivot_at, quick_pivot.cuh). Values spread
+ * unevenly only make the parts uneven, as the average does: the pivot
+ * stays in [mn, mx), so both parts shrink, and a longer part is
  * partitioned again.
  */
 template <class T>
 __device__ __forceinline__ T child_pivot(const T &mn, const T &mx, uint64_t l, uint64_t minlen)
 {
-	const uint64_t cap = minlen - minlen / 64, m = (l + cap - 1) / cap;
-	const double f = m <= 2 ? (double)(l - cap) / (double)l : (double)(m / 2) / (double)m;
-	return QW<T>::at(mn, mx, f);
+	return QW<T>::at(mn, mx, child_fraction(l, minlen));
 }
 
 /* Shared memory of k_finish: up to 3 ranges of d the block fills itself
