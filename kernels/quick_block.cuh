@@ -22,12 +22,11 @@ using gs_bitonic::Word;
 
 /* lt: unsigned order; eq; zero: the smallest word; avg: floor((a + b) / 2)
  * without overflow; at(a, b, f): pivot_at (quick_pivot.cuh; u128: the
- * average); ATOM: whether amin and
- * amax, atomic min and max of a word in device memory, exist; shfl:
- * __shfl_xor_sync of a whole word; ldcg: a global load cached in L2 only;
- * opaque: hide a value's origin from the optimizer; st_ne(a, v, p): store
- * v to global address a unless v equals p, as one predicated store (no
- * branch around it). */
+ * average); ATOM: whether amin and amax, atomic min and max of a word in
+ * device memory, exist; shfl: __shfl_xor_sync of a whole word; ldcg: a
+ * global load cached in L2 only; opaque: hide a value's origin from the
+ * optimizer; st_ne(a, v, p): store v to global address a unless v equals
+ * p, as one predicated store (no branch around it). */
 template <class T> struct QW;
 template <> struct QW<uint32_t> {
 	static __device__ __forceinline__ bool lt(uint32_t a, uint32_t b) { return a < b; }

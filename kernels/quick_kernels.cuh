@@ -10,8 +10,9 @@
  * 1) reads the sequences back after every phase-one round to assign
  * blocks. Here the work list stays on the device: a round is k_round (a
  * persistent grid pulling the round's tiles in order) and k_finish (a
- * block per listed sequence makes its children; the last block to finish
- * numbers the next list's tiles, a cumulative sum), and the host launches
+ * thread per listed sequence, a block for 16-byte words, makes its
+ * children; the last block to finish numbers the next list's tiles, a
+ * cumulative sum), and the host launches
  * a fixed number of rounds (QSizes::rounds), each of which costs two empty
  * launches once the list has run dry. Phase two is one
  * persistent grid pulling phase-one's leftovers from a device counter.
