@@ -337,8 +337,44 @@ static int open_next(text_loader *l)
 		l->reg = 1;
 		l->pos = (uint64_t)at;
 		l->left = st.st_size > at ? (uint64_t)(st.st_size - at) : 0;
+		l->size0 = (uint64_t)st.st_size;
+		l->mtime0 = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	}
 	return 0;
+}
+
+/*
+ * A regular input read to its end must have ended where it ended when it
+ * was opened, with the same modification time: a file truncated, rewritten
+ * or appended to while it was read would be sorted as neither its old
+ * contents nor its new ones (the records' rule, inputs.h). 0, or -1 with
+ * l->err. Not a regular file: 0.
+ */
+static int check_unchanged(text_loader *l)
+{
+	struct stat st;
+	if (!l->reg)
+		return 0;
+	if (fstat(l->fd, &st))
+		return fail(l, "cannot read", errno);
+	int64_t mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	if (l->pos != l->size0 || (uint64_t)st.st_size != l->size0 || mt != l->mtime0) {
+		snprintf(l->err, sizeof l->err,
+			 "%s: the file changed while it was read (its size or modification time): nothing written", l->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* The test build's fault input-changes on the read path: the input cut to
+ * half its size once some of it was read, as a user's truncate(1) would. */
+static void fault_change_input(const text_loader *l)
+{
+	static int done;
+	if (done || !l->reg || !io_fault_is("input-changes"))
+		return;
+	done = 1;
+	(void)!truncate(l->name, (off_t)(l->size0 / 2));
 }
 
 /* The input has ended: close it (standard input's offset left at its end, as read() leaves it). */
@@ -407,6 +443,8 @@ static int map_whole(text_loader *l)
 	l->bytes += size;
 	l->pos += size;
 	l->left = 0;
+	if (check_unchanged(l)) /* rewritten or grown while indexed (shrunk raises SIGBUS) */
+		return -1;
 	end_input(l);
 	return 1;
 }
@@ -450,6 +488,8 @@ int text_load_chunk(text_loader *l, text_chunk *c, int *last)
 		if (k < 0)
 			return fail(l, "read failed", errno);
 		if (k == 0) {
+			if (check_unchanged(l))
+				return -1;
 			end_input(l);
 			if (l->len > l->start[l->n]) { /* a last line without its delimiter */
 				if (grow_buf(l, l->len + 1))
@@ -461,6 +501,7 @@ int text_load_chunk(text_loader *l, text_chunk *c, int *last)
 			continue;
 		}
 		l->bytes += (uint64_t)k;
+		fault_change_input(l);
 		if (index_lines(l, l->len, l->len + (size_t)k, SIZE_MAX))
 			return oom(l);
 		l->len += (size_t)k;

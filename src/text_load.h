@@ -25,6 +25,8 @@ typedef struct text_loader {
 	int fd, own;           /* the input being read, or -1 */
 	int reg;               /* fd is a regular file: read with pread from pos */
 	uint64_t pos, left;    /* reg: the next offset, and the bytes after it when it was opened */
+	uint64_t size0;        /* reg: its size when opened */
+	int64_t mtime0;        /* reg: its modification time (ns) when opened */
 	const char *name;      /* its name, for messages */
 	unsigned char eol;
 	uint8_t *buf;          /* buf[0, len): the chunk's lines, then a partial line */

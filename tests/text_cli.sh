@@ -269,6 +269,14 @@ if [ -x "$GST" ]; then
 	grep -q "gpusort: an input file shrank while it was read, or the output while it was written: stopped" "$d/ferr" &&
 		pass fault-mapped-input-truncated-message ||
 		fail fault-mapped-input-truncated-message "$(head -c 200 "$d/ferr")"
+	# read (the budget is smaller than the input), truncated once some of it
+	# was read: exit 2, the old output kept, the file named (the records' rule)
+	cp "$d/big" "$d/big.keep"
+	fault fault-read-input-truncated input-changes 2
+	grep -q "gpusort: .*/big: the file changed while it was read (its size or modification time): nothing written" "$d/ferr" &&
+		pass fault-read-input-truncated-message ||
+		fail fault-read-input-truncated-message "$(head -c 200 "$d/ferr")"
+	mv "$d/big.keep" "$d/big"
 fi
 
 # the only regular input is mapped: a last line without its delimiter where
