@@ -34,6 +34,7 @@ typedef struct item {
 	uint64_t hash;    /* a run's XXH3 */
 	char *tmp;        /* a named run's path (descriptors short), or NULL: an unlinked file */
 	int slot;         /* tmp's registration for removal on signals, or -1 */
+	char *spill;      /* an unlinked run's path when it was created, for messages, or NULL */
 } item;
 
 typedef struct tjob {
@@ -127,6 +128,8 @@ static void drop_items(item *its, int n)
 			free(its[i].tmp);
 			its[i].tmp = NULL;
 		}
+		free(its[i].spill);
+		its[i].spill = NULL;
 	}
 }
 
@@ -141,7 +144,7 @@ static void drop_items(item *its, int n)
 static int new_run(tjob *t, text_writer *w, item *it)
 {
 	const char *dir = t->o->tmpdirs[t->next_tmp++ % t->o->ntmp];
-	*it = (item){ NULL, -1, 0, NULL, -1 };
+	*it = (item){ NULL, -1, 0, NULL, -1, NULL };
 	int rc;
 	if (t->named) {
 		size_t len = strlen(dir) + 32;
@@ -162,6 +165,7 @@ static int new_run(tjob *t, text_writer *w, item *it)
 		if (f.dfd >= 0)
 			close(f.dfd);
 		it->fd = f.fd;
+		it->spill = strdup(f.name); /* NULL (no memory): messages say "a spilled run" */
 	}
 	int wfd = it->fd;
 	if (t->o->compress) {
@@ -361,6 +365,8 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 			fail(t, "cannot read: %s: %s", it->path ? it->path : "a temporary file", strerror(-e));
 			goto out;
 		}
+		if (!it->path && (it->tmp || it->spill)) /* a corrupt run is named in the error */
+			snprintf(rd[i].name, sizeof rd[i].name, "temporary file %s", it->tmp ? it->tmp : it->spill);
 		src[i].r = &rd[i];
 	}
 	if (mem) {
@@ -427,6 +433,7 @@ static int reduce(tjob *t, int reserve)
 			/* moved to items[out] */
 			t->items[i].fd = -1;
 			t->items[i].tmp = NULL;
+			t->items[i].spill = NULL;
 			t->items[out++] = merged;
 		}
 		t->n = out;

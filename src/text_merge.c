@@ -100,7 +100,8 @@ static void replay(tree *q, int w)
 static int read_fail(const text_source *x, int rc, char *err, size_t errlen)
 {
 	if (rc == -EBADMSG)
-		snprintf(err, errlen, "%s is corrupt (its XXH3 checksum does not match)", x->r->name);
+		snprintf(err, errlen, "%s: checksum mismatch (its XXH3 is not what was written): spilled data was corrupted; "
+			 "no output written", x->r->name);
 	else
 		snprintf(err, errlen, "read failed: %s: %s", x->r->name, strerror(-rc));
 	return -1;

@@ -258,6 +258,9 @@ if [ -x "$GST" ]; then
 	fault fault-write-run write@2:ENOSPC 2
 	fault fault-write-late write@40+:ENOSPC 2
 	fault fault-corrupt-run corrupt-spill 2
+	grep -q "^gpusort: temporary file $d/t/gpusort\.[^:]*: checksum mismatch" "$d/ferr" &&
+		pass fault-corrupt-run-names-file ||
+		fail fault-corrupt-run-names-file "$(head -c 200 "$d/ferr")"
 	fault fault-read-short read@3:short 0
 	fault fault-write-short write@3:short 0
 	# one chunk: the output written while its parts are sorted
