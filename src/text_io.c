@@ -1,6 +1,7 @@
 /* text_io.c - line reader and writer (text_io.h). */
 #define _GNU_SOURCE
 #include "text_io.h"
+#include "progress.h"
 #include "text_cmp.h"
 #include "../io/io_fault.h"
 
@@ -208,8 +209,21 @@ static int keep_last(text_writer *w, const uint8_t *line, size_t len)
 	return 0;
 }
 
+/* --progress: the line's bytes (and its delimiter) counted, reported in 4 MiB steps. */
+static void count_progress(text_writer *w, size_t len)
+{
+	w->prog_pending += len + 1;
+	w->prog_done += len + 1;
+	if (w->prog_pending >= ((uint64_t)4 << 20)) {
+		progress_add(w->prog, w->prog_pending);
+		w->prog_pending = 0;
+	}
+}
+
 int text_writer_line(text_writer *w, const uint8_t *line, size_t len)
 {
+	if (w->prog)
+		count_progress(w, len);
 	int d = 1;
 	if (w->have_last && (w->unique || w->verify))
 		d = text_cmp(w->unique ? w->unique : w->verify, w->last, w->last_len, line, len);
@@ -235,6 +249,10 @@ int text_writer_bytes(text_writer *w, const uint8_t *buf, size_t n, uint64_t lin
 
 int text_writer_flush(text_writer *w, uint64_t *hash)
 {
+	if (w->prog && w->prog_pending) {
+		progress_add(w->prog, w->prog_pending);
+		w->prog_pending = 0;
+	}
 	size_t done = 0;
 	while (done < w->len) {
 		size_t want = w->len - done;

@@ -62,6 +62,9 @@ typedef struct text_writer {
 	const text_spec *verify; /* --verify: check the order and sum the lines (text_line_hash); NULL: off */
 	uint64_t vsum;           /* --verify: the sum of the written lines' hashes */
 	uint64_t vbad;           /* --verify: the number of the first line out of order; 0: none */
+	struct progress *prog;   /* --progress: where the bytes of the lines given go, or NULL */
+	uint64_t prog_pending;   /* given since the last progress_add */
+	uint64_t prog_done;      /* given in all (what -u drops counted: the merge's bytes, not the output's) */
 } text_writer;
 
 /* --verify's hash of one line: sums of these compare multisets of lines. */

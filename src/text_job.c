@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "text_job.h"
 #include "engine.h"
+#include "progress.h"
 #include "text_cmp.h"
 #include "text_gather.h"
 #include "text_io.h"
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define TEXT_FANIN 16                    /* runs merged at once without --batch-size (sort(1)'s too) */
@@ -35,6 +37,7 @@ typedef struct item {
 	char *tmp;        /* a named run's path (descriptors short), or NULL: an unlinked file */
 	int slot;         /* tmp's registration for removal on signals, or -1 */
 	char *spill;      /* an unlinked run's path when it was created, for messages, or NULL */
+	int64_t bytes;    /* its lines' bytes (--progress's totals); < 0: not known (a pipe) */
 } item;
 
 typedef struct tjob {
@@ -56,6 +59,10 @@ typedef struct tjob {
 	size_t bufsize;   /* a merge reader's buffer */
 	int fd_room;      /* descriptors free at the start (fd_room) */
 	int named;        /* runs are named files, closed between passes: descriptors are short */
+	progress prog_store;
+	progress *prog;   /* --progress, or NULL */
+	int pass, passes; /* --progress: the merge passes reported so far, and in all */
+	uint64_t merged;  /* -m: the bytes merged (--progress's done line) */
 } tjob;
 
 static int fail(tjob *t, const char *fmt, ...)
@@ -144,7 +151,7 @@ static void drop_items(item *its, int n)
 static int new_run(tjob *t, text_writer *w, item *it)
 {
 	const char *dir = t->o->tmpdirs[t->next_tmp++ % t->o->ntmp];
-	*it = (item){ NULL, -1, 0, NULL, -1, NULL };
+	*it = (item){ NULL, -1, 0, NULL, -1, NULL, 0 };
 	int rc;
 	if (t->named) {
 		size_t len = strlen(dir) + 32;
@@ -202,6 +209,7 @@ static int end_compressor(tjob *t)
 static int end_run(tjob *t, text_writer *w, item *it)
 {
 	int rc = text_writer_flush(w, &it->hash);
+	it->bytes = (int64_t)w->bytes;
 	text_writer_close(w);
 	if (rc) {
 		io_filter_kill(&t->z);
@@ -405,21 +413,72 @@ out:
  * few is enough (17 runs, 16 at once: the first 2, or 3 with a reserve),
  * only those are merged, as sort(1) does, not every run once more.
  */
-static int reduce(tjob *t, int reserve)
+static int group_size(int F, int excess, int n, int i)
+{
+	if (excess + 1 <= F)
+		return i ? 1 : excess + 1;
+	return n - i < F ? n - i : F;
+}
+
+/* The passes reduce(t, reserve) would make of n items: --progress's "of M". */
+static int reduce_passes(const tjob *t, int n, int reserve)
+{
+	int F = fanin(t), p = 0;
+	while (n + reserve > F) {
+		int excess = n + reserve - F, out = 0;
+		for (int i = 0; i < n; i += group_size(F, excess, n, i))
+			out++;
+		n = out;
+		p++;
+	}
+	return p;
+}
+
+/* --progress: a merge pass of `total` bytes begins (the last, into the
+ * output, when t->pass reaches t->passes). */
+static void merge_phase(tjob *t, int64_t total)
+{
+	if (!t->prog)
+		return;
+	t->pass++;
+	progress_phase(t->prog, PROGRESS_MERGE, t->pass, t->passes > t->pass ? t->passes : t->pass, total);
+}
+
+/* The bytes of items its[0, k), or -1 when one is not known. */
+static int64_t items_bytes(const item *its, int k)
+{
+	int64_t b = 0;
+	for (int i = 0; i < k; i++) {
+		if (its[i].bytes < 0)
+			return -1;
+		b += its[i].bytes;
+	}
+	return b;
+}
+
+static int reduce(tjob *t, int reserve, int report)
 {
 	int F = fanin(t);
 	while (t->n + reserve > F) {
 		int excess = t->n + reserve - F, out = 0;
+		if (report) {
+			int64_t total = 0; /* the groups merged, not the runs only moved */
+			for (int i = 0, k; i < t->n && total >= 0; i += k)
+				if ((k = group_size(F, excess, t->n, i)) > 1) {
+					int64_t b = items_bytes(t->items + i, k);
+					total = b < 0 ? -1 : total + b;
+				}
+			merge_phase(t, total);
+		}
 		for (int i = 0, k; i < t->n; i += k) {
-			if (excess + 1 <= F)
-				k = i ? 1 : excess + 1;
-			else
-				k = t->n - i < F ? t->n - i : F;
+			k = group_size(F, excess, t->n, i);
 			item merged = t->items[i];
 			if (k > 1) {
 				text_writer w;
 				if (new_run(t, &w, &merged))
 					return -1;
+				if (report)
+					w.prog = t->prog;
 				if (merge_into(t, t->items + i, k, NULL, &w, "a temporary file")) {
 					text_writer_close(&w);
 					io_filter_kill(&t->z);
@@ -516,6 +575,33 @@ static int open_engine(tjob *t, size_t lines, int last)
 	return 0;
 }
 
+/* A regular file's size ("-": standard input's, from its offset), or -1
+ * (a pipe, or not there): --progress's totals. */
+static int64_t input_bytes(const char *name)
+{
+	struct stat st;
+	int std = !strcmp(name, "-");
+	if (std ? fstat(STDIN_FILENO, &st) : stat(name, &st))
+		return -1;
+	if (!S_ISREG(st.st_mode))
+		return -1;
+	off_t at = std ? lseek(STDIN_FILENO, 0, SEEK_CUR) : 0;
+	return at < 0 ? -1 : st.st_size > at ? (int64_t)(st.st_size - at) : 0;
+}
+
+/* All the inputs' bytes, or -1 when one is not known. */
+static int64_t inputs_bytes(const job_opts *o)
+{
+	int64_t b = 0;
+	for (int i = 0; i < o->ninputs; i++) {
+		int64_t x = input_bytes(o->inputs[i]);
+		if (x < 0)
+			return -1;
+		b += x;
+	}
+	return b;
+}
+
 static int sort_job(tjob *t)
 {
 	const job_opts *o = t->o;
@@ -525,15 +611,19 @@ static int sort_job(tjob *t)
 	text_load_init(&l, o->inputs, o->ninputs, t->s->eol, budget, t->pool, in_place ? STDOUT_FILENO : -1);
 	text_writer w;
 	int rc = -1, last = 0;
+	if (t->prog)
+		progress_phase(t->prog, PROGRESS_SORT, 0, 0, inputs_bytes(o));
 	for (;;) {
 		text_chunk c;
 		double t0 = util_now();
+		uint64_t before = l.bytes;
 		int got = text_load_chunk(&l, &c, &last);
 		t->res->read_s += util_now() - t0;
 		if (got < 0) {
 			fail(t, "%s", l.err);
 			goto out;
 		}
+		progress_add(t->prog, l.bytes - before);
 		if (!got)
 			break;
 		t->res->chunks++;
@@ -544,10 +634,13 @@ static int sort_job(tjob *t)
 			/* the only chunk (no runs): written as it is sorted */
 			if (open_output(t, &w))
 				goto out;
+			if (t->prog)
+				progress_phase(t->prog, PROGRESS_WRITE, 0, 0, (int64_t)c.start[c.n]);
 			if (sort_write_chunk(t, &c, &w, t->out_name)) {
 				text_writer_close(&w);
 				goto out;
 			}
+			progress_add(t->prog, c.start[c.n]);
 			double t1 = util_now();
 			rc = commit_output(t, &w);
 			t->res->write_s += util_now() - t1;
@@ -561,18 +654,27 @@ static int sort_job(tjob *t)
 			if (spill_chunk(t, &c))
 				goto out;
 			/* each unlinked run holds a descriptor: merge them down before they run out */
-			if (!t->named && t->n >= t->fd_room / 2 && reduce(t, 1))
+			if (!t->named && t->n >= t->fd_room / 2 && reduce(t, 1, 0))
 				goto out;
 			continue;
 		}
 		/* the last chunk: straight out, or merged from memory with the runs */
-		if (reduce(t, 1) || open_output(t, &w))
+		t->passes = t->n ? reduce_passes(t, t->n, 1) + 1 : 0;
+		if (reduce(t, 1, 1) || open_output(t, &w))
 			goto out;
 		double t1 = util_now();
+		int64_t total = t->n ? items_bytes(t->items, t->n) : 0;
+		if (t->n)
+			merge_phase(t, total < 0 ? -1 : total + (int64_t)c.start[c.n]);
+		else if (t->prog)
+			progress_phase(t->prog, PROGRESS_WRITE, 0, 0, (int64_t)c.start[c.n]);
+		w.prog = t->prog;
 		if (t->n ? merge_into(t, t->items, t->n, &c, &w, t->out_name) : write_chunk(t, &c, &w, t->out_name)) {
 			text_writer_close(&w);
 			goto out;
 		}
+		if (!t->n && w.prog_done < c.start[c.n]) /* the gather path writes past the writer's lines */
+			progress_add(t->prog, c.start[c.n] - w.prog_done);
 		if (!t->n)
 			t->res->write_s += util_now() - t1;
 		t1 = util_now();
@@ -581,8 +683,12 @@ static int sort_job(tjob *t)
 		goto out;
 	}
 	/* no lines left after the runs (or none at all) */
-	if (reduce(t, 0) || open_output(t, &w))
+	t->passes = t->n ? reduce_passes(t, t->n, 0) + 1 : 0;
+	if (reduce(t, 0, 1) || open_output(t, &w))
 		goto out;
+	if (t->n)
+		merge_phase(t, items_bytes(t->items, t->n));
+	w.prog = t->prog;
 	if (t->n && merge_into(t, t->items, t->n, NULL, &w, t->out_name)) {
 		text_writer_close(&w);
 		goto out;
@@ -598,15 +704,19 @@ static int merge_job(tjob *t)
 {
 	const job_opts *o = t->o;
 	for (int i = 0; i < o->ninputs; i++)
-		if (push(t, (item){ o->inputs[i], -1, 0, NULL, -1 }))
+		if (push(t, (item){ o->inputs[i], -1, 0, NULL, -1, NULL, input_bytes(o->inputs[i]) }))
 			return -1;
 	text_writer w;
-	if (reduce(t, 0) || open_output(t, &w))
+	t->passes = reduce_passes(t, t->n, 0) + 1;
+	if (reduce(t, 0, 1) || open_output(t, &w))
 		return -1;
+	merge_phase(t, items_bytes(t->items, t->n));
+	w.prog = t->prog;
 	if (merge_into(t, t->items, t->n, NULL, &w, t->out_name)) {
 		text_writer_close(&w);
 		return -1;
 	}
+	t->merged = w.prog_done;
 	return commit_output(t, &w);
 }
 
@@ -677,13 +787,20 @@ void text_job_run(const job_opts *o, const text_spec *s, text_result *res)
 	t.named = t.fd_room < TEXT_NAMED_ROOM;
 	size_t per = (size_t)(o->mem / (uint64_t)(fanin(&t) + 1));
 	t.bufsize = per < ((size_t)64 << 10) ? (size_t)64 << 10 : per > ((size_t)8 << 20) ? (size_t)8 << 20 : per;
+	if (o->progress && !o->check) {
+		progress_start(&t.prog_store, stderr, o->progress_tty, o->progress_interval);
+		t.prog = &t.prog_store;
+	}
 	double t0 = util_now();
+	int rc = 0;
 	if (o->check)
 		check_job(&t);
 	else if (o->merge_only)
-		merge_job(&t);
+		rc = merge_job(&t);
 	else
-		sort_job(&t);
+		rc = sort_job(&t);
+	/* the job's bytes: the lines read (a merge's, those it merged) */
+	progress_end(t.prog, rc == 0, res->bytes ? res->bytes : t.merged);
 	if (t.out_open)
 		io_output_abort(&t.out);
 	drop_items(t.items, t.n);

@@ -335,6 +335,51 @@ grep -q "(mapped, every thread)" "$d/err" && fail stdout-pipe-not-mapped "$(cat 
 "$G" -t, -k2,2 --stats "$d/oi.src" -o "$d/got" 2> "$d/err"
 grep -q "(mapped, every thread)" "$d/err" && pass output-mapped || fail output-mapped "not mapped: $(cat "$d/err")"
 
+# --progress for lines, every line drawn (the test build's
+# GPUSORT_PROGRESS_INTERVAL=0): a spilled sort in several merge passes shows
+# the sort phase and each pass in turn, bytes never going down within one,
+# each reaching 100%, then a done line with the input's bytes; one chunk
+# shows sort, write and done; standard output holds only the lines
+awk 'BEGIN { srand(7); for (i = 0; i < 1000000; i++) printf "%d,%c\n", int(rand() * 1000000), 97 + int(rand() * 26) }' > "$d/pg.src"
+sort -t, -k1,1n "$d/pg.src" > "$d/exp"
+progress_check() { # NAME WANT_PHASES (the phases in order, '|'-separated)
+	_why=$(awk -v want="$2" '
+		!/^gpusort: / { print "not a gpusort line: " $0; exit }
+		{ ph = $0; sub(/^gpusort: /, "", ph); sub(/: .*/, "", ph) }
+		ph != last { if (seen[ph]++) { print "phase " ph " again"; exit } order = order (order ? "|" : "") ph; last = ph; prev = -1 }
+		ph != "done" {
+			b = $0; sub(/^gpusort: [^:]*: /, "", b); sub(/ of .*/, "", b); sub(/,.*/, "", b)
+			split(b, f, " "); u = f[2] == "KiB" ? 1024 : f[2] == "MiB" ? 1048576 : 1; v = f[1] * u
+			if (v < prev) { print "bytes went down: " $0; exit } prev = v
+			if ($0 ~ /\(100%\)/) full[ph] = 1
+		}
+		{ lastline = $0 }
+		END {
+			if (order != want) { print "phases " order ", want " want; exit }
+			n = split(want, w, "|"); for (i = 1; i < n; i++) if (!full[w[i]]) { print w[i] " never reached 100%"; exit }
+			if (lastline !~ /^gpusort: done: [0-9.]+ [KM]iB in [0-9.]+ s, [0-9.]+ MB\/s$/) print "last line: " lastline
+		}' "$d/perr")
+	if [ -n "$_why" ]; then fail "$1" "$_why"; else pass "$1"; fi
+}
+GPUSORT_PROGRESS_INTERVAL=0 "$GST" --progress -S 1M --batch-size=4 -T "$d/t" -t, -k1,1n "$d/pg.src" > "$d/got" 2> "$d/perr"
+rc=$?
+if [ $rc != 0 ]; then fail progress-spilled "status $rc: $(head -c 200 "$d/perr")"; else
+	same progress-spilled-output "$d/exp" "$d/got"
+	np=$(sed -n 's/^gpusort: merge pass 1 of \([0-9]*\):.*/\1/p' "$d/perr" | head -n 1)
+	if [ "${np:-0}" -lt 2 ]; then fail progress-spilled "want several merge passes: $(grep -c merge "$d/perr") merge lines, of ${np:-none}"
+	else
+		want=sort; p=1; while [ $p -le $np ]; do want="$want|merge pass $p of $np"; p=$((p + 1)); done
+		progress_check progress-spilled "$want|done"
+	fi
+fi
+GPUSORT_PROGRESS_INTERVAL=0 "$GST" --progress -t, -k1,1n "$d/pg.src" > "$d/got" 2> "$d/perr"
+same progress-one-chunk-output "$d/exp" "$d/got"
+progress_check progress-one-chunk "sort|write|done"
+# the done line's bytes are the input's, as the sort phase's total has them
+tot=$(sed -n 's/^gpusort: sort: .* of \(.*\) (100%).*/\1/p' "$d/perr" | head -n 1)
+[ -n "$tot" ] && grep -q "^gpusort: done: $tot in" "$d/perr" &&
+	pass progress-done-bytes || fail progress-done-bytes "want the input's ${tot:-?}: $(tail -n 1 "$d/perr")"
+
 # the fake GPU (tests/fake_gpu.c) sorts the prefix records of every chunk
 # when a GPU engine is named; under auto, lines are sorted on the CPU
 if [ -x "$FG" ]; then
