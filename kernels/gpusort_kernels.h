@@ -28,7 +28,7 @@ enum {
 	GPU_ENOMEM = -2,   /* device (or pinned host) allocation failed: retry smaller */
 	GPU_ECUDA = -3,    /* any other CUDA runtime error (see gpu_last_error) */
 	GPU_EINVAL = -4,   /* bad argument (n too large for the ctx, bad key layout) */
-	GPU_ENOTSUP = -5,  /* built without CUDA */
+	GPU_ENOTSUP = -5,  /* built without CUDA, or a GPU this binary has no code or shared memory for */
 };
 
 /*
@@ -74,7 +74,10 @@ const char *gpu_strerror(int err);
 /*
  * Open device `device` and reserve its working memory: at most `budget_bytes`
  * of device memory (0: 90% of the free memory). On success *out is set and 0
- * returned; on failure a negative code and *out == NULL.
+ * returned; on failure a negative code and *out == NULL: GPU_ENODEV (no such
+ * device), GPU_ENOTSUP (no code in this binary for its compute capability,
+ * under 64 KiB of opt-in shared memory a block, or a build without CUDA),
+ * GPU_ENOMEM (the arena), GPU_ECUDA (any other CUDA error).
  * `name`, if not NULL, receives the device name (NUL-terminated, <= namelen).
  */
 int gpu_open(gpu_ctx **out, int device, size_t budget_bytes, char *name, size_t namelen);
