@@ -406,13 +406,8 @@ out:
 	return rc;
 }
 
-/*
- * Merge passes until at most fanin - reserve items are left (reserve: a
- * source that joins the last merge): groups of consecutive items become
- * one run each, in place, so input order is kept; when merging the first
- * few is enough (17 runs, 16 at once: the first 2, or 3 with a reserve),
- * only those are merged, as sort(1) does, not every run once more.
- */
+/* How many items, from item i of n, one group of a pass merges (reduce):
+ * with excess items over the fan-in F, only the first few, else F at once. */
 static int group_size(int F, int excess, int n, int i)
 {
 	if (excess + 1 <= F)
@@ -456,6 +451,15 @@ static int64_t items_bytes(const item *its, int k)
 	return b;
 }
 
+/*
+ * Merge passes until at most fanin - reserve items are left (reserve: a
+ * source that joins the last merge): groups of consecutive items become
+ * one run each, in place, so input order is kept; when merging the first
+ * few is enough (17 runs, 16 at once: the first 2, or 3 with a reserve),
+ * only those are merged, as sort(1) does, not every run once more.
+ * report: --progress shows each pass (not for the passes that free
+ * descriptors while the input is still read).
+ */
 static int reduce(tjob *t, int reserve, int report)
 {
 	int F = fanin(t);
