@@ -123,6 +123,12 @@ typedef struct io_file {
  * Returns 0 (the same), 1 (changed) or -errno (fstat failed).
  */
 int io_input_changed(const io_file *f);
+/*
+ * The same check on descriptor fd against a size in bytes and a
+ * modification time in ns since the epoch (st_mtim): 1 changed, 0 not,
+ * -errno when fstat fails.
+ */
+int io_fd_changed(int fd, uint64_t size, int64_t mtime_ns);
 
 /*
  * Is the open descriptor fd the regular file f was opened as (the same

@@ -1,4 +1,5 @@
 /* io_fault.c - the test build's fault injection; see io_fault.h. */
+#define _GNU_SOURCE /* truncate */
 #include "io_fault.h"
 
 #if !GPUSORT_TEST_HOOKS
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const kind_name[IO_FAULT_KINDS] = {
 	"open", "read", "write", "fsync", "rename", "pin", "gpu-alloc", "gpu-launch", "gpu-copy", "gpu-sync",
@@ -93,6 +95,14 @@ int io_fault_set(const char *what)
 int io_fault_is(const char *what)
 {
 	return fault[0] && !strcmp(fault, what);
+}
+
+void io_fault_change_input(const char *path, uint64_t size)
+{
+	static int done;
+	if (done || !io_fault_is("input-changes"))
+		return;
+	done = truncate(path, (off_t)size) == 0; /* failed: the next call tries again */
 }
 
 int io_fault_hit(enum io_fault_kind kind)

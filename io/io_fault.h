@@ -35,6 +35,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* What is counted, one call each, where the call is made. */
 enum io_fault_kind {
@@ -66,6 +67,12 @@ int io_fault_set(const char *what);
 /* 1 when the named switch in force is `what`, else 0. */
 int io_fault_is(const char *what);
 /*
+ * The switch input-changes: the first call (of the process) cuts file path
+ * to size bytes, as a user's truncate(1) from another shell would; later
+ * calls, or another switch, do nothing.
+ */
+void io_fault_change_input(const char *path, uint64_t size);
+/*
  * Count one call of `kind` about to be made. Returns 0 (make the call),
  * a negative errno (fail it with that error instead: the Nth call of the
  * kind in force), or IO_FAULT_SHORT (the Nth call, ERR "short": move fewer
@@ -84,6 +91,11 @@ static inline int io_fault_is(const char *what)
 {
 	(void)what;
 	return 0;
+}
+static inline void io_fault_change_input(const char *path, uint64_t size)
+{
+	(void)path;
+	(void)size;
 }
 static inline int io_fault_hit(enum io_fault_kind kind)
 {

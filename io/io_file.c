@@ -59,13 +59,18 @@ static void file_init(io_file *f, const char *name)
 	snprintf(f->name, sizeof f->name, "%s", name);
 }
 
-int io_input_changed(const io_file *f)
+int io_fd_changed(int fd, uint64_t size, int64_t mtime_ns)
 {
 	struct stat st;
-	if (fstat(f->fd, &st) < 0)
+	if (fstat(fd, &st) < 0)
 		return -errno;
 	int64_t mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-	return (uint64_t)st.st_size != f->size || mt != f->mtime_ns;
+	return (uint64_t)st.st_size != size || mt != mtime_ns;
+}
+
+int io_input_changed(const io_file *f)
+{
+	return io_fd_changed(f->fd, f->size, f->mtime_ns);
 }
 
 /*

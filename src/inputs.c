@@ -16,18 +16,6 @@ static int same_file(const io_file *f, const io_file *seen)
 	return f->regular && f->size == seen->size && f->mtime_ns == seen->mtime_ns;
 }
 
-/* The test build's fault input-changes: the first input read is cut to half
- * its records once some of it was read, as a user's truncate(1) would. */
-static void fault_change_input(const io_file *f)
-{
-	static int done;
-	if (!io_fault_is("input-changes") || done)
-		return;
-	done = 1;
-	if (truncate(f->name, (off_t)(f->size / 2)) != 0)
-		done = 0;
-}
-
 static void job_fail_changed(job_ctx *c, const char *name)
 {
 	job_fail(c, "%s: the file changed while it was read (its size or modification time): nothing written", name);
@@ -38,7 +26,7 @@ int inputs_ended_unchanged(job_ctx *c, int i)
 	const io_file *f = &c->in[i], *seen = &c->in_seen[i];
 	if (!seen->regular)
 		return 0;
-	fault_change_input(f);
+	io_fault_change_input(f->name, f->size / 2); /* the test build: once some of it was read */
 	return c->in_bytes[i] != seen->size - seen->pos || io_input_changed(f) != 0 ? -ESTALE : 0;
 }
 
@@ -56,7 +44,7 @@ int inputs_unchanged(job_ctx *c)
 		const io_file *f = &c->in[i];
 		if (!c->in_seen[i].regular || f->fd < 0)
 			continue;
-		fault_change_input(f);
+		io_fault_change_input(f->name, f->size / 2);
 		if (io_input_changed(f) != 0 || !same_file(f, &c->in_seen[i])) {
 			job_fail_changed(c, f->name);
 			return -1;
@@ -191,7 +179,7 @@ ssize_t inputs_read_chunk(io_job *j, io_ring *ring)
 		got += (size_t)n;
 		c->in_bytes[c->cur] += (uint64_t)n;
 		if (n > 0 && seen->regular)
-			fault_change_input(f);
+			io_fault_change_input(f->name, f->size / 2);
 		if (f->eof) {
 			/* a regular file ends where the checks saw it end, unchanged;
 			 * a pipe simply ends */

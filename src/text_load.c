@@ -352,29 +352,17 @@ static int open_next(text_loader *l)
  */
 static int check_unchanged(text_loader *l)
 {
-	struct stat st;
 	if (!l->reg)
 		return 0;
-	if (fstat(l->fd, &st))
-		return fail(l, "cannot read", errno);
-	int64_t mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-	if (l->pos != l->size0 || (uint64_t)st.st_size != l->size0 || mt != l->mtime0) {
+	int ch = io_fd_changed(l->fd, l->size0, l->mtime0);
+	if (ch < 0)
+		return fail(l, "cannot read", -ch);
+	if (ch || l->pos != l->size0) {
 		snprintf(l->err, sizeof l->err,
 			 "%s: the file changed while it was read (its size or modification time): nothing written", l->name);
 		return -1;
 	}
 	return 0;
-}
-
-/* The test build's fault input-changes on the read path: the input cut to
- * half its size once some of it was read, as a user's truncate(1) would. */
-static void fault_change_input(const text_loader *l)
-{
-	static int done;
-	if (done || !l->reg || !io_fault_is("input-changes"))
-		return;
-	done = 1;
-	(void)!truncate(l->name, (off_t)(l->size0 / 2));
 }
 
 /* The input has ended: close it (standard input's offset left at its end, as read() leaves it). */
@@ -419,8 +407,7 @@ static int map_whole(text_loader *l)
 		return 0;
 	}
 	l->buf = base + skew;
-	if (io_fault_is("input-changes")) /* the test build: as a user's truncate(1) would */
-		(void)!truncate(l->name, (off_t)(l->pos + size / 2));
+	io_fault_change_input(l->name, l->pos + size / 2); /* the test build: cut while mapped */
 	int r = index_lines(l, 0, size, (l->budget - size) / TEXT_LINE_COST);
 	if (r == 0 && l->buf[size - 1] != l->eol) {
 		uint8_t *page = base + (skew + size) / pg * pg;
@@ -501,7 +488,8 @@ int text_load_chunk(text_loader *l, text_chunk *c, int *last)
 			continue;
 		}
 		l->bytes += (uint64_t)k;
-		fault_change_input(l);
+		if (l->reg) /* the test build: cut once some of it was read */
+			io_fault_change_input(l->name, l->size0 / 2);
 		if (index_lines(l, l->len, l->len + (size_t)k, SIZE_MAX))
 			return oom(l);
 		l->len += (size_t)k;
