@@ -264,3 +264,94 @@ int text_version_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
 		return r;
 	return version_runs(a, alen, b, blen);
 }
+
+/*
+ * text_version_code's tokens. Their order is filevercmp's weights
+ * (vorder): '~' (-2) < the end (-1) < a digit (0) < letters (their byte)
+ * < other bytes (byte + 256). SUFFIX, the prefix's end where a file
+ * suffix follows, sits between the end and a digit: a key without a
+ * suffix sorts before one with a suffix whose prefix ties with it (the
+ * first difference is the suffix's '.' against the other key's end or a
+ * digit).
+ */
+enum { VC_TILDE = 1, VC_END = 2, VC_SUFFIX = 3, VC_DIGITS = 4, VC_UPPER = 5, VC_LOWER = 31, VC_OTHER = 57,
+       VC_LONG = 254 /* a digit run this long or longer: its code is cut there */ };
+
+/* A non-digit byte's token. */
+static uint8_t vc_rank(unsigned char c)
+{
+	if (c == '~')
+		return VC_TILDE;
+	if (c >= 'A' && c <= 'Z')
+		return (uint8_t)(VC_UPPER + (c - 'A'));
+	if (c >= 'a' && c <= 'z')
+		return (uint8_t)(VC_LOWER + (c - 'a'));
+	/* the other bytes in byte order, after the 63 that are not others below c */
+	unsigned below = (c > '9' ? 10u : 0u) + (c > 'Z' ? 26u : 0u) + (c > 'z' ? 26u : 0u) + (c > '~');
+	return (uint8_t)(VC_OTHER + c - below);
+}
+
+struct vc_out {
+	uint8_t *b;
+	size_t cap, n;
+	int cut;
+};
+
+static void vc_put(struct vc_out *o, unsigned v)
+{
+	if (o->n < o->cap)
+		o->b[o->n++] = (uint8_t)v;
+	else
+		o->cut = 1;
+}
+
+size_t text_version_code(const uint8_t *a, size_t alen, uint8_t *out, size_t cap)
+{
+	memset(out, 0, cap);
+	/* text_version_cmp's order before the runs: empty, ".", "..", '.'-led */
+	if (!alen || (a[0] == '.' && (alen == 1 || (alen == 2 && a[1] == '.')))) {
+		out[0] = (uint8_t)(alen == 0 ? 1 : alen == 1 ? 2 : 3);
+		return 1;
+	}
+	struct vc_out o = { out, cap, 0, 0 };
+	vc_put(&o, a[0] == '.' ? 4 : 5);
+	const size_t p = version_prefix(a, alen);
+	/*
+	 * version_runs compares non-digit bytes one by one until both keys
+	 * are at a digit or their end, then the digit runs by value, so "a"
+	 * and "a0" are equal: a prefix ending outside a digit run codes as
+	 * an empty (zero) run before its last token, as it would after one.
+	 */
+	int after_run = 0;
+	for (size_t i = 0; i < p && !o.cut;) {
+		if (!digit(a[i])) {
+			vc_put(&o, vc_rank(a[i++]));
+			after_run = 0;
+			continue;
+		}
+		while (i < p && a[i] == '0')
+			i++;
+		size_t j = i;
+		while (j < p && digit(a[j]))
+			j++;
+		vc_put(&o, VC_DIGITS);
+		if (j - i >= VC_LONG) {
+			/* longer runs are all equal here: the codes tie from this byte on */
+			vc_put(&o, VC_LONG);
+			if (o.n < cap)
+				memset(out + o.n, 0xFF, cap - o.n);
+			return 0;
+		}
+		vc_put(&o, (unsigned)(j - i));
+		for (size_t d = i; d < j; d += 2)
+			vc_put(&o, (unsigned)(a[d] - '0') << 4 | (d + 1 < j ? (unsigned)(a[d + 1] - '0') : 0u));
+		i = j;
+		after_run = 1;
+	}
+	if (!after_run) {
+		vc_put(&o, VC_DIGITS);
+		vc_put(&o, 0);
+	}
+	vc_put(&o, p < alen ? VC_SUFFIX : VC_END);
+	return o.cut || p < alen ? 0 : o.n;
+}

@@ -41,6 +41,22 @@ int text_general_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
 int text_version_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
 
 /*
+ * -V: an order-preserving code of the key [a, a + alen) in out[0, cap)
+ * (cap >= 1; the rest 0-padded), for the prefix sort (text_prefix.h): when
+ * two keys' codes differ, memcmp's order of the codes is
+ * text_version_cmp's. The code is a class byte (empty < "." < ".." <
+ * other keys starting with '.' < the rest), then filevercmp's runs of the
+ * key without its file suffix as tokens: each non-digit byte as its rank
+ * ('~' < the end < a digit < letters < other bytes), each digit run as a
+ * marker, its length without leading zeros and its digits two a byte, and
+ * a last token saying whether a suffix follows. Returns the code's length
+ * when it is whole: it fits in cap, no digit run has 254 digits or more,
+ * and the key has no suffix; equal whole codes are then equal keys, and no
+ * whole code is the start of another. Else 0: equal codes say nothing.
+ */
+size_t text_version_code(const uint8_t *a, size_t alen, uint8_t *out, size_t cap);
+
+/*
  * -n's value as a decimal: neg (1 for a negative nonzero value), the
  * integer digits without leading zeros (int_len of them at *ip) and the
  * fraction's digits without trailing zeros (frac_len at *fp). A zero value

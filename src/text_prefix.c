@@ -97,6 +97,10 @@ static int by_value(const text_key *k)
 	return k->numeric || k->general || k->human || k->month || k->random || k->version;
 }
 
+/* The most bytes of a -V code the refinement reads: past them, its ties
+ * go to the full comparison */
+#define VERSION_CODE_MAX 256
+
 static void invert(uint8_t out[TEXT_PREFIX])
 {
 	for (int i = 0; i < TEXT_PREFIX; i++)
@@ -114,14 +118,15 @@ static size_t compared_len(const text_key *k, const uint8_t *b, const uint8_t *e
 	return n;
 }
 
-/* A value key's code (-n -h -g -M -R; -V and keys with -f/-d/-i: none,
- * all tie). Returns the bytes of a whole, prefix-free code (-n and -h
+/* A value key's code (-n -h -g -M -R, and -V with -f/-d/-i; code_key
+ * codes -V alone): none for a key with -d/-i, or -f but for -n and -M
+ * (all tie). Returns the bytes of a whole, prefix-free code (-n and -h
  * when they fit, -M), 0 for the rest. */
 static size_t code_value(const text_spec *s, const text_key *k, const uint8_t *b, const uint8_t *e, uint8_t *out)
 {
 	size_t n = (size_t)(e - b);
-	if (k->ignore || k->fold || k->version) {
-		/* all tie */
+	if (k->ignore || (k->fold && !k->numeric && !k->month)) {
+		/* all tie (-f changes no byte -n reads, and -M folds anyway) */
 	} else if (k->numeric || k->human) {
 		text_decimal d;
 		size_t skip = 0;
@@ -170,9 +175,23 @@ static int code_key(const text_spec *s, int ki, const uint8_t *line, size_t len,
 	}
 	const text_key *k = &s->key[ki];
 	const uint8_t *b, *e;
-	if (by_value(k) && off)
+	const int version = k->version && !k->random && !k->ignore && !k->fold; /* R wins over V */
+	if (by_value(k) && off && (!version || off + TEXT_PREFIX > VERSION_CODE_MAX))
 		return 0; /* a value's code has no more bytes */
 	text_key_bounds(s, k, line, len, &b, &e);
+	if (version) {
+		/* -V's code is as long as the key: its bytes from off, as a
+		 * plain key's are, so that a run of equal prefixes is refined */
+		uint8_t code[VERSION_CODE_MAX];
+		size_t w = text_version_code(b, (size_t)(e - b), code, off + TEXT_PREFIX);
+		memcpy(out, code + off, TEXT_PREFIX);
+		*whole = w > off ? w - off : 0;
+		*klen = w ? w : SIZE_MAX; /* used up where a whole code ends */
+		if (k->reverse)
+			for (size_t i = 0; i < (*whole ? *whole : TEXT_PREFIX); i++)
+				out[i] = (uint8_t)~out[i];
+		return 1;
+	}
 	if (by_value(k)) {
 		*whole = code_value(s, k, b, e, out);
 		*klen = SIZE_MAX; /* never seen as used up */

@@ -4,10 +4,10 @@
  * prefixes differ, the smaller one's line sorts first; equal prefixes (a
  * tie) say nothing, and the full comparison decides. Built from the first
  * key (the whole line without keys): its bytes (-f folded, -d/-i
- * filtered), or an order-preserving code of its value (-n, -h, -g, -M),
+ * filtered), or an order-preserving code of its value (-n, -h, -g, -M, -V),
  * or its -R hash; every byte inverted for a reversed key; a value whose
- * code ends early followed by the next key's bytes. -V, and a value
- * key that also has -f/-d/-i, give a constant prefix: all their lines tie.
+ * code ends early followed by the next key's bytes. A value key that also
+ * has -f/-d/-i gives a constant prefix: all its lines tie.
  */
 #ifndef GPUSORT_TEXT_PREFIX_H
 #define GPUSORT_TEXT_PREFIX_H
@@ -34,15 +34,17 @@ void text_prefix(const text_spec *s, const uint8_t *line, size_t len, uint8_t ou
  * its compared byte `off` on, coded as text_prefix codes the first key's
  * bytes [0, TEXT_PREFIX) (text_prefix is ki 0, off 0 for such a key), and
  * *klen key ki's compared length (bytes -d/-i drop not counted). A value
- * key has its code at off 0 and no bytes after (*klen SIZE_MAX); when that
- * code is whole and shorter than the prefix (-n and -h values of up to 17
- * digits, -M), the next key's bytes from its byte 0 follow it, and so on.
- * *next is where the bytes end: lines whose prefixes from (ki, off) are
- * equal are ordered by the prefixes from *next (for a key's bytes, off +
- * TEXT_PREFIX; after a whole value code, the next key's byte). That is
- * how a run of equal prefixes is refined. Returns 1, or 0 (out zeroed)
- * for a value key past off 0, or the whole line under -s or -u (no last
- * resort).
+ * key has its code at off 0 and no bytes after (*klen SIZE_MAX); -V's
+ * code goes on as long as the key and is read from off as a key's bytes
+ * are (*klen the length of a whole code, else SIZE_MAX). When a value's
+ * code is whole and ends within the prefix (-n and -h values of up to 17
+ * digits, -M, -V), the next key's bytes from its byte 0 follow it, and so
+ * on. *next is where the bytes end: lines whose prefixes from (ki, off)
+ * are equal are ordered by the prefixes from *next (for a key's bytes or
+ * -V's code, off + TEXT_PREFIX; after a whole value code, the next key's
+ * byte). That is how a run of equal prefixes is refined. Returns 1, or 0
+ * (out zeroed) for a value key past off 0 (-V: past its first 256 code
+ * bytes), or the whole line under -s or -u (no last resort).
  */
 int text_prefix_at(const text_spec *s, int ki, const uint8_t *line, size_t len, size_t off, uint8_t out[TEXT_PREFIX],
 		   size_t *klen, text_pos *next);

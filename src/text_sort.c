@@ -143,6 +143,47 @@ static text_pos next_pos(const job *j, uint32_t i, int ki, size_t off)
 	return at;
 }
 
+/* Key ki of line i as the raw bytes it compares, [*b, *e): 1 for a key
+ * without a value order and -f/-d/-i (ki == nkeys: the whole line), else 0. */
+static int raw_key(const job *j, uint32_t i, int ki, const uint8_t **b, const uint8_t **e)
+{
+	const text_spec *s = j->t->s;
+	const uint8_t *line = j->c->buf + j->c->start[i];
+	size_t len = (size_t)(j->c->start[i + 1] - j->c->start[i] - 1);
+	if (ki >= s->nkeys) {
+		*b = line;
+		*e = line + len;
+		return 1;
+	}
+	const text_key *k = &s->key[ki];
+	if (k->numeric || k->general || k->human || k->month || k->random || k->version || k->ignore || k->fold)
+		return 0;
+	text_key_bounds(s, k, line, len, b, e);
+	return 1;
+}
+
+/*
+ * How far the raw bytes of key ki (raw_key) are the same in every line of
+ * ord[0, m), given that they are up to off: a run of lines sharing a
+ * start longer than REFINE_LEVELS prefixes (paths, URLs) is then refined
+ * from its end, not left to the full comparison. off for other keys.
+ */
+static size_t common_start(const job *j, const uint32_t *ord, size_t m, int ki, size_t off)
+{
+	const uint8_t *b0, *e0, *b, *e;
+	if (!raw_key(j, ord[0], ki, &b0, &e0))
+		return off;
+	size_t l = (size_t)(e0 - b0);
+	for (size_t k = 1; k < m && l > off; k++) {
+		raw_key(j, ord[k], ki, &b, &e);
+		size_t n = (size_t)(e - b) < l ? (size_t)(e - b) : l, q = off;
+		while (q < n && b[q] == b0[q])
+			q++;
+		l = q;
+	}
+	return l > off ? l : off;
+}
+
 /*
  * Order lines ord[0, m) (ascending indices; their prefixes equal up to
  * key ki's compared byte `off`: the keys before ki equal, key ki's bytes
@@ -161,6 +202,11 @@ static void refine(const job *j, uint32_t *ord, size_t m, int ki, size_t off, in
 		return; /* equal keys and no last resort: input order stands */
 	const uint64_t *st = j->c->start;
 	uint8_t *a = NULL, *b = NULL;
+	if (m >= REFINE_MIN) {
+		/* a start all the lines share costs no level: refined past it at once */
+		size_t c = common_start(j, ord, m, ki, off);
+		off = c >= off + TEXT_PREFIX ? c : off;
+	}
 	if (m >= REFINE_MIN && level < REFINE_LEVELS) {
 		a = malloc(m * TEXT_RECORD);
 		b = malloc(m * TEXT_RECORD);

@@ -218,6 +218,42 @@ else
 	fail prefix-width-probe-missed "status $?: $(cat "$d/err")"
 fi
 
+# ties_case NAME FILE MOST OPTION...: gpusort --stats OPTION... FILE is
+# sort's output, with at most MOST lines left to the full comparison (the
+# rest ordered by the prefixes; --stats counts them)
+ties_case() {
+	_n=$1 _f=$2 _most=$3
+	shift 3
+	sort "$@" "$_f" > "$d/exp"
+	if "$G" --stats "$@" "$_f" > "$d/got" 2> "$d/err"; then
+		t=$(sed -n 's/.* \([0-9]*\) ties finished by full comparison.*/\1/p' "$d/err")
+		if [ -z "$t" ] || [ "$t" -gt "$_most" ]; then fail "$_n" "$t lines left to the full comparison: $(cat "$d/err")"
+		else same "$_n" "$d/exp" "$d/got"; fi
+	else
+		fail "$_n" "status $?: $(cat "$d/err")"
+	fi
+}
+
+# lines sharing a start longer than the refinements reach (16 prefixes,
+# 192 bytes: paths, URLs): refined past it at once
+awk 'BEGIN { s = "https://example.org/"; while (length(s) < 300) s = s "abcdefghij/";
+	for (i = 0; i < 20000; i++) printf "%s%d,%s%d\n", s, (i * 7919) % 20011, s, (i * 104729) % 20011 }' > "$d/shared"
+for o in "" "-r" "-t, -k2,2" "-t, -k2,2r -k1,1" "-s -t, -k2,2"; do
+	# shellcheck disable=SC2086
+	ties_case "shared-start($o)" "$d/shared" 2000 $o
+done
+
+# -V ordered by its prefix code (text_version_code): the same order as
+# GNU's filevercmp, over leading zeros, '~' pre-releases, file suffixes and
+# leading dots
+awk 'BEGIN { split("~rc1 ~ a b.1 .tar.gz .txt ~beta2 -1 0", x, " ");
+	for (i = 0; i < 20000; i++) { v = (i * 7919) % 20011;
+		printf "%slib%d-%d.%d.%03d%s,%d\n", (i % 50 ? "" : "."), v % 3, v % 7, v % 23, v % 97, (i % 3 ? "" : x[1 + v % 10]), v } }' > "$d/versions"
+for o in "-V" "-r -V" "-t, -k1,1V" "-t, -k1,1Vr -k2,2n" "-s -t- -k2V"; do
+	# shellcheck disable=SC2086
+	ties_case "version-code($o)" "$d/versions" 10000 $o
+done
+
 # one chunk, no runs: its sorted parts written as the rest is sorted, on 1
 # to 4 threads (the -n and -u rows: ties refined within a part, and the
 # line-by-line writer)
