@@ -6,6 +6,10 @@
  *   gen_lines gensort SIZE [SEED]  100-byte lines as `gensort -a` writes
  *                                  them: a 10-byte printable key, the row
  *                                  number in hex, filler, "\r\n"
+ *   gen_lines paths SIZE [SEED]    file paths "DIR/u32-word.log\n", DIR one
+ *                                  of 8 directories of about 230 bytes:
+ *                                  lines that share a start longer than
+ *                                  the text sort's 16 prefix refinements
  * SIZE: bytes, with K, M, G (x1024^n); the output stops at the first line
  * end at or past it. Writes to standard output.
  */
@@ -40,21 +44,38 @@ static int put_u(char *p, uint64_t v)
 
 int main(int argc, char **argv)
 {
-	if (argc < 3 || (strcmp(argv[1], "csv") && strcmp(argv[1], "gensort"))) {
-		fprintf(stderr, "usage: gen_lines csv|gensort SIZE[K|M|G] [SEED]\n");
+	if (argc < 3 || (strcmp(argv[1], "csv") && strcmp(argv[1], "gensort") && strcmp(argv[1], "paths"))) {
+		fprintf(stderr, "usage: gen_lines csv|gensort|paths SIZE[K|M|G] [SEED]\n");
 		return 2;
 	}
 	char *end;
 	double v = strtod(argv[2], &end);
 	uint64_t size = (uint64_t)(v * (*end == 'G' ? 1 << 30 : *end == 'M' ? 1 << 20 : *end == 'K' ? 1 << 10 : 1));
 	st = argc > 3 ? strtoull(argv[3], NULL, 10) * 0x9E3779B97F4A7C15ull + 1 : 7;
-	int csv = !strcmp(argv[1], "csv");
+	int csv = !strcmp(argv[1], "csv"), paths = !strcmp(argv[1], "paths");
+	static char dir[8][256];
+	for (int k = 0; k < 8; k++) {
+		int len = sprintf(dir[k], "/srv/archive/project-%d", k);
+		for (int seg = 0; len < 224; seg++)
+			len += sprintf(dir[k] + len, "/segment-%02d", seg);
+	}
 	static char buf[1 << 20];
 	size_t n = 0;
 	uint64_t out = 0, row = 0;
 	while (out < size) {
 		char *p = buf + n;
-		if (csv) {
+		if (paths) {
+			uint64_t r = rnd(), s = rnd();
+			int len = sprintf(p, "%s/", dir[r % 8]);
+			len += put_u(p + len, (unsigned)(r >> 32));
+			p[len++] = '-';
+			for (int i = 0, wl = 4 + (int)(s % 9); i < wl; i++)
+				p[len++] = (char)('a' + (s >> (4 + i * 5 % 55)) % 26);
+			memcpy(p + len, ".log\n", 5);
+			len += 5;
+			n += (size_t)len;
+			out += (uint64_t)len;
+		} else if (csv) {
 			uint64_t r = rnd(), s = rnd();
 			int wl = 6 + (int)(r % 11);
 			int len = put_u(p, (unsigned)(r >> 32));
@@ -87,7 +108,7 @@ int main(int argc, char **argv)
 			n += 100;
 			out += 100;
 		}
-		if (n > sizeof buf - 256) {
+		if (n > sizeof buf - 512) {
 			fwrite(buf, 1, n, stdout);
 			n = 0;
 		}

@@ -9,7 +9,7 @@
 #
 #   sh bench/text.sh [--sizes "1"] [--runs 3] [--peer-runs N] [--peer-timeout S] [--cpu]
 #       [--stats] [--mem 50%] [--dir DIR] [--uutils CMD]
-#       [--workloads "csv-str csv-num csv-2keys gensort"]
+#       [--workloads "csv-str csv-num csv-2keys csv-version gensort paths"]
 #
 #   --sizes      GiB of lines per workload (fractions allowed); the GPU
 #                machine's 10 GiB run: --sizes "1 10" (about 3x the size in
@@ -28,13 +28,15 @@
 #                /usr/lib/cargo/bin/coreutils/sort where present; "" for none)
 #   --stats      gpusort rows with --stats (on stderr, beside the progress)
 #   --workloads  csv-str: -t, -k2,2 (a string key); csv-num: -t, -k3,3n;
-#                csv-2keys: -t, -k2,2 -k3,3n; gensort: 100-byte `gensort -a`
-#                lines, whole-line order
+#                csv-2keys: -t, -k2,2 -k3,3n; csv-version: -t, -k3,3V (the
+#                decimals as versions); gensort: 100-byte `gensort -a`
+#                lines, whole-line order; paths: file paths that share
+#                ~230-byte starts, whole-line order
 # Markdown on stdout; progress on stderr.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 UU=unset PEER_RUNS="" PEER_TIMEOUT=""
-SIZES=1 RUNS=3 CPU_ONLY=0 STATS="" MEM=50% DIR=${TMPDIR:-/tmp} WORKLOADS="csv-str csv-num csv-2keys gensort"
+SIZES=1 RUNS=3 CPU_ONLY=0 STATS="" MEM=50% DIR=${TMPDIR:-/tmp} WORKLOADS="csv-str csv-num csv-2keys csv-version gensort paths"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cpu) CPU_ONLY=1; shift; continue ;;
@@ -67,7 +69,8 @@ export LC_ALL=C
 
 opts_of() {
 	case $1 in
-	csv-str) echo "-t, -k2,2" ;; csv-num) echo "-t, -k3,3n" ;; csv-2keys) echo "-t, -k2,2 -k3,3n" ;; gensort) echo "" ;;
+	csv-str) echo "-t, -k2,2" ;; csv-num) echo "-t, -k3,3n" ;; csv-2keys) echo "-t, -k2,2 -k3,3n" ;;
+	csv-version) echo "-t, -k3,3V" ;; gensort | paths) echo "" ;;
 	*) return 1 ;;
 	esac
 }
@@ -87,8 +90,7 @@ echo "gpusort text workloads: $(date -u +%Y-%m-%dT%H:%MZ), $(git rev-parse --sho
 for wl in $WORKLOADS; do
 	opts=$(opts_of "$wl") || { echo "bench/text.sh: unknown workload $wl" >&2; exit 2; }
 	for gib in $SIZES; do
-		gen=csv
-		[ "$wl" = gensort ] && gen=gensort
+		case $wl in gensort | paths) gen=$wl ;; *) gen=csv ;; esac
 		# the csv workloads share their input: generated once per size
 		if [ ! -f "$w/in.$gen.$gib" ]; then
 			echo "bench/text.sh: $gen $gib GiB: generating" >&2
