@@ -47,6 +47,8 @@ typedef struct job {
 	size_t rs;                /* their bytes: w + 4 */
 	uint8_t *dst;             /* narrow_records: the records rewritten at rs bytes */
 	int wide[WIDTH_PARTS];    /* narrow_records: part p met a prefix that is not padding after 4 bytes */
+	size_t giant;             /* finish_ties leaves runs of this many lines or more to refine_giant (0: none) */
+	int giant_seen;           /* finish_ties met one */
 } job;
 
 static void make_records(void *arg, int part, int parts)
@@ -143,6 +145,26 @@ static text_pos next_pos(const job *j, uint32_t i, int ki, size_t off)
 	return at;
 }
 
+#define LINE_AHEAD 16 /* lines of a run refine's loops fetch ahead */
+
+/*
+ * Before line ord[k] of a run is read: the offset of line ord[k + 2D] and
+ * the bytes from `off` of line ord[k + D] (D = LINE_AHEAD) fetched, in
+ * two steps. A run's lines lie at random places of a chunk far larger
+ * than the caches, and each is read once a level.
+ */
+static inline void line_ahead(const job *j, const uint32_t *ord, size_t k, size_t m, size_t off, size_t bytes)
+{
+	const uint64_t *st = j->c->start;
+	if (k + 2 * LINE_AHEAD < m)
+		__builtin_prefetch(&st[ord[k + 2 * LINE_AHEAD]]);
+	if (k + LINE_AHEAD < m) {
+		const uint8_t *p = j->c->buf + st[ord[k + LINE_AHEAD]] + off;
+		for (size_t b = 0; b < bytes; b += 64)
+			__builtin_prefetch(p + b);
+	}
+}
+
 /* Key ki of line i as the raw bytes it compares, [*b, *e): 1 for a key
  * without a value order and -f/-d/-i (ki == nkeys: the whole line), else 0. */
 static int raw_key(const job *j, uint32_t i, int ki, const uint8_t **b, const uint8_t **e)
@@ -175,8 +197,16 @@ static size_t common_start(const job *j, const uint32_t *ord, size_t m, int ki, 
 		return off;
 	size_t l = (size_t)(e0 - b0);
 	for (size_t k = 1; k < m && l > off; k++) {
+		line_ahead(j, ord, k, m, off, l - off < 256 ? l - off : 256);
 		raw_key(j, ord[k], ki, &b, &e);
 		size_t n = (size_t)(e - b) < l ? (size_t)(e - b) : l, q = off;
+		uint64_t x, y;
+		for (; q + 8 <= n; q += 8) { /* a word at a time: starts of hundreds of bytes */
+			memcpy(&x, b + q, 8);
+			memcpy(&y, b0 + q, 8);
+			if (x != y)
+				break;
+		}
 		while (q < n && b[q] == b0[q])
 			q++;
 		l = q;
@@ -214,6 +244,7 @@ static void refine(const job *j, uint32_t *ord, size_t m, int ki, size_t off, in
 	size_t len0 = 0;
 	int ok = a && b, same = 1, used_up = 1;
 	for (size_t k = 0; ok && k < m; k++) {
+		line_ahead(j, ord, k, m, off, TEXT_PREFIX);
 		uint8_t *r = a + k * TEXT_RECORD;
 		uint32_t i = ord[k];
 		size_t kl;
@@ -258,6 +289,142 @@ static void refine(const job *j, uint32_t *ord, size_t m, int ki, size_t off, in
 	free(b);
 }
 
+/* refine_giant's runs of equal prefixes, cut into parts at run boundaries: refine's. */
+typedef struct subruns {
+	const job *j;
+	const uint8_t *R;   /* the run's records, sorted: TEXT_PREFIX bytes and the index */
+	uint32_t *ord;      /* out: their indices */
+	size_t m;
+	int ki, level;
+	size_t off;
+	uint64_t ties;
+} subruns;
+
+static void subruns_part(void *arg, int part, int parts)
+{
+	subruns *u = arg;
+	const job *j = u->j;
+	const uint8_t *R = u->R;
+	size_t lo, hi;
+	util_split(u->m, part, parts, &lo, &hi);
+	while (lo > 0 && lo < u->m && !memcmp(R + lo * TEXT_RECORD, R + (lo - 1) * TEXT_RECORD, TEXT_PREFIX))
+		lo++;
+	while (hi < u->m && hi > 0 && !memcmp(R + hi * TEXT_RECORD, R + (hi - 1) * TEXT_RECORD, TEXT_PREFIX))
+		hi++;
+	uint64_t ties = 0;
+	for (size_t i = lo; i < hi;) {
+		size_t e = i + 1;
+		while (e < u->m && !memcmp(R + e * TEXT_RECORD, R + i * TEXT_RECORD, TEXT_PREFIX))
+			e++;
+		for (size_t k = i; k < e; k++)
+			u->ord[k] = rec_index(R + k * TEXT_RECORD);
+		if (e - i > 1 && (!j->giant || e - i < j->giant)) {
+			text_pos at = next_pos(j, u->ord[i], u->ki, u->off);
+			refine(j, u->ord + i, e - i, at.ki, at.off, u->level + 1, &ties);
+		}
+		i = e;
+	}
+	__atomic_add_fetch(&u->ties, ties, __ATOMIC_RELAXED);
+}
+
+/* refine_giant's records of lines ord[0, m) from (ki, off). */
+typedef struct giant_recs {
+	const job *j;
+	const uint32_t *ord;
+	uint8_t *a;
+	size_t m, off;
+	int ki;
+	int bad[WIDTH_PARTS];     /* a line without a prefix there (text_prefix_at's 0) */
+	size_t kl[WIDTH_PARTS];   /* the part's first key length */
+	int differ[WIDTH_PARTS];  /* key lengths differ in the part */
+	int left[WIDTH_PARTS];    /* a key not used up in the part */
+} giant_recs;
+
+static void giant_recs_part(void *arg, int part, int parts)
+{
+	giant_recs *g = arg;
+	const job *j = g->j;
+	const uint64_t *st = j->c->start;
+	size_t lo, hi, kl;
+	util_split(g->m, part, parts, &lo, &hi);
+	g->bad[part] = g->differ[part] = g->left[part] = 0;
+	g->kl[part] = 0;
+	for (size_t k = lo; k < hi; k++) {
+		line_ahead(j, g->ord, k, hi, g->off, TEXT_PREFIX);
+		uint8_t *r = g->a + k * TEXT_RECORD;
+		uint32_t i = g->ord[k];
+		text_pos at;
+		if (!text_prefix_at(j->t->s, g->ki, j->c->buf + st[i], (size_t)(st[i + 1] - st[i] - 1), g->off, r, &kl,
+				    &at)) {
+			g->bad[part] = 1;
+			return;
+		}
+		if (k == lo)
+			g->kl[part] = kl;
+		g->differ[part] |= kl != g->kl[part];
+		g->left[part] |= kl > g->off;
+		r[12] = (uint8_t)(i >> 24), r[13] = (uint8_t)(i >> 16), r[14] = (uint8_t)(i >> 8), r[15] = (uint8_t)i;
+	}
+}
+
+/*
+ * refine for a run too large for one thread (j->giant lines or more: most
+ * of a chunk whose lines share their first 12 key bytes, as log lines
+ * that start with a date do): its records made, sorted and its runs of
+ * ties refined by all j->par threads, the giant ones among them again by
+ * this function. Same contract as refine.
+ */
+static void refine_giant(const job *j, uint32_t *ord, size_t m, int ki, size_t off, int level, uint64_t *ties)
+{
+	const text_spec *s = j->t->s;
+	if (m < 2 || (ki == s->nkeys && s->nkeys && (s->stable || s->unique)))
+		return;
+	size_t c = common_start(j, ord, m, ki, off);
+	off = c >= off + TEXT_PREFIX ? c : off;
+	int par = j->par < WIDTH_PARTS ? j->par : WIDTH_PARTS;
+	giant_recs g = { .j = j, .ord = ord, .m = m, .off = off, .ki = ki };
+	uint8_t *b = NULL;
+	int ok = level < REFINE_LEVELS && (g.a = malloc(m * TEXT_RECORD)) && (b = malloc(m * TEXT_RECORD));
+	int differ = 0, left = 0;
+	if (ok) {
+		util_par_run(par, giant_recs_part, &g);
+		for (int p = 0; p < par; p++) {
+			ok &= !g.bad[p];
+			differ |= g.differ[p] || g.kl[p] != g.kl[0];
+			left |= g.left[p];
+		}
+	}
+	if (!ok) { /* the full comparison (refine's), on one thread */
+		free(g.a);
+		free(b);
+		refine(j, ord, m, ki, off, REFINE_LEVELS, ties);
+		return;
+	}
+	if (!left && !differ) { /* key ki is the same in every line: on to the next */
+		free(g.a);
+		free(b);
+		if (ki < s->nkeys)
+			refine_giant(j, ord, m, ki + 1, 0, level + 1, ties);
+		return;
+	}
+	subruns u = { .j = j, .R = cpusort_radix_msd(g.a, b, m, TEXT_RECORD, TEXT_PREFIX, par), .ord = ord, .m = m,
+		      .ki = ki, .level = level, .off = off };
+	util_par_run(par, subruns_part, &u);
+	*ties += u.ties;
+	for (size_t i = 0; i < m;) {
+		size_t e = i + 1;
+		while (e < m && !memcmp(u.R + e * TEXT_RECORD, u.R + i * TEXT_RECORD, TEXT_PREFIX))
+			e++;
+		if (e - i >= j->giant) {
+			text_pos at = next_pos(j, ord[i], ki, off);
+			refine_giant(j, ord + i, e - i, at.ki, at.off, level + 1, ties);
+		}
+		i = e;
+	}
+	free(g.a);
+	free(b);
+}
+
 #define TIE_AHEAD 32 /* records finish_ties fetches ahead */
 
 /* Record k of the sorted records R[lo, hi) (rs bytes, a prefix of w) has a neighbour there with its prefix. */
@@ -298,7 +465,9 @@ static inline __attribute__((always_inline)) void finish_ties_w(job *j, int part
 			e++;
 		for (size_t k = i; k < e; k++)
 			j->t->order[k] = rec_index_at(R + k * rs, w);
-		if (e - i > 1) {
+		if (j->giant && e - i >= j->giant) {
+			__atomic_store_n(&j->giant_seen, 1, __ATOMIC_RELAXED); /* refine_giant's, after every part */
+		} else if (e - i > 1) {
 			text_pos at = next_pos(j, j->t->order[i], 0, 0);
 			refine(j, j->t->order + i, e - i, at.ki, at.off, 1, &ties);
 		}
@@ -316,6 +485,34 @@ static void finish_ties(void *arg, int part, int parts)
 		finish_ties_w(j, part, parts, 4, 8);
 	else
 		finish_ties_w(j, part, parts, TEXT_PREFIX, TEXT_RECORD);
+}
+
+/*
+ * The ties of the sorted records [j->lo, j->hi): runs of equal prefixes
+ * spread over j->par threads (finish_ties), then each run too large for
+ * one of them refined by all (refine_giant).
+ */
+static void finish_all(job *j)
+{
+	j->giant_seen = 0;
+	util_par_run(j->hi - j->lo >= 65536 ? j->par : 1, finish_ties, j);
+	if (!j->giant_seen)
+		return;
+	const size_t rs = j->rs, n = j->hi;
+	const uint32_t w = j->w;
+	const uint8_t *R = j->sorted;
+	uint64_t ties = 0;
+	for (size_t i = j->lo; i < n;) {
+		size_t e = i + 1;
+		while (e < n && !memcmp(R + e * rs, R + i * rs, w))
+			e++;
+		if (e - i >= j->giant) {
+			text_pos at = next_pos(j, j->t->order[i], 0, 0);
+			refine_giant(j, j->t->order + i, e - i, at.ki, at.off, 1, &ties);
+		}
+		i = e;
+	}
+	__atomic_add_fetch(&j->t->ties, ties, __ATOMIC_RELAXED);
 }
 
 static int grow(text_sorter *t, size_t n)
@@ -348,7 +545,7 @@ static int sorted_part(void *arg, size_t lo, size_t hi)
 	job *j = arg;
 	double t0 = util_now();
 	j->lo = lo, j->hi = hi;
-	util_par_run(hi - lo >= 65536 ? j->par : 1, finish_ties, j);
+	finish_all(j);
 	double t1 = util_now();
 	j->t->ties_s += t1 - t0;
 	int rc = j->part(j->part_arg, j->t->order, lo, hi);
@@ -366,8 +563,10 @@ int text_sort_chunk_parts(text_sorter *t, const text_chunk *c, text_part_fn part
 		return -1;
 	int par = c->n >= 65536 ? t->threads : 1;
 	par = par < WIDTH_PARTS ? par : WIDTH_PARTS;
+	/* a run of more than a thread's share of the lines is refined by all of them */
+	size_t giant = par > 1 ? c->n / (size_t)(2 * par) : 0;
 	job j = { .t = t, .c = c, .sorted = t->a, .hi = c->n, .part = part, .part_arg = arg, .par = par,
-		  .w = TEXT_PREFIX, .rs = TEXT_RECORD };
+		  .w = TEXT_PREFIX, .rs = TEXT_RECORD, .giant = giant > 65536 ? giant : par > 1 ? 65536 : 0 };
 	double t0 = util_now();
 	util_par_run(par, make_records, &j);
 	uint8_t *recs = t->a, *tmp = t->b;
@@ -411,7 +610,7 @@ int text_sort_chunk_parts(text_sorter *t, const text_chunk *c, text_part_fn part
 	}
 	double t1 = util_now();
 	j.sorted = sorted;
-	util_par_run(par, finish_ties, &j);
+	finish_all(&j);
 	t->sort_s += t1 - t0;
 	t->ties_s += util_now() - t1;
 	if (part && c->n && part(arg, t->order, 0, c->n))

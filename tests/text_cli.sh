@@ -243,6 +243,23 @@ for o in "" "-r" "-t, -k2,2" "-t, -k2,2r -k1,1" "-s -t, -k2,2"; do
 	ties_case "shared-start($o)" "$d/shared" 2000 $o
 done
 
+# a run of equal prefixes holding most of a chunk (lines that start
+# alike: log lines' dates, paths) refined by every thread (refine_giant),
+# the runs inside it too where they are large (two directories of 100000
+# paths each), or, for a value whose code ends (-g), by the full comparison
+awk 'BEGIN { for (i = 0; i < 200000; i++) printf "2026-11-27T14:00:00 /var/lib/%s/files/%d,%d.5\n",
+	i % 2 ? "alpha" : "beta", (i * 7919) % 200003, i % 3 }' > "$d/giant"
+for o in "" "-r" "-u" "-t, -k1,1" "-s -t, -k2,2g" "-t, -k2,2g" "-t, -k2,2V -k1,1r"; do
+	for p in 2 4; do
+		# shellcheck disable=SC2086
+		ties_case "giant-run($o)-parallel$p" "$d/giant" 200000 --parallel=$p $o
+	done
+done
+ties_case "giant-run-prefixes-decide" "$d/giant" 100 --parallel=4
+# two chunks (164662 and 35338 lines), sorted as runs and merged (the
+# merge's comparisons of lines that start alike are full ones)
+ties_case "giant-run-spilled" "$d/giant" 200000 --parallel=2 -S 8M -T "$d/t"
+
 # -V ordered by its prefix code (text_version_code): the same order as
 # GNU's filevercmp, over leading zeros, '~' pre-releases, file suffixes and
 # leading dots
