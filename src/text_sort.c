@@ -185,18 +185,15 @@ static int raw_key(const job *j, uint32_t i, int ki, const uint8_t **b, const ui
 }
 
 /*
- * How far the raw bytes of key ki (raw_key) are the same in every line of
- * ord[0, m), given that they are up to off: a run of lines sharing a
- * start longer than REFINE_LEVELS prefixes (paths, URLs) is then refined
- * from its end, not left to the full comparison. off for other keys.
+ * How far the raw bytes of key ki (raw_key) of every line of ord[0, m)
+ * are those of line `ref`, at most l (ref's key length) and given that they
+ * are up to off; returns off as soon as one differs there.
  */
-static size_t common_start(const job *j, const uint32_t *ord, size_t m, int ki, size_t off)
+static size_t common_with(const job *j, uint32_t ref, const uint32_t *ord, size_t m, int ki, size_t off, size_t l)
 {
 	const uint8_t *b0, *e0, *b, *e;
-	if (!raw_key(j, ord[0], ki, &b0, &e0))
-		return off;
-	size_t l = (size_t)(e0 - b0);
-	for (size_t k = 1; k < m && l > off; k++) {
+	raw_key(j, ref, ki, &b0, &e0);
+	for (size_t k = 0; k < m && l > off; k++) {
 		line_ahead(j, ord, k, m, off, l - off < 256 ? l - off : 256);
 		raw_key(j, ord[k], ki, &b, &e);
 		size_t n = (size_t)(e - b) < l ? (size_t)(e - b) : l, q = off;
@@ -212,6 +209,37 @@ static size_t common_start(const job *j, const uint32_t *ord, size_t m, int ki, 
 		l = q;
 	}
 	return l > off ? l : off;
+}
+
+/*
+ * How far the raw bytes of key ki (raw_key) are the same in every line of
+ * ord[0, m), given that they are up to off: a run of lines sharing a
+ * start longer than REFINE_LEVELS prefixes (paths, URLs) is then refined
+ * from its end, not left to the full comparison. off for other keys.
+ */
+static size_t common_start(const job *j, const uint32_t *ord, size_t m, int ki, size_t off)
+{
+	const uint8_t *b0, *e0;
+	if (!raw_key(j, ord[0], ki, &b0, &e0))
+		return off;
+	return common_with(j, ord[0], ord + 1, m - 1, ki, off, (size_t)(e0 - b0));
+}
+
+/* common_start of a giant run (refine_giant), its lines cut into parts. */
+typedef struct giant_start {
+	const job *j;
+	const uint32_t *ord;
+	size_t m, off, l;
+	int ki;
+	size_t part_l[WIDTH_PARTS];
+} giant_start;
+
+static void giant_start_part(void *arg, int part, int parts)
+{
+	giant_start *g = arg;
+	size_t lo, hi;
+	util_split(g->m, part, parts, &lo, &hi);
+	g->part_l[part] = common_with(g->j, g->ord[0], g->ord + lo, hi - lo, g->ki, g->off, g->l);
 }
 
 /*
@@ -379,9 +407,16 @@ static void refine_giant(const job *j, uint32_t *ord, size_t m, int ki, size_t o
 	const text_spec *s = j->t->s;
 	if (m < 2 || (ki == s->nkeys && s->nkeys && (s->stable || s->unique)))
 		return;
-	size_t c = common_start(j, ord, m, ki, off);
-	off = c >= off + TEXT_PREFIX ? c : off;
 	int par = j->par < WIDTH_PARTS ? j->par : WIDTH_PARTS;
+	const uint8_t *b0, *e0;
+	if (raw_key(j, ord[0], ki, &b0, &e0)) { /* common_start, on every thread */
+		giant_start gs = { .j = j, .ord = ord, .m = m, .off = off, .l = (size_t)(e0 - b0), .ki = ki };
+		util_par_run(par, giant_start_part, &gs);
+		size_t c = gs.l;
+		for (int p = 0; p < par; p++)
+			c = gs.part_l[p] < c ? gs.part_l[p] : c;
+		off = c >= off + TEXT_PREFIX ? c : off;
+	}
 	giant_recs g = { .j = j, .ord = ord, .m = m, .off = off, .ki = ki };
 	uint8_t *b = NULL;
 	int ok = level < REFINE_LEVELS && (g.a = malloc(m * TEXT_RECORD)) && (b = malloc(m * TEXT_RECORD));
