@@ -317,6 +317,69 @@ static void refine(const job *j, uint32_t *ord, size_t m, int ki, size_t off, in
 	free(b);
 }
 
+/* sort_lines_par's pieces: sorted, then merged two by two. */
+typedef struct lines_par {
+	const job *j;
+	uint32_t *src, *dst;
+	size_t bound[WIDTH_PARTS + 1]; /* piece p: [bound[p], bound[p + 1]) */
+	int pieces;
+} lines_par;
+
+static void lines_sort_piece(void *arg, int p, int parts)
+{
+	lines_par *l = arg;
+	(void)parts;
+	qsort_r(l->src + l->bound[p], l->bound[p + 1] - l->bound[p], sizeof *l->src, cmp_lines, (void *)l->j);
+}
+
+/* Pieces 2p and 2p + 1 of src merged into dst (an odd last piece copied). */
+static void lines_merge_pair(void *arg, int p, int parts)
+{
+	lines_par *l = arg;
+	(void)parts;
+	size_t a = l->bound[2 * p], mid = l->bound[2 * p + 1], e = 2 * p + 1 < l->pieces ? l->bound[2 * p + 2] : mid;
+	size_t i = a, k = mid, o = a;
+	while (i < mid && k < e)
+		l->dst[o++] = cmp_lines(&l->src[k], &l->src[i], (void *)l->j) < 0 ? l->src[k++] : l->src[i++];
+	memcpy(l->dst + o, l->src + i, (mid - i) * sizeof *l->dst);
+	o += mid - i;
+	memcpy(l->dst + o, l->src + k, (e - k) * sizeof *l->dst);
+}
+
+/*
+ * Lines ord[0, m) in text_cmp's order, then input order (as refine's
+ * qsort_r), on par threads: par pieces sorted at once, then merged two by
+ * two, the merges of a round at once. For a run of ties too large for one
+ * thread that prefixes cannot split (value keys with -d/-i, or -f on -g -h
+ * -V; runs past REFINE_LEVELS). Falls back to one qsort_r without memory.
+ */
+static void sort_lines_par(const job *j, uint32_t *ord, size_t m, int par)
+{
+	lines_par l = { .j = j, .src = ord, .pieces = par < WIDTH_PARTS ? par : WIDTH_PARTS };
+	uint32_t *tmp = l.pieces > 1 ? malloc(m * sizeof *tmp) : NULL;
+	if (!tmp) {
+		qsort_r(ord, m, sizeof *ord, cmp_lines, (void *)j);
+		return;
+	}
+	for (int p = 0; p <= l.pieces; p++)
+		l.bound[p] = m * (size_t)p / (size_t)l.pieces;
+	util_par_run(l.pieces, lines_sort_piece, &l);
+	l.dst = tmp;
+	while (l.pieces > 1) {
+		int pairs = (l.pieces + 1) / 2;
+		util_par_run(pairs, lines_merge_pair, &l);
+		for (int p = 0; p < pairs; p++) /* piece p is now pieces 2p and 2p + 1 */
+			l.bound[p + 1] = l.bound[2 * p + 2 < l.pieces ? 2 * p + 2 : l.pieces];
+		l.pieces = pairs;
+		uint32_t *t = l.src;
+		l.src = l.dst;
+		l.dst = t;
+	}
+	if (l.src != ord)
+		memcpy(ord, l.src, m * sizeof *ord);
+	free(tmp);
+}
+
 /* refine_giant's runs of equal prefixes, cut into parts at run boundaries: refine's. */
 typedef struct subruns {
 	const job *j;
@@ -429,10 +492,11 @@ static void refine_giant(const job *j, uint32_t *ord, size_t m, int ki, size_t o
 			left |= g.left[p];
 		}
 	}
-	if (!ok) { /* the full comparison (refine's), on one thread */
+	if (!ok) { /* the full comparison, on every thread */
 		free(g.a);
 		free(b);
-		refine(j, ord, m, ki, off, REFINE_LEVELS, ties);
+		sort_lines_par(j, ord, m, par);
+		*ties += m;
 		return;
 	}
 	if (!left && !differ) { /* key ki is the same in every line: on to the next */

@@ -247,10 +247,11 @@ done
 # alike: log lines' dates, paths) refined by every thread (refine_giant),
 # the runs inside it too where they are large (two directories of 100000
 # paths each), or, for a value whose code ends (-g), by the full comparison
+# on every thread (pieces sorted, then merged two by two: 2, 3, 4 pieces)
 awk 'BEGIN { for (i = 0; i < 200000; i++) printf "2026-11-27T14:00:00 /var/lib/%s/files/%d,%d.5\n",
 	i % 2 ? "alpha" : "beta", (i * 7919) % 200003, i % 3 }' > "$d/giant"
 for o in "" "-r" "-u" "-t, -k1,1" "-s -t, -k2,2g" "-t, -k2,2g" "-t, -k2,2V -k1,1r"; do
-	for p in 2 4; do
+	for p in 2 3 4; do
 		# shellcheck disable=SC2086
 		ties_case "giant-run($o)-parallel$p" "$d/giant" 200000 --parallel=$p $o
 	done
