@@ -96,9 +96,7 @@ void text_key_bounds(const text_spec *s, const text_key *k, const uint8_t *line,
 	*lim = e > b ? e : b;
 }
 
-/* The bytes of [p, p + n) that key k compares (-d/-i dropped, -f folded)
- * into out; returns how many. */
-static size_t transform(const text_key *k, const uint8_t *p, size_t n, uint8_t *out)
+size_t text_key_transform(const text_key *k, const uint8_t *p, size_t n, uint8_t *out)
 {
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
@@ -150,7 +148,7 @@ static int key_cmp(const text_spec *s, const text_key *k, const uint8_t *ta, con
 		uint8_t small[512], *buf = small;
 		if (na + nb > sizeof small && !(buf = malloc(na + nb)))
 			abort(); /* no memory for a copy of two keys */
-		size_t ma = transform(k, ta, na, buf), mb = transform(k, tb, nb, buf + na);
+		size_t ma = text_key_transform(k, ta, na, buf), mb = text_key_transform(k, tb, nb, buf + na);
 		int d = value_cmp(s, k, buf, ma, buf + na, mb);
 		if (buf != small)
 			free(buf);

@@ -20,6 +20,13 @@
 void text_key_bounds(const text_spec *s, const text_key *k, const uint8_t *line, size_t len, const uint8_t **beg,
 		     const uint8_t **lim);
 
+/*
+ * The bytes of the key [p, p + n) that key k compares, -d/-i's dropped and
+ * -f's folded, into out (room for n bytes); returns how many. A value key
+ * (-n -g -h -M -R -V) with -d/-i/-f is compared by its value of these.
+ */
+size_t text_key_transform(const text_key *k, const uint8_t *p, size_t n, uint8_t *out);
+
 /* <0, 0, >0 as line a sorts before, with, after line b by the keys alone. */
 int text_keys_cmp(const text_spec *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
 

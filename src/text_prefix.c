@@ -4,6 +4,7 @@
 #include "text_hash.h"
 #include "text_num.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -118,16 +119,13 @@ static size_t compared_len(const text_key *k, const uint8_t *b, const uint8_t *e
 	return n;
 }
 
-/* A value key's code (-n -h -g -M -R, and -V with -f/-d/-i; code_key
- * codes -V alone): none for a key with -d/-i, or -f but for -n and -M
- * (all tie). Returns the bytes of a whole, prefix-free code (-n and -h
- * when they fit, -M), 0 for the rest. */
+/* A value key's code (-n -h -g -M -R; code_key codes -V) of its compared
+ * bytes [b, e) (-d/-i/-f applied). Returns the bytes of a whole,
+ * prefix-free code (-n and -h when they fit, -M), 0 for the rest. */
 static size_t code_value(const text_spec *s, const text_key *k, const uint8_t *b, const uint8_t *e, uint8_t *out)
 {
 	size_t n = (size_t)(e - b);
-	if (k->ignore || (k->fold && !k->numeric && !k->month)) {
-		/* all tie (-f changes no byte -n reads, and -M folds anyway) */
-	} else if (k->numeric || k->human) {
+	if (k->numeric || k->human) {
 		text_decimal d;
 		size_t skip = 0;
 		while (skip < n && text_blank(b[skip]))
@@ -148,6 +146,34 @@ static size_t code_value(const text_spec *s, const text_key *k, const uint8_t *b
 		memcpy(out, h, TEXT_PREFIX);
 	}
 	return 0;
+}
+
+/* code_key's value keys: 1 (coded), or -1 for a key coded by its bytes. */
+static int code_value_key(const text_spec *s, const text_key *k, int version, const uint8_t *b, const uint8_t *e,
+			  size_t off, uint8_t out[TEXT_PREFIX], size_t *klen, size_t *whole)
+{
+	if (version) {
+		/* -V's code is as long as the key: its bytes from off, as a
+		 * plain key's are, so that a run of equal prefixes is refined */
+		uint8_t code[VERSION_CODE_MAX];
+		size_t w = text_version_code(b, (size_t)(e - b), code, off + TEXT_PREFIX);
+		memcpy(out, code + off, TEXT_PREFIX);
+		*whole = w > off ? w - off : 0;
+		*klen = w ? w : SIZE_MAX; /* used up where a whole code ends */
+		if (k->reverse)
+			for (size_t i = 0; i < (*whole ? *whole : TEXT_PREFIX); i++)
+				out[i] = (uint8_t)~out[i];
+		return 1;
+	}
+	if (by_value(k)) {
+		*whole = code_value(s, k, b, e, out);
+		*klen = SIZE_MAX; /* never seen as used up */
+		if (k->reverse) /* a prefix-free code stays one inverted */
+			for (size_t i = 0; i < (*whole ? *whole : TEXT_PREFIX); i++)
+				out[i] = (uint8_t)~out[i];
+		return 1;
+	}
+	return -1;
 }
 
 /*
@@ -175,31 +201,25 @@ static int code_key(const text_spec *s, int ki, const uint8_t *line, size_t len,
 	}
 	const text_key *k = &s->key[ki];
 	const uint8_t *b, *e;
-	const int version = k->version && !k->random && !k->ignore && !k->fold; /* R wins over V */
+	const int version = k->version && !k->random; /* R wins over V */
 	if (by_value(k) && off && (!version || off + TEXT_PREFIX > VERSION_CODE_MAX))
 		return 0; /* a value's code has no more bytes */
 	text_key_bounds(s, k, line, len, &b, &e);
-	if (version) {
-		/* -V's code is as long as the key: its bytes from off, as a
-		 * plain key's are, so that a run of equal prefixes is refined */
-		uint8_t code[VERSION_CODE_MAX];
-		size_t w = text_version_code(b, (size_t)(e - b), code, off + TEXT_PREFIX);
-		memcpy(out, code + off, TEXT_PREFIX);
-		*whole = w > off ? w - off : 0;
-		*klen = w ? w : SIZE_MAX; /* used up where a whole code ends */
-		if (k->reverse)
-			for (size_t i = 0; i < (*whole ? *whole : TEXT_PREFIX); i++)
-				out[i] = (uint8_t)~out[i];
-		return 1;
+	uint8_t small[256], *buf = NULL;
+	if (by_value(k) && (k->ignore || k->fold)) {
+		/* a value of the bytes -d/-i/-f leave, as text_cmp compares it */
+		size_t n = (size_t)(e - b);
+		buf = n <= sizeof small ? small : malloc(n);
+		if (!buf)
+			abort(); /* no memory for a copy of a key (as text_cmp) */
+		e = buf + text_key_transform(k, b, n, buf);
+		b = buf;
 	}
-	if (by_value(k)) {
-		*whole = code_value(s, k, b, e, out);
-		*klen = SIZE_MAX; /* never seen as used up */
-		if (k->reverse) /* a prefix-free code stays one inverted */
-			for (size_t i = 0; i < (*whole ? *whole : TEXT_PREFIX); i++)
-				out[i] = (uint8_t)~out[i];
-		return 1;
-	}
+	int r = code_value_key(s, k, version, b, e, off, out, klen, whole);
+	if (buf && buf != small)
+		free(buf);
+	if (r >= 0)
+		return r;
 	code_bytes(k, b, e, off, out);
 	*klen = compared_len(k, b, e);
 	if (k->reverse)

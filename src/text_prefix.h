@@ -5,9 +5,9 @@
  * tie) say nothing, and the full comparison decides. Built from the first
  * key (the whole line without keys): its bytes (-f folded, -d/-i
  * filtered), or an order-preserving code of its value (-n, -h, -g, -M, -V),
- * or its -R hash; every byte inverted for a reversed key; a value whose
- * code ends early followed by the next key's bytes. A value key that also
- * has -f/-d/-i gives a constant prefix: all its lines tie.
+ * or its -R hash (of the bytes -f/-d/-i leave, for a value key with
+ * those, as text_cmp compares it); every byte inverted for a reversed
+ * key; a value whose code ends early followed by the next key's bytes.
  */
 #ifndef GPUSORT_TEXT_PREFIX_H
 #define GPUSORT_TEXT_PREFIX_H

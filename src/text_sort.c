@@ -350,8 +350,8 @@ static void lines_merge_pair(void *arg, int p, int parts)
  * Lines ord[0, m) in text_cmp's order, then input order (as refine's
  * qsort_r), on par threads: par pieces sorted at once, then merged two by
  * two, the merges of a round at once. For a run of ties too large for one
- * thread that prefixes cannot split (value keys with -d/-i, or -f on -g -h
- * -V; runs past REFINE_LEVELS). Falls back to one qsort_r without memory.
+ * thread that prefixes cannot split (equal -g codes, which are not whole;
+ * runs past REFINE_LEVELS). Falls back to one qsort_r without memory.
  */
 static void sort_lines_par(const job *j, uint32_t *ord, size_t m, int par)
 {

@@ -165,7 +165,8 @@ int main(void)
 				 *const k1M[] = { "1,1M" }, *const k1f[] = { "1,1f" }, *const k1Vf[] = { "1,1Vf" },
 				 *const k1nk2V[] = { "1,1nr", "2,2V" }, *const k2b[] = { "2b,2" },
 				 *const k1VR[] = { "1,1VR" }, *const k1nf[] = { "1,1nf" }, *const k1Mf[] = { "1,1Mf" },
-				 *const k1hf[] = { "1,1hf" };
+				 *const k1hf[] = { "1,1hf" }, *const k1Vi[] = { "1,1Vi" }, *const k1gf[] = { "1,1gf" },
+				 *const k1Rd[] = { "1,1Rd" }, *const k1Rf[] = { "1,1Rf" }, *const k1Vdr[] = { "1,1Vdr" };
 	check_spec("text-prefix-k1V", ":", k1V, 1, NULL, 0);
 	check_spec("text-prefix-k2Vr", ":", k2Vr, 1, NULL, 0);
 	check_spec("text-prefix-k1V-k2n", ":", k1Vk2n, 2, NULL, 0);
@@ -176,6 +177,11 @@ int main(void)
 	check_spec("text-prefix-k1nf", ":", k1nf, 1, NULL, 0);
 	check_spec("text-prefix-k1Mf", ":", k1Mf, 1, NULL, 0);
 	check_spec("text-prefix-k1hf", ":", k1hf, 1, NULL, 0);
+	check_spec("text-prefix-k1Vi", ":", k1Vi, 1, NULL, 0);
+	check_spec("text-prefix-k1gf", ":", k1gf, 1, NULL, 0);
+	check_spec("text-prefix-k1Rd", ":", k1Rd, 1, NULL, 0);
+	check_spec("text-prefix-k1Rf", ":", k1Rf, 1, NULL, 0);
+	check_spec("text-prefix-k1Vdr", ":", k1Vdr, 1, NULL, 0);
 	check_spec("text-prefix-k1n", ":", k1n, 1, NULL, 0);
 	check_spec("text-prefix-k1nr-k2V", ":", k1nk2V, 2, NULL, 0);
 	check_spec("text-prefix-k1h", ":", k1h, 1, NULL, 0);
