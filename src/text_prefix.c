@@ -119,10 +119,10 @@ static size_t compared_len(const text_key *k, const uint8_t *b, const uint8_t *e
 	return n;
 }
 
-/* A value key's code (-n -h -g -M -R; code_key codes -V) of its compared
- * bytes [b, e) (-d/-i/-f applied). Returns the bytes of a whole,
+/* A value key's code (-n -h -g -M; code_value_key codes -R and -V) of its
+ * compared bytes [b, e) (-d/-i/-f applied). Returns the bytes of a whole,
  * prefix-free code (-n and -h when they fit, -M), 0 for the rest. */
-static size_t code_value(const text_spec *s, const text_key *k, const uint8_t *b, const uint8_t *e, uint8_t *out)
+static size_t code_value(const text_key *k, const uint8_t *b, const uint8_t *e, uint8_t *out)
 {
 	size_t n = (size_t)(e - b);
 	if (k->numeric || k->human) {
@@ -140,10 +140,6 @@ static size_t code_value(const text_spec *s, const text_key *k, const uint8_t *b
 	} else if (k->month) {
 		out[0] = (uint8_t)text_month(b, n);
 		return 1;
-	} else {
-		uint8_t h[16];
-		text_hash(s->salt, b, n, h);
-		memcpy(out, h, TEXT_PREFIX);
 	}
 	return 0;
 }
@@ -152,6 +148,26 @@ static size_t code_value(const text_spec *s, const text_key *k, const uint8_t *b
 static int code_value_key(const text_spec *s, const text_key *k, int version, const uint8_t *b, const uint8_t *e,
 			  size_t off, uint8_t out[TEXT_PREFIX], size_t *klen, size_t *whole)
 {
+	if (k->random) {
+		/* -R orders by the key's MD5, then by its bytes (text_hash_cmp):
+		 * those 16 + n bytes, read from off as a key's bytes are */
+		size_t n = (size_t)(e - b), m = 0;
+		if (off < 16) {
+			uint8_t h[16];
+			text_hash(s->salt, b, n, h);
+			m = 16 - off < TEXT_PREFIX ? 16 - off : TEXT_PREFIX;
+			memcpy(out, h + off, m);
+		}
+		if (m < TEXT_PREFIX) { /* the hash ends in this window: the key's bytes follow */
+			size_t from = off + m - 16;
+			if (n > from)
+				memcpy(out + m, b + from, n - from < TEXT_PREFIX - m ? n - from : TEXT_PREFIX - m);
+		}
+		*klen = 16 + n;
+		if (k->reverse)
+			invert(out);
+		return 1;
+	}
 	if (version) {
 		/* -V's code is as long as the key: its bytes from off, as a
 		 * plain key's are, so that a run of equal prefixes is refined */
@@ -166,7 +182,7 @@ static int code_value_key(const text_spec *s, const text_key *k, int version, co
 		return 1;
 	}
 	if (by_value(k)) {
-		*whole = code_value(s, k, b, e, out);
+		*whole = code_value(k, b, e, out);
 		*klen = SIZE_MAX; /* never seen as used up */
 		if (k->reverse) /* a prefix-free code stays one inverted */
 			for (size_t i = 0; i < (*whole ? *whole : TEXT_PREFIX); i++)
@@ -202,7 +218,7 @@ static int code_key(const text_spec *s, int ki, const uint8_t *line, size_t len,
 	const text_key *k = &s->key[ki];
 	const uint8_t *b, *e;
 	const int version = k->version && !k->random; /* R wins over V */
-	if (by_value(k) && off && (!version || off + TEXT_PREFIX > VERSION_CODE_MAX))
+	if (by_value(k) && off && !k->random && (!version || off + TEXT_PREFIX > VERSION_CODE_MAX))
 		return 0; /* a value's code has no more bytes */
 	text_key_bounds(s, k, line, len, &b, &e);
 	uint8_t small[256], *buf = NULL;

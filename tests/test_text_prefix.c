@@ -2,9 +2,11 @@
  * test_text_prefix.c - the text prefix sort's contract (text_prefix.h):
  * wherever two lines' prefixes differ, memcmp's order of them is
  * text_cmp's (the comparison tests/text_diff.sh holds to GNU sort's), for
- * every kind of key; and -V's code (text_version_code) against
- * text_version_cmp: differing codes order as the keys do, equal whole
- * codes are equal keys, no whole code starts another.
+ * every kind of key, and so is that of the prefixes that refine runs of
+ * equal ones (text_prefix_at from where text_prefix ended); and -V's code
+ * (text_version_code) against text_version_cmp: differing codes order as
+ * the keys do, equal whole codes are equal keys, no whole code starts
+ * another.
  */
 #include "text_cmp.h"
 #include "text_num.h"
@@ -140,10 +142,16 @@ static void check_spec(const char *name, const char *tab, const char *const *key
 	bad = bad || text_spec_finish(&s, msg, sizeof msg);
 	static uint8_t ln[NLINES][64];
 	static size_t len[NLINES];
-	static uint8_t pre[NLINES][TEXT_PREFIX];
+	static uint8_t pre[NLINES][TEXT_PREFIX], pre2[NLINES][TEXT_PREFIX];
+	static text_pos next[NLINES];
+	static int has2[NLINES];
 	for (int i = 0; i < NLINES; i++) {
 		len[i] = line(ln[i], sizeof ln[i]);
-		text_prefix(&s, ln[i], len[i], pre[i], NULL);
+		text_prefix(&s, ln[i], len[i], pre[i], &next[i]);
+		/* the refinement's next prefix: where lines with this one's prefix go on */
+		size_t kl;
+		text_pos at;
+		has2[i] = text_prefix_at(&s, next[i].ki, ln[i], len[i], next[i].off, pre2[i], &kl, &at);
 	}
 	TEST_BEGIN(name);
 	CHECK(!bad, "the spec was refused: %s", msg);
@@ -153,6 +161,17 @@ static void check_spec(const char *name, const char *tab, const char *const *key
 			int t = sign(text_cmp(&s, ln[i], len[i], ln[j], len[j]));
 			CHECK(!c || c == t, "'%.*s' vs '%.*s': prefixes say %d, text_cmp %d", (int)len[i], ln[i],
 			      (int)len[j], ln[j], c, t);
+			if (c || unit_failed)
+				continue;
+			/* equal prefixes: refined from the same place, by prefixes that agree too */
+			CHECK(next[i].ki == next[j].ki && next[i].off == next[j].off,
+			      "'%.*s' and '%.*s' have equal prefixes but go on at key %d byte %zu and key %d byte %zu",
+			      (int)len[i], ln[i], (int)len[j], ln[j], next[i].ki, next[i].off, next[j].ki, next[j].off);
+			if (has2[i] && has2[j]) {
+				int c2 = sign(memcmp(pre2[i], pre2[j], TEXT_PREFIX));
+				CHECK(!c2 || c2 == t, "'%.*s' vs '%.*s': the next prefixes say %d, text_cmp %d", (int)len[i],
+				      ln[i], (int)len[j], ln[j], c2, t);
+			}
 		}
 	TEST_END();
 }
@@ -163,7 +182,8 @@ int main(void)
 	static const char *const k1V[] = { "1,1V" }, *const k2Vr[] = { "2,2Vr" }, *const k1Vk2n[] = { "1,1V", "2,2n" },
 				 *const k1n[] = { "1,1n" }, *const k1h[] = { "1,1h" }, *const k1g[] = { "1,1g" },
 				 *const k1M[] = { "1,1M" }, *const k1f[] = { "1,1f" }, *const k1Vf[] = { "1,1Vf" },
-				 *const k1nk2V[] = { "1,1nr", "2,2V" }, *const k2b[] = { "2b,2" },
+				 *const k1nk2V[] = { "1,1nr", "2,2V" }, *const k2b[] = { "2b,2" }, *const k1R[] = { "1,1R" },
+				 *const k1Rr[] = { "1,1Rr", "2,2" },
 				 *const k1VR[] = { "1,1VR" }, *const k1nf[] = { "1,1nf" }, *const k1Mf[] = { "1,1Mf" },
 				 *const k1hf[] = { "1,1hf" }, *const k1Vi[] = { "1,1Vi" }, *const k1gf[] = { "1,1gf" },
 				 *const k1Rd[] = { "1,1Rd" }, *const k1Rf[] = { "1,1Rf" }, *const k1Vdr[] = { "1,1Vdr" };
@@ -181,6 +201,8 @@ int main(void)
 	check_spec("text-prefix-k1gf", ":", k1gf, 1, NULL, 0);
 	check_spec("text-prefix-k1Rd", ":", k1Rd, 1, NULL, 0);
 	check_spec("text-prefix-k1Rf", ":", k1Rf, 1, NULL, 0);
+	check_spec("text-prefix-k1R", ":", k1R, 1, NULL, 0);
+	check_spec("text-prefix-k1Rr-k2", ":", k1Rr, 2, NULL, 0);
 	check_spec("text-prefix-k1Vdr", ":", k1Vdr, 1, NULL, 0);
 	check_spec("text-prefix-k1n", ":", k1n, 1, NULL, 0);
 	check_spec("text-prefix-k1nr-k2V", ":", k1nk2V, 2, NULL, 0);
