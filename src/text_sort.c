@@ -212,6 +212,29 @@ static size_t common_with(const job *j, uint32_t ref, const uint32_t *ord, size_
 }
 
 /*
+ * A -R key (no -f/-d/-i) the same in every line of ord[0, m): its whole
+ * code (the MD5 and the key, 16 + n bytes) is then the same, and the
+ * refinement goes on past it without hashing the keys again. Returns that
+ * length, else off (also for other keys).
+ */
+static size_t random_same(const job *j, const uint32_t *ord, size_t m, int ki, size_t off)
+{
+	const text_spec *s = j->t->s;
+	if (ki >= s->nkeys || !s->key[ki].random || s->key[ki].ignore || s->key[ki].fold)
+		return off;
+	const uint64_t *st = j->c->start;
+	const uint8_t *b0, *e0, *b, *e;
+	text_key_bounds(s, &s->key[ki], j->c->buf + st[ord[0]], (size_t)(st[ord[0] + 1] - st[ord[0]] - 1), &b0, &e0);
+	for (size_t k = 1; k < m; k++) {
+		line_ahead(j, ord, k, m, 0, TEXT_PREFIX);
+		text_key_bounds(s, &s->key[ki], j->c->buf + st[ord[k]], (size_t)(st[ord[k] + 1] - st[ord[k]] - 1), &b, &e);
+		if (e - b != e0 - b0 || memcmp(b, b0, (size_t)(e - b)))
+			return off;
+	}
+	return 16 + (size_t)(e0 - b0) > off ? 16 + (size_t)(e0 - b0) : off;
+}
+
+/*
  * How far the raw bytes of key ki (raw_key) are the same in every line of
  * ord[0, m), given that they are up to off: a run of lines sharing a
  * start longer than REFINE_LEVELS prefixes (paths, URLs) is then refined
@@ -220,9 +243,9 @@ static size_t common_with(const job *j, uint32_t ref, const uint32_t *ord, size_
 static size_t common_start(const job *j, const uint32_t *ord, size_t m, int ki, size_t off)
 {
 	const uint8_t *b0, *e0;
-	if (!raw_key(j, ord[0], ki, &b0, &e0))
-		return off;
-	return common_with(j, ord[0], ord + 1, m - 1, ki, off, (size_t)(e0 - b0));
+	if (raw_key(j, ord[0], ki, &b0, &e0))
+		return common_with(j, ord[0], ord + 1, m - 1, ki, off, (size_t)(e0 - b0));
+	return random_same(j, ord, m, ki, off);
 }
 
 /* common_start of a giant run (refine_giant), its lines cut into parts. */
@@ -261,9 +284,9 @@ static void refine(const job *j, uint32_t *ord, size_t m, int ki, size_t off, in
 	const uint64_t *st = j->c->start;
 	uint8_t *a = NULL, *b = NULL;
 	if (m >= REFINE_MIN) {
-		/* a start all the lines share costs no level: refined past it at once */
-		size_t c = common_start(j, ord, m, ki, off);
-		off = c >= off + TEXT_PREFIX ? c : off;
+		/* a start all the lines share costs no level: refined past it at once
+		 * (common_start never returns less than off) */
+		off = common_start(j, ord, m, ki, off);
 	}
 	if (m >= REFINE_MIN && level < REFINE_LEVELS) {
 		a = malloc(m * TEXT_RECORD);
@@ -478,7 +501,9 @@ static void refine_giant(const job *j, uint32_t *ord, size_t m, int ki, size_t o
 		size_t c = gs.l;
 		for (int p = 0; p < par; p++)
 			c = gs.part_l[p] < c ? gs.part_l[p] : c;
-		off = c >= off + TEXT_PREFIX ? c : off;
+		off = c > off ? c : off;
+	} else {
+		off = random_same(j, ord, m, ki, off);
 	}
 	giant_recs g = { .j = j, .ord = ord, .m = m, .off = off, .ki = ki };
 	uint8_t *b = NULL;

@@ -257,6 +257,13 @@ for o in "" "-r" "-u" "-t, -k1,1" "-s -t, -k2,2g" "-t, -k2,2g" "-t, -k2,2V -k1,1
 	done
 done
 ties_case "giant-run-prefixes-decide" "$d/giant" 100 --parallel=4
+# -R on a key with two values: equal keys have equal codes (MD5, key), so
+# their lines go on to the next key's bytes, not to the full comparison
+printf 'gpusort random source, 16+ bytes\n' > "$d/rs"
+for p in 1 3; do
+	ties_case "random-two-keys-parallel$p" "$d/giant" 100 --parallel=$p --random-source="$d/rs" -t/ -k4,4R
+	ties_case "random-two-keys-then-n-parallel$p" "$d/giant" 100 --parallel=$p --random-source="$d/rs" -t/ -k4,4Rr -k6,6n
+done
 # two chunks (164662 and 35338 lines), sorted as runs and merged (the
 # merge's comparisons of lines that start alike are full ones)
 ties_case "giant-run-spilled" "$d/giant" 200000 --parallel=2 -S 8M -T "$d/t"
