@@ -217,21 +217,43 @@ static size_t common_with(const job *j, uint32_t ref, const uint32_t *ord, size_
  * refinement goes on past it without hashing the keys again. Returns that
  * length, else off (also for other keys).
  */
-static size_t random_same(const job *j, const uint32_t *ord, size_t m, int ki, size_t off)
+static int random_key(const job *j, int ki)
 {
 	const text_spec *s = j->t->s;
-	if (ki >= s->nkeys || !s->key[ki].random || s->key[ki].ignore || s->key[ki].fold)
-		return off;
+	return ki < s->nkeys && s->key[ki].random && !s->key[ki].ignore && !s->key[ki].fold;
+}
+
+/* Whether key ki of every line of ord[0, m) is that of line ref: 1 or 0. */
+static int same_key(const job *j, uint32_t ref, const uint32_t *ord, size_t m, int ki)
+{
+	const text_spec *s = j->t->s;
 	const uint64_t *st = j->c->start;
 	const uint8_t *b0, *e0, *b, *e;
-	text_key_bounds(s, &s->key[ki], j->c->buf + st[ord[0]], (size_t)(st[ord[0] + 1] - st[ord[0]] - 1), &b0, &e0);
-	for (size_t k = 1; k < m; k++) {
+	text_key_bounds(s, &s->key[ki], j->c->buf + st[ref], (size_t)(st[ref + 1] - st[ref] - 1), &b0, &e0);
+	for (size_t k = 0; k < m; k++) {
 		line_ahead(j, ord, k, m, 0, TEXT_PREFIX);
 		text_key_bounds(s, &s->key[ki], j->c->buf + st[ord[k]], (size_t)(st[ord[k] + 1] - st[ord[k]] - 1), &b, &e);
 		if (e - b != e0 - b0 || memcmp(b, b0, (size_t)(e - b)))
-			return off;
+			return 0;
 	}
+	return 1;
+}
+
+/* The end of line ref's -R code (16 + its key's bytes), or off if that is not past it. */
+static size_t random_end(const job *j, uint32_t ref, int ki, size_t off)
+{
+	const text_spec *s = j->t->s;
+	const uint64_t *st = j->c->start;
+	const uint8_t *b0, *e0;
+	text_key_bounds(s, &s->key[ki], j->c->buf + st[ref], (size_t)(st[ref + 1] - st[ref] - 1), &b0, &e0);
 	return 16 + (size_t)(e0 - b0) > off ? 16 + (size_t)(e0 - b0) : off;
+}
+
+static size_t random_same(const job *j, const uint32_t *ord, size_t m, int ki, size_t off)
+{
+	if (!random_key(j, ki) || !same_key(j, ord[0], ord + 1, m - 1, ki))
+		return off;
+	return random_end(j, ord[0], ki, off);
 }
 
 /*
@@ -253,7 +275,7 @@ typedef struct giant_start {
 	const job *j;
 	const uint32_t *ord;
 	size_t m, off, l;
-	int ki;
+	int ki, random;
 	size_t part_l[WIDTH_PARTS];
 } giant_start;
 
@@ -262,7 +284,10 @@ static void giant_start_part(void *arg, int part, int parts)
 	giant_start *g = arg;
 	size_t lo, hi;
 	util_split(g->m, part, parts, &lo, &hi);
-	g->part_l[part] = common_with(g->j, g->ord[0], g->ord + lo, hi - lo, g->ki, g->off, g->l);
+	if (g->random) /* random_same's test: 1 where the part's keys are line 0's */
+		g->part_l[part] = (size_t)same_key(g->j, g->ord[0], g->ord + lo, hi - lo, g->ki);
+	else
+		g->part_l[part] = common_with(g->j, g->ord[0], g->ord + lo, hi - lo, g->ki, g->off, g->l);
 }
 
 /*
@@ -495,15 +520,20 @@ static void refine_giant(const job *j, uint32_t *ord, size_t m, int ki, size_t o
 		return;
 	int par = j->par < WIDTH_PARTS ? j->par : WIDTH_PARTS;
 	const uint8_t *b0, *e0;
-	if (raw_key(j, ord[0], ki, &b0, &e0)) { /* common_start, on every thread */
-		giant_start gs = { .j = j, .ord = ord, .m = m, .off = off, .l = (size_t)(e0 - b0), .ki = ki };
+	int raw = raw_key(j, ord[0], ki, &b0, &e0);
+	if (raw || random_key(j, ki)) { /* common_start (random_same), on every thread */
+		giant_start gs = { .j = j, .ord = ord, .m = m, .off = off, .l = raw ? (size_t)(e0 - b0) : 0, .ki = ki,
+				   .random = !raw };
 		util_par_run(par, giant_start_part, &gs);
 		size_t c = gs.l;
-		for (int p = 0; p < par; p++)
+		int same = 1;
+		for (int p = 0; p < par; p++) {
 			c = gs.part_l[p] < c ? gs.part_l[p] : c;
+			same &= gs.part_l[p] == 1;
+		}
+		if (!raw)
+			c = same ? random_end(j, ord[0], ki, off) : off;
 		off = c > off ? c : off;
-	} else {
-		off = random_same(j, ord, m, ki, off);
 	}
 	giant_recs g = { .j = j, .ord = ord, .m = m, .off = off, .ki = ki };
 	uint8_t *b = NULL;
