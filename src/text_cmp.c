@@ -160,9 +160,10 @@ static int key_cmp(const text_spec *s, const text_key *k, const uint8_t *ta, con
 	return d ? d : (na > nb) - (na < nb);
 }
 
-int text_keys_cmp(const text_spec *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+/* Keys ki.. of two lines in turn: the first that differs decides. */
+static int keys_from(const text_spec *s, int ki, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
-	for (int i = 0; i < s->nkeys; i++) {
+	for (int i = ki; i < s->nkeys; i++) {
 		const text_key *k = &s->key[i];
 		const uint8_t *ta, *la, *tb, *lb;
 		text_key_bounds(s, k, a, alen, &ta, &la);
@@ -176,12 +177,20 @@ int text_keys_cmp(const text_spec *s, const uint8_t *a, size_t alen, const uint8
 
 int text_cmp(const text_spec *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
-	if (s->nkeys) {
-		int d = text_keys_cmp(s, a, alen, b, blen);
-		if (d || s->unique || s->stable)
-			return d;
-	}
-	int d = memcmp(a, b, alen < blen ? alen : blen);
+	return text_cmp_from(s, 0, a, alen, b, blen);
+}
+
+int text_keys_cmp(const text_spec *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	return keys_from(s, 0, a, alen, b, blen);
+}
+
+int text_cmp_from(const text_spec *s, int ki, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	int d = keys_from(s, ki, a, alen, b, blen);
+	if (d || (s->nkeys && (s->unique || s->stable)))
+		return d;
+	d = memcmp(a, b, alen < blen ? alen : blen);
 	if (!d)
 		d = (alen > blen) - (alen < blen);
 	return s->reverse ? (d < 0) - (d > 0) : d;

@@ -33,6 +33,11 @@ int text_keys_cmp(const text_spec *s, const uint8_t *a, size_t alen, const uint8
 /* <0, 0, >0: the keys, then (unless -s or -u) the whole lines. */
 int text_cmp(const text_spec *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
 
+/* text_cmp for lines whose keys before ki (0-based; nkeys: all) are known
+ * equal: keys ki.. and the last resort only (the ties of the prefix sort,
+ * whose -R keys would otherwise be hashed again on every comparison). */
+int text_cmp_from(const text_spec *s, int ki, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+
 /* 1 for the bytes -i ignores (not printable in ASCII), 2 for those -d does too. */
 int text_ignored(int ignore, unsigned char c);
 

@@ -120,14 +120,23 @@ static void narrow_records(void *arg, int part, int parts)
 	j->wide[part] = wide;
 }
 
-/* qsort_r's order of two line indices: the full comparison, then input order. */
+/* cmp_lines' argument: the job, and the first key its lines may differ in. */
+typedef struct line_cmp {
+	const job *j;
+	int ki;
+} line_cmp;
+
+/* qsort_r's order of two line indices of a run whose keys before c->ki
+ * are equal (the run was refined that far): the full comparison from
+ * there, then input order. */
 static int cmp_lines(const void *x, const void *y, void *arg)
 {
-	const job *j = arg;
+	const line_cmp *c = arg;
+	const job *j = c->j;
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
 	const uint64_t *st = j->c->start;
-	int d = text_cmp(j->t->s, j->c->buf + st[a], (size_t)(st[a + 1] - st[a] - 1), j->c->buf + st[b],
-			 (size_t)(st[b + 1] - st[b] - 1));
+	int d = text_cmp_from(j->t->s, c->ki, j->c->buf + st[a], (size_t)(st[a + 1] - st[a] - 1), j->c->buf + st[b],
+			      (size_t)(st[b + 1] - st[b] - 1));
 	return d ? d : (a > b) - (a < b);
 }
 
@@ -337,7 +346,8 @@ static void refine(const job *j, uint32_t *ord, size_t m, int ki, size_t off, in
 	if (!ok) {
 		free(a);
 		free(b);
-		qsort_r(ord, m, sizeof *ord, cmp_lines, (void *)j);
+		line_cmp lc = { j, ki };
+		qsort_r(ord, m, sizeof *ord, cmp_lines, &lc);
 		*ties += m;
 		return;
 	}
@@ -367,7 +377,7 @@ static void refine(const job *j, uint32_t *ord, size_t m, int ki, size_t off, in
 
 /* sort_lines_par's pieces: sorted, then merged two by two. */
 typedef struct lines_par {
-	const job *j;
+	line_cmp lc;
 	uint32_t *src, *dst;
 	size_t bound[WIDTH_PARTS + 1]; /* piece p: [bound[p], bound[p + 1]) */
 	int pieces;
@@ -377,7 +387,7 @@ static void lines_sort_piece(void *arg, int p, int parts)
 {
 	lines_par *l = arg;
 	(void)parts;
-	qsort_r(l->src + l->bound[p], l->bound[p + 1] - l->bound[p], sizeof *l->src, cmp_lines, (void *)l->j);
+	qsort_r(l->src + l->bound[p], l->bound[p + 1] - l->bound[p], sizeof *l->src, cmp_lines, &l->lc);
 }
 
 /* Pieces 2p and 2p + 1 of src merged into dst (an odd last piece copied). */
@@ -388,7 +398,7 @@ static void lines_merge_pair(void *arg, int p, int parts)
 	size_t a = l->bound[2 * p], mid = l->bound[2 * p + 1], e = 2 * p + 1 < l->pieces ? l->bound[2 * p + 2] : mid;
 	size_t i = a, k = mid, o = a;
 	while (i < mid && k < e)
-		l->dst[o++] = cmp_lines(&l->src[k], &l->src[i], (void *)l->j) < 0 ? l->src[k++] : l->src[i++];
+		l->dst[o++] = cmp_lines(&l->src[k], &l->src[i], &l->lc) < 0 ? l->src[k++] : l->src[i++];
 	memcpy(l->dst + o, l->src + i, (mid - i) * sizeof *l->dst);
 	o += mid - i;
 	memcpy(l->dst + o, l->src + k, (e - k) * sizeof *l->dst);
@@ -401,12 +411,12 @@ static void lines_merge_pair(void *arg, int p, int parts)
  * thread that prefixes cannot split (equal -g codes, which are not whole;
  * runs past REFINE_LEVELS). Falls back to one qsort_r without memory.
  */
-static void sort_lines_par(const job *j, uint32_t *ord, size_t m, int par)
+static void sort_lines_par(const job *j, int ki, uint32_t *ord, size_t m, int par)
 {
-	lines_par l = { .j = j, .src = ord, .pieces = par < WIDTH_PARTS ? par : WIDTH_PARTS };
+	lines_par l = { .lc = { j, ki }, .src = ord, .pieces = par < WIDTH_PARTS ? par : WIDTH_PARTS };
 	uint32_t *tmp = l.pieces > 1 ? malloc(m * sizeof *tmp) : NULL;
 	if (!tmp) {
-		qsort_r(ord, m, sizeof *ord, cmp_lines, (void *)j);
+		qsort_r(ord, m, sizeof *ord, cmp_lines, &l.lc);
 		return;
 	}
 	for (int p = 0; p <= l.pieces; p++)
@@ -550,7 +560,7 @@ static void refine_giant(const job *j, uint32_t *ord, size_t m, int ki, size_t o
 	if (!ok) { /* the full comparison, on every thread */
 		free(g.a);
 		free(b);
-		sort_lines_par(j, ord, m, par);
+		sort_lines_par(j, ki, ord, m, par);
 		*ties += m;
 		return;
 	}
