@@ -108,6 +108,15 @@ static void invert(uint8_t out[TEXT_PREFIX])
 		out[i] = (uint8_t)~out[i];
 }
 
+/* A reversed value code inverted: its whole bytes only (a prefix-free code
+ * stays one inverted, and the next key's bytes follow it as they are), or
+ * all of the prefix when it is not whole. */
+static void invert_code(uint8_t out[TEXT_PREFIX], size_t whole)
+{
+	for (size_t i = 0; i < (whole ? whole : TEXT_PREFIX); i++)
+		out[i] = (uint8_t)~out[i];
+}
+
 /* The bytes key k compares in [b, e): its length, less what -d/-i drop. */
 static size_t compared_len(const text_key *k, const uint8_t *b, const uint8_t *e)
 {
@@ -177,16 +186,14 @@ static int code_value_key(const text_spec *s, const text_key *k, int version, co
 		*whole = w > off ? w - off : 0;
 		*klen = w ? w : SIZE_MAX; /* used up where a whole code ends */
 		if (k->reverse)
-			for (size_t i = 0; i < (*whole ? *whole : TEXT_PREFIX); i++)
-				out[i] = (uint8_t)~out[i];
+			invert_code(out, *whole);
 		return 1;
 	}
 	if (by_value(k)) {
 		*whole = code_value(k, b, e, out);
 		*klen = SIZE_MAX; /* never seen as used up */
-		if (k->reverse) /* a prefix-free code stays one inverted */
-			for (size_t i = 0; i < (*whole ? *whole : TEXT_PREFIX); i++)
-				out[i] = (uint8_t)~out[i];
+		if (k->reverse)
+			invert_code(out, *whole);
 		return 1;
 	}
 	return -1;

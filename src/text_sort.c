@@ -220,12 +220,8 @@ static size_t common_with(const job *j, uint32_t ref, const uint32_t *ord, size_
 	return l > off ? l : off;
 }
 
-/*
- * A -R key (no -f/-d/-i) the same in every line of ord[0, m): its whole
- * code (the MD5 and the key, 16 + n bytes) is then the same, and the
- * refinement goes on past it without hashing the keys again. Returns that
- * length, else off (also for other keys).
- */
+/* 1 when key ki is a -R key without -f/-d/-i: its code is the MD5 of its
+ * raw bytes, then those bytes. */
 static int random_key(const job *j, int ki)
 {
 	const text_spec *s = j->t->s;
@@ -258,6 +254,12 @@ static size_t random_end(const job *j, uint32_t ref, int ki, size_t off)
 	return 16 + (size_t)(e0 - b0) > off ? 16 + (size_t)(e0 - b0) : off;
 }
 
+/*
+ * A -R key (random_key) the same in every line of ord[0, m): its whole
+ * code (the MD5 and the key, 16 + n bytes) is then the same, and the
+ * refinement goes on past it without hashing the keys again. Returns that
+ * length, else off (also for other keys).
+ */
 static size_t random_same(const job *j, const uint32_t *ord, size_t m, int ki, size_t off)
 {
 	if (!random_key(j, ki) || !same_key(j, ord[0], ord + 1, m - 1, ki))
