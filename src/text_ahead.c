@@ -6,18 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A line of a block: where its bytes are (block bytes, or the chunk's
- * buffer for the chunk in memory), and its prefix as text_merge compares it. */
-typedef struct ahead_line {
-	uint64_t off;
-	size_t len;
-	uint64_t ph;
-	uint32_t pl;
-} ahead_line;
+typedef text_ahead_line ahead_line;
 
 typedef struct block {
-	uint8_t *bytes;        /* copied lines (a reader's line lives only until its next call) */
+	uint8_t *bytes;        /* copied lines, each with its delimiter (a reader's line lives only until its next call) */
 	size_t cap, used;
+	uint64_t out;          /* bytes of the block's lines, delimiters counted */
 	ahead_line *l;
 	size_t n, lcap, pos;   /* lines, room, the next one to hand out */
 	int rc;                /* after the lines: 0 more to come, 1 the source's end, -errno */
@@ -46,6 +40,7 @@ struct text_ahead {
 static void fill(text_ahead *a, text_source *x, block *b)
 {
 	b->n = b->used = b->pos = 0;
+	b->out = 0;
 	b->rc = 0;
 	while (b->used < a->blockbytes) {
 		const uint8_t *line;
@@ -76,8 +71,8 @@ static void fill(text_ahead *a, text_source *x, block *b)
 			b->l = l, b->lcap = cap;
 		}
 		if (x->r) {
-			if (b->used + len > b->cap) {
-				size_t cap = b->used + len > 2 * b->cap ? b->used + len : 2 * b->cap;
+			if (b->used + len + 1 > b->cap) {
+				size_t cap = b->used + len + 1 > 2 * b->cap ? b->used + len + 1 : 2 * b->cap;
 				uint8_t *p = realloc(b->bytes, cap);
 				if (!p) {
 					b->rc = -ENOMEM;
@@ -86,14 +81,16 @@ static void fill(text_ahead *a, text_source *x, block *b)
 				b->bytes = p, b->cap = cap;
 			}
 			memcpy(b->bytes + b->used, line, len);
+			b->bytes[b->used + len] = a->s->eol;
 			off = b->used;
-			b->used += len;
+			b->used += len + 1;
 		} else {
 			off = (uint64_t)(line - x->c->buf);
 			b->used += len + 1;
 		}
 		ahead_line *e = &b->l[b->n++];
-		e->off = off, e->len = len;
+		e->off = off, e->len = len, e->cum = b->out;
+		b->out += len + 1;
 		text_merge_prefix(a->s, line, len, &e->ph, &e->pl);
 	}
 }
@@ -168,26 +165,16 @@ int text_ahead_start(text_ahead **out, const text_spec *s, text_source *src, int
 	return 0;
 }
 
-int text_ahead_next(text_ahead *a, int i)
+/* Source i's block with lines left to hand out (waiting for the next one
+ * when the current is used up; the used one is queued to be filled again),
+ * or the last block, used up: its rc says why the source ended. */
+static block *current(text_ahead *a, int i)
 {
 	feed *f = &a->f[i];
-	text_source *x = &a->src[i];
 	for (;;) {
 		block *b = &f->b[f->cur];
-		if (b->pos < b->n) {
-			const ahead_line *e = &b->l[b->pos++];
-			x->line = (x->r ? b->bytes : x->c->buf) + e->off;
-			x->len = e->len;
-			x->ph = e->ph, x->pl = e->pl;
-			x->done = 0;
-			return 1;
-		}
-		if (b->rc) {
-			x->done = 1;
-			return b->rc < 0 ? b->rc : 0;
-		}
-		/* this block is used up and more is to come: take the other one
-		 * when it is filled, and have this one filled meanwhile */
+		if (b->pos < b->n || b->rc)
+			return b;
 		pthread_mutex_lock(&a->mu);
 		while (f->state != 2)
 			pthread_cond_wait(&a->ready, &a->mu);
@@ -198,6 +185,40 @@ int text_ahead_next(text_ahead *a, int i)
 			f->state = 0;
 		pthread_mutex_unlock(&a->mu);
 	}
+}
+
+int text_ahead_next(text_ahead *a, int i)
+{
+	text_source *x = &a->src[i];
+	block *b = current(a, i);
+	if (b->pos == b->n) {
+		x->done = 1;
+		return b->rc < 0 ? b->rc : 0;
+	}
+	const ahead_line *e = &b->l[b->pos++];
+	x->line = (x->r ? b->bytes : x->c->buf) + e->off;
+	x->len = e->len;
+	x->ph = e->ph, x->pl = e->pl;
+	x->done = 0;
+	return 1;
+}
+
+int text_ahead_window(text_ahead *a, int i, text_window *w)
+{
+	text_source *x = &a->src[i];
+	block *b = current(a, i);
+	w->base = x->r ? b->bytes : x->c->buf;
+	w->l = b->l + b->pos;
+	w->n = b->n - b->pos;
+	if (w->n)
+		return 1;
+	x->done = 1;
+	return b->rc < 0 ? b->rc : 0;
+}
+
+void text_ahead_take(text_ahead *a, int i, size_t n)
+{
+	a->f[i].b[a->f[i].cur].pos += n;
 }
 
 void text_ahead_stop(text_ahead *a)

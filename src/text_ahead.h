@@ -10,9 +10,28 @@
 #ifndef GPUSORT_TEXT_AHEAD_H
 #define GPUSORT_TEXT_AHEAD_H
 #include <stddef.h>
+#include <stdint.h>
 #include "text_merge.h"
 
 typedef struct text_ahead text_ahead;
+
+/* A line read ahead: its bytes at base + off (len of them, then its
+ * delimiter), its prefix as text_merge compares it, and cum, the bytes
+ * (delimiters counted) of the lines before it in its block. */
+typedef struct text_ahead_line {
+	uint64_t off;
+	size_t len;
+	uint64_t ph;
+	uint32_t pl;
+	uint64_t cum;
+} text_ahead_line;
+
+/* A source's lines read ahead and not yet taken: l[0, n), bytes at base. */
+typedef struct text_window {
+	const uint8_t *base;
+	const text_ahead_line *l;
+	size_t n;
+} text_window;
 
 /*
  * Start reading src[0, k) ahead on `threads` helper threads (>= 1), in
@@ -30,6 +49,19 @@ int text_ahead_start(text_ahead **a, const text_spec *s, text_source *src, int k
  * read failed (-EBADMSG: a run's hash did not match).
  */
 int text_ahead_next(text_ahead *a, int i);
+
+/*
+ * Source i's lines read and not yet taken, in order, into *w: at least one,
+ * all from one block (waiting for it to be filled when the last is used
+ * up). They stay where they are until text_ahead_take takes the last of
+ * them and the next call moves on. Returns 1, 0 at the source's end (done
+ * set), or -errno as text_ahead_next. Not to be mixed with text_ahead_next
+ * for one source.
+ */
+int text_ahead_window(text_ahead *a, int i, text_window *w);
+
+/* The first n (<= w->n) lines of source i's window taken: merged. */
+void text_ahead_take(text_ahead *a, int i, size_t n);
 
 /* Stop the helpers (a fill under way finishes first) and free a (NULL: nothing). */
 void text_ahead_stop(text_ahead *a);

@@ -326,6 +326,18 @@ static int spill_chunk(tjob *t, const text_chunk *c)
 	return 0;
 }
 
+/* The bytes of items its[0, k), or -1 when one is not known. */
+static int64_t items_bytes(const item *its, int k)
+{
+	int64_t b = 0;
+	for (int i = 0; i < k; i++) {
+		if (its[i].bytes < 0)
+			return -1;
+		b += its[i].bytes;
+	}
+	return b;
+}
+
 /*
  * Merge items its[0, k) and, when mem is not NULL, the sorted
  * chunk mem after them, into w.
@@ -383,12 +395,36 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 	}
 	char err[4400];
 	double t0 = util_now();
-	/* the merge thread compares; the job's other threads read the sources ahead */
+	/* the job's other threads read the sources ahead; the pool's merge them */
 	int helpers = t->sorter.threads - 1;
-	if (text_merge(t->s, src, ns, w, name, &t->res->ties, helpers, t->bufsize / 2, err, sizeof err))
+	/* into the output file, when it is regular and its size known (runs of
+	 * ours only: an input file may change), the pool's threads copy the
+	 * lines straight into its mapping (sort_write_chunk says why) */
+	io_outmap m = { 0 };
+	uint64_t before = w->bytes;
+	int64_t bytes = items_bytes(its, k);
+	for (int i = 0; i < k && bytes >= 0; i++)
+		if (its[i].path)
+			bytes = -1;
+	if (bytes >= 0 && mem)
+		bytes += (int64_t)(mem->start[mem->n] - mem->start[0]);
+	int mapped = name == t->out_name && t->pool && helpers > 0 && ns > 1 && bytes > 0 && !w->unique &&
+		     !w->verify && !w->len && io_outmap_open(&m, w->fd, (uint64_t)bytes) == 0;
+	if (mapped)
+		t->res->mapped_out = 1;
+	text_merge_stats ms = { 0, 0 };
+	if (text_merge(t->s, src, ns, w, name, &ms, mapped ? m.base : NULL, mapped ? m.bytes : 0, t->pool, helpers,
+		       t->bufsize / 2, err, sizeof err))
 		fail(t, "%s", err);
 	else
 		rc = 0;
+	t->res->ties += ms.ties;
+	t->res->merge_wait_s += ms.wait_s;
+	if (mapped) {
+		int urc = io_outmap_close(&m, w->bytes - before);
+		if (urc && !rc)
+			rc = fail(t, "write failed: %s: %s", name, strerror(-urc));
+	}
 	t->res->merge_s += util_now() - t0;
 out:
 	for (int i = 0; i < opened; i++)
@@ -439,17 +475,6 @@ static void merge_phase(tjob *t, int64_t total)
 	progress_phase(t->prog, PROGRESS_MERGE, t->pass, t->passes > t->pass ? t->passes : t->pass, total);
 }
 
-/* The bytes of items its[0, k), or -1 when one is not known. */
-static int64_t items_bytes(const item *its, int k)
-{
-	int64_t b = 0;
-	for (int i = 0; i < k; i++) {
-		if (its[i].bytes < 0)
-			return -1;
-		b += its[i].bytes;
-	}
-	return b;
-}
 
 /*
  * Merge passes until at most fanin - reserve items are left (reserve: a

@@ -21,6 +21,7 @@ typedef struct text_result {
 	uint64_t chunks, runs, merge_passes;
 	uint64_t ties;         /* full comparisons: lines of equal prefixes in chunks, and ties in merges */
 	double read_s, sort_s, ties_s, merge_s, total_s;
+	double merge_wait_s;   /* of merge_s: waiting for the sources' lines read ahead */
 	double prefix_s;       /* of sort_s: making the prefix records */
 	unsigned prefix_width; /* the most prefix bytes a chunk's records had (text_sorter.width) */
 	double write_s;        /* writing sorted chunks (runs, or the output: gather, write, commit) */

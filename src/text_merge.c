@@ -2,6 +2,7 @@
 #include "text_merge.h"
 #include "text_ahead.h"
 #include "text_cmp.h"
+#include "text_merge_par.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -107,8 +108,8 @@ static int read_fail(const text_source *x, int rc, char *err, size_t errlen)
 	return -1;
 }
 
-int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, const char *out_name, uint64_t *ties,
-	       int helpers, size_t block, char *err, size_t errlen)
+int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, const char *out_name, text_merge_stats *st,
+	       uint8_t *dst, size_t dcap, tpool *pool, int helpers, size_t block, char *err, size_t errlen)
 {
 	int K = 1;
 	while (K < k)
@@ -122,6 +123,19 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 	text_ahead *a = NULL;
 	if (helpers > 0 && k > 1)
 		text_ahead_start(&a, s, src, k, helpers < k ? helpers : k, block); /* else: read here */
+	if (a && pool && tpool_size(pool) > 1) {
+		/* a round holds about a block's lines (each takes one source's
+		 * block), at most two blocks' worth of them */
+		int bad, rc = text_merge_par(s, src, k, a, w, dst, dcap, pool, 2 * block, st, &bad);
+		if (rc && bad >= 0)
+			read_fail(&src[bad], rc, err, errlen);
+		else if (rc && bad == -2)
+			snprintf(err, errlen, "out of memory merging %d sources", k);
+		else if (rc)
+			snprintf(err, errlen, "write failed: %s: %s", out_name, strerror(-rc));
+		ret = rc ? -1 : 0;
+		goto out;
+	}
 	for (int i = 0; i < k; i++) {
 		int rc = a ? text_ahead_next(a, i) : advance(s, &src[i]);
 		if (rc < 0) {
@@ -144,10 +158,16 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 		}
 		replay(&q, q.t[0]);
 	}
+	/* lines meant for dst went through w: in the file before dst is unmapped */
+	int rc = dst ? text_writer_flush(w, NULL) : 0;
+	if (rc) {
+		snprintf(err, errlen, "write failed: %s: %s", out_name, strerror(-rc));
+		goto out;
+	}
 	ret = 0;
 out:
 	text_ahead_stop(a);
-	*ties += q.ties;
+	st->ties += q.ties;
 	free(q.t);
 	return ret;
 }

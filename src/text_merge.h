@@ -12,6 +12,7 @@
 #include "text_io.h"
 #include "text_prefix.h"
 #include "text_sort.h"
+#include "tpool.h"
 
 typedef struct text_source {
 	text_reader *r;             /* a run or a file; NULL: the chunk below */
@@ -25,15 +26,29 @@ typedef struct text_source {
 	int done;                   /* no line left */
 } text_source;
 
+/* What a merge counts for --stats. */
+typedef struct text_merge_stats {
+	uint64_t ties;      /* full comparisons (text_cmp) */
+	double wait_s;      /* waiting for the sources' lines read ahead (the merge in rounds) */
+} text_merge_stats;
+
 /*
  * Merge src[0, k) (in input order) into w. helpers: threads that read the
  * sources ahead in blocks of about `block` bytes each (text_ahead.h; 0:
- * the sources are read on this thread). Returns 0, or -1 with err: a read
- * error (its errno) names the source, a write error the output
- * (out_name). *ties counts the full comparisons.
+ * the sources are read on this thread). pool: the job's threads, which
+ * merge the lines read ahead in rounds (text_merge_par.h) when it has more
+ * than one and there are helpers; NULL: one thread merges (a tree of
+ * losers). dst: w's file mapped (io_outmap) from w's offset, dcap bytes,
+ * for the pool's threads to copy the lines into (not with -u or
+ * --verify), w->bytes and w->lines counting them; where one thread merges
+ * instead, the lines go through w, flushed before the return, so that
+ * either way the file holds w->bytes from dst; NULL: none.
+ * Returns 0, or -1 with err: a read error (its errno) names the
+ * source, a write error the output (out_name). *st: what it counted,
+ * added to.
  */
-int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, const char *out_name, uint64_t *ties,
-	       int helpers, size_t block, char *err, size_t errlen);
+int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, const char *out_name, text_merge_stats *st,
+	       uint8_t *dst, size_t dcap, tpool *pool, int helpers, size_t block, char *err, size_t errlen);
 
 /* The prefix of [line, line + len) (text_prefix) as the integers the
  * merge compares: *ph its bytes 0-7, *pl 8-11, big-endian. */

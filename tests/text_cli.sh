@@ -182,6 +182,49 @@ big spill-stable-reverse -t, -k2,2f -s -r
 big spill-numeric-4-threads --parallel=4 -t, -k3,3n
 big spill-narrow-prefix -t, -k2.2,2.4 -k1,1n
 
+# the merge in rounds on every thread (text_merge_par.c): many slices a
+# round (--parallel=8 on any machine), lines equal across the slices'
+# bounds (-u keeps the first of them, -s their input order), the output
+# mapped (a file) or written by its thread (a pipe, -u, --verify), -m of
+# files of ours and not, -z, and a line longer than a source's block
+awk 'BEGIN { srand(5); for (i = 0; i < 120000; i++) printf "%d,%d,%s\n", int(rand() * 700), i, substr("abcdefghij", 1 + int(rand() * 10), 1 + int(rand() * 5)) }' > "$d/dups"
+# rounds NAME OPTION...: gpusort -S 1M -T DIR --parallel=8 OPTION... equals sort OPTION... (file and pipe)
+rounds() {
+	_n=$1
+	shift
+	sort $(for a in "$@"; do [ "$a" = --verify ] || printf '%s\n' "$a"; done) > "$d/exp"
+	if "$G" -S 1M -T "$d/t" --parallel=8 "$@" -o "$d/got" 2> "$d/err"; then same "$_n" "$d/exp" "$d/got"
+	else fail "$_n" "status $?: $(cat "$d/err")"; fi
+	if "$G" -S 1M -T "$d/t" --parallel=8 "$@" 2> "$d/err" | cat > "$d/got"; then same "$_n-pipe" "$d/exp" "$d/got"
+	else fail "$_n-pipe" "status $?: $(cat "$d/err")"; fi
+}
+rounds merge-rounds-unique -t, -k1,1n -u "$d/dups"
+rounds merge-rounds-stable -t, -k1,1n -s "$d/dups"
+rounds merge-rounds-unique-reverse -t, -k3,3 -u -r "$d/dups"
+rounds merge-rounds-verify --verify -t, -k1,1n -k3,3 "$d/dups"
+rounds merge-rounds-verify-unique --verify -u -t, -k3,3 "$d/dups"
+tr '\n' '\0' < "$d/dups" > "$d/dupsz"
+rounds merge-rounds-zero -z -t, -k3,3 -k1,1nr "$d/dupsz"
+awk 'BEGIN { s = "x"; for (i = 0; i < 21; i++) s = s s; print "5," s }' > "$d/longdup"
+cat "$d/dups" "$d/longdup" "$d/dups" > "$d/dups2"
+rounds merge-rounds-long-line -t, -k1,1n -s "$d/dups2"
+sort -t, -k1,1n "$d/dups" > "$d/m1"
+sort -t, -k1,1n "$d/dups2" > "$d/m2"
+rounds merge-rounds-m -m -t, -k1,1n "$d/m1" "$d/m2" "$d/m1"
+rounds merge-rounds-m-unique -m -u -t, -k1,1n "$d/m1" "$d/m2"
+# --verify finds the same first line out of order as the one-thread merge
+# (an -m input out of order: line 60001 of m3 goes before the line before it)
+awk -F, 'NR == 60001 { $0 = "0,x" } { print }' "$d/m1" > "$d/m3"
+for p in 1 8; do
+	"$G" --parallel=$p --verify -m -t, -k1,1n "$d/m1" "$d/m3" -o "$d/got" 2> "$d/err$p"
+	echo "status $?" >> "$d/err$p"
+done
+if grep -q "verify: FAILED: output line [0-9]* is out of order (is every -m input sorted?)" "$d/err1" && cmp -s "$d/err1" "$d/err8"; then
+	pass merge-rounds-verify-disorder
+else
+	fail merge-rounds-verify-disorder "$(cat "$d/err1" "$d/err8")"
+fi
+
 # stats_case NAME PATTERN P OPTION...: gpusort --parallel=P --stats
 # OPTION... on the big file gives $d/exp, and its --stats line has PATTERN
 stats_case() {
@@ -265,8 +308,9 @@ for p in 1 3; do
 	ties_case "random-two-keys-then-n-parallel$p" "$d/giant" 100 --parallel=$p --random-source="$d/rs" -t/ -k4,4Rr -k6,6n
 done
 # two chunks (164662 and 35338 lines), sorted as runs and merged (the
-# merge's comparisons of lines that start alike are full ones)
-ties_case "giant-run-spilled" "$d/giant" 200000 --parallel=2 -S 8M -T "$d/t"
+# merge's comparisons of lines that start alike are full ones: about one a
+# line, and the rounds' cuts add a binary search a source and splitter)
+ties_case "giant-run-spilled" "$d/giant" 204000 --parallel=2 -S 8M -T "$d/t"
 
 # -V ordered by its prefix code (text_version_code): the same order as
 # GNU's filevercmp, over leading zeros, '~' pre-releases, file suffixes and

@@ -1,0 +1,616 @@
+/* text_merge_par.c - the k-way merge of lines on every thread, in rounds (text_merge_par.h). */
+#define _GNU_SOURCE /* qsort_r */
+#include "text_merge_par.h"
+#include "progress.h"
+#include "../io/io_fault.h"
+#include "text_cmp.h"
+#include "util.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SLICE_LINES 1024 /* fewest lines worth a slice of their own */
+#define SLICE_SAMPLES 4  /* samples a slice: slices are taken as threads free up, so rough sizes do */
+
+/* A line as the merge orders it: (prefix, bytes, source, position). */
+typedef struct mline {
+	const text_ahead_line *e;
+	const uint8_t *base;
+	int src;
+	size_t pos;
+	double weight;   /* a sample: the lines of its source it stands for */
+} mline;
+
+/* 1 when line x of source a goes before line y of source b (a != b): prefix, text_cmp, source number. */
+static inline int goes_before(const text_spec *s, const text_ahead_line *x, const uint8_t *xb, int a,
+			      const text_ahead_line *y, const uint8_t *yb, int b, uint64_t *ties)
+{
+	if (x->ph != y->ph)
+		return x->ph < y->ph;
+	if (x->pl != y->pl)
+		return x->pl < y->pl;
+	++*ties;
+	int d = text_cmp(s, xb + x->off, x->len, yb + y->off, y->len);
+	return d ? d < 0 : a < b;
+}
+
+/* The lines of window w in [0, hi) that go before line y of source b (!= a, w's source). */
+static size_t count_before(const text_spec *s, const text_window *w, int a, size_t hi, const mline *y, uint64_t *ties)
+{
+	size_t lo = 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (goes_before(s, &w->l[mid], w->base, a, y->e, y->base, y->src, ties))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Bytes, delimiters counted, of lines [lo, hi) of a window. */
+static inline size_t range_bytes(const text_window *w, size_t lo, size_t hi)
+{
+	return hi > lo ? (size_t)(w->l[hi - 1].cum + w->l[hi - 1].len + 1 - w->l[lo].cum) : 0;
+}
+
+/* What a slice's merge left: its lines at out + off, and what the round
+ * settles at its start (-u, --verify) once every slice is done. */
+typedef struct slice_out {
+	size_t off, bytes;
+	uint64_t lines;
+	const uint8_t *first, *last;
+	size_t first_len, last_len;
+	uint64_t vsum;   /* --verify: the hashes of its lines but the first */
+	uint64_t bad;    /* --verify: the first of its lines (from 1) out of order after the one before it; 0: none */
+	uint64_t ties;
+} slice_out;
+
+/* A slice's sources as leaves of a tree of losers (text_merge.c's, over cursors). */
+typedef struct cursor {
+	const text_ahead_line *l, *end;
+	const uint8_t *base;
+} cursor;
+
+typedef struct stree {
+	const text_spec *s;
+	cursor *c;
+	int n, K;
+	int *t;
+	uint64_t ties;
+} stree;
+
+static int sbefore(stree *q, int a, int b)
+{
+	const cursor *x = a < q->n ? &q->c[a] : NULL, *y = b < q->n ? &q->c[b] : NULL;
+	int xe = !x || x->l == x->end, ye = !y || y->l == y->end;
+	if (xe || ye)
+		return xe && ye ? a < b : ye;
+	return goes_before(q->s, x->l, x->base, a, y->l, y->base, b, &q->ties);
+}
+
+static int sbuild(stree *q, int node)
+{
+	if (node >= q->K)
+		return node - q->K;
+	int a = sbuild(q, 2 * node), b = sbuild(q, 2 * node + 1);
+	if (sbefore(q, a, b)) {
+		q->t[node] = b;
+		return a;
+	}
+	q->t[node] = a;
+	return b;
+}
+
+typedef struct seg {
+	size_t off, bytes;
+	uint64_t lines;
+} seg;
+
+/* A round's output: its buffer and the stretches of it to write, in order. */
+typedef struct obuf {
+	uint8_t *p;
+	size_t cap;
+	seg *seg;
+	int nseg, segcap;
+	uint64_t in;     /* the round's lines' bytes, -u's dropped ones counted (--progress) */
+} obuf;
+
+typedef struct par {
+	const text_spec *s;
+	const text_spec *adj;     /* -u's or --verify's spec: each line compared with the one before it */
+	int unique, verify;
+	int k, P;
+	text_window *win;
+	size_t *cnt;              /* lines of each window in this round */
+	int nsl, nsp;             /* slices and splitters this round */
+	mline *spl;               /* splitter j bounds slice j - 1 from above (j = 1..) */
+	size_t *cut;              /* (nsl + 1) rows of k: slice j is [cut[j][i], cut[j + 1][i]) of source i */
+	slice_out *so;
+	uint8_t *out;
+	atomic_int next;          /* the next splitter or slice to take */
+	int *tt;                  /* each thread's tree nodes (K of them) */
+	cursor *tc;               /* each thread's cursors (k of them) */
+	int K;
+	uint64_t *pties;          /* each thread's full comparisons in cuts */
+
+	/* the writer thread */
+	text_writer *w;
+	obuf b[2];
+	int full[2], head, fill, stop, wrc, started;
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+} par;
+
+/* Merge slice j of the round into p->out + so[j].off on thread t's scratch. */
+static void merge_slice(par *p, int j, int t)
+{
+	slice_out *o = &p->so[j];
+	stree q = { p->s, p->tc + (size_t)t * p->k, 0, 1, p->tt + (size_t)t * p->K, 0 };
+	const size_t *lo = p->cut + (size_t)j * p->k, *hi = lo + p->k;
+	for (int i = 0; i < p->k; i++)
+		if (hi[i] > lo[i])
+			q.c[q.n++] = (cursor){ p->win[i].l + lo[i], p->win[i].l + hi[i], p->win[i].base };
+	while (q.K < q.n)
+		q.K *= 2;
+	o->lines = o->bytes = 0;
+	o->vsum = o->bad = 0;
+	o->first = o->last = NULL;
+	uint8_t *dst = p->out + o->off;
+	if (!q.n) {
+		o->ties = 0;
+		return;
+	}
+	q.t[0] = sbuild(&q, 1);
+	const uint8_t *prev = NULL;
+	size_t prev_len = 0;
+	for (;;) {
+		int wi = q.t[0];
+		cursor *x = &q.c[wi];
+		if (x->l == x->end)
+			break;
+		const uint8_t *line = x->base + x->l->off;
+		size_t len = x->l->len;
+		int keep = 1;
+		if (prev && p->adj) {
+			q.ties++;
+			int d = text_cmp(p->adj, prev, prev_len, line, len);
+			if (p->unique && !d)
+				keep = 0;
+			else if (p->verify && d > 0 && !o->bad)
+				o->bad = o->lines + 1;
+		}
+		if (keep) {
+			if (!o->lines)
+				o->first = line, o->first_len = len;
+			else if (p->verify)
+				o->vsum += text_line_hash(line, len);
+			memcpy(dst, line, len + 1); /* the delimiter follows every line read ahead */
+			dst += len + 1;
+			o->lines++;
+			prev = line, prev_len = len;
+		}
+		x->l++;
+		for (int node = (wi + q.K) / 2; node >= 1; node /= 2)
+			if (sbefore(&q, q.t[node], wi)) {
+				int l = q.t[node];
+				q.t[node] = wi;
+				wi = l;
+			}
+		q.t[0] = wi;
+	}
+	o->last = prev, o->last_len = prev_len;
+	o->bytes = (size_t)(dst - (p->out + o->off));
+	o->ties = q.ties;
+}
+
+static void slices_step(void *arg, int t, int n)
+{
+	(void)n;
+	par *p = arg;
+	for (int j; (j = atomic_fetch_add(&p->next, 1)) < p->nsl;)
+		merge_slice(p, j, t);
+}
+
+/* Row j of the cuts: where splitter j falls in every source's round lines. */
+static void cut_row(par *p, int j, int t)
+{
+	const mline *y = &p->spl[j];
+	size_t *row = p->cut + (size_t)j * p->k;
+	for (int i = 0; i < p->k; i++)
+		row[i] = i == y->src ? y->pos + 1 : count_before(p->s, &p->win[i], i, p->cnt[i], y, &p->pties[t]);
+}
+
+static void cuts_step(void *arg, int t, int n)
+{
+	(void)n;
+	par *p = arg;
+	for (int j; (j = atomic_fetch_add(&p->next, 1) + 1) <= p->nsp;)
+		cut_row(p, j, t);
+}
+
+/* qsort_r's order of samples: the merge's, then position within a source. */
+static int sample_cmp(const void *pa, const void *pb, void *arg)
+{
+	const mline *x = pa, *y = pb;
+	uint64_t ties = 0;
+	if (x->src == y->src)
+		return x->pos < y->pos ? -1 : x->pos > y->pos;
+	return goes_before(arg, x->e, x->base, x->src, y->e, y->base, y->src, &ties) ? -1 : 1;
+}
+
+static void *writer_main(void *arg)
+{
+	par *p = arg;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (!p->full[p->head] && !p->stop)
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (!p->full[p->head])
+			break;
+		obuf *b = &p->b[p->head];
+		int rc = p->wrc;
+		pthread_mutex_unlock(&p->mu);
+		for (int i = 0; i < b->nseg && !rc; i++)
+			rc = text_writer_bytes(p->w, b->p + b->seg[i].off, b->seg[i].bytes, b->seg[i].lines);
+		pthread_mutex_lock(&p->mu);
+		if (rc && !p->wrc)
+			p->wrc = rc;
+		p->full[p->head] = 0;
+		p->head ^= 1;
+		pthread_cond_broadcast(&p->cv);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* The round buffer to fill next, once the writer is done with it; 0, or the writer's error. */
+static int take_buffer(par *p, obuf **out)
+{
+	int rc;
+	pthread_mutex_lock(&p->mu);
+	while (p->full[p->fill] && !p->wrc)
+		pthread_cond_wait(&p->cv, &p->mu);
+	rc = p->wrc;
+	pthread_mutex_unlock(&p->mu);
+	*out = &p->b[p->fill];
+	return rc;
+}
+
+/* Hand the filled buffer to the writer (or write it here when there is no writer thread). */
+static int give_buffer(par *p)
+{
+	obuf *b = &p->b[p->fill];
+	if (!p->started) {
+		for (int i = 0; i < b->nseg; i++) {
+			int rc = text_writer_bytes(p->w, b->p + b->seg[i].off, b->seg[i].bytes, b->seg[i].lines);
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
+	pthread_mutex_lock(&p->mu);
+	p->full[p->fill] = 1;
+	p->fill ^= 1;
+	pthread_cond_broadcast(&p->cv);
+	int rc = p->wrc;
+	pthread_mutex_unlock(&p->mu);
+	return rc;
+}
+
+/* Wait for the writer to write what it was given, and stop it; its error or 0. */
+static int stop_writer(par *p)
+{
+	if (!p->started)
+		return 0;
+	pthread_mutex_lock(&p->mu);
+	p->stop = 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	pthread_join(p->tid, NULL);
+	return p->wrc;
+}
+
+static int add_seg(obuf *b, size_t off, size_t bytes, uint64_t lines)
+{
+	if (!lines)
+		return 0;
+	if (b->nseg && b->seg[b->nseg - 1].off + b->seg[b->nseg - 1].bytes == off) {
+		b->seg[b->nseg - 1].bytes += bytes;
+		b->seg[b->nseg - 1].lines += lines;
+		return 0;
+	}
+	if (b->nseg == b->segcap) {
+		int cap = b->segcap ? 2 * b->segcap : 64;
+		seg *s = realloc(b->seg, (size_t)cap * sizeof *s);
+		if (!s)
+			return -ENOMEM;
+		b->seg = s, b->segcap = cap;
+	}
+	b->seg[b->nseg++] = (seg){ off, bytes, lines };
+	return 0;
+}
+
+/* The line before the next round's first (-u, --verify): a copy, since its block moves on. */
+typedef struct lastline {
+	uint8_t *p;
+	size_t len, cap;
+	int have;
+} lastline;
+
+static int keep_line(lastline *l, const uint8_t *line, size_t len)
+{
+	if (len > l->cap) {
+		size_t cap = 2 * len + 64;
+		uint8_t *q = realloc(l->p, cap);
+		if (!q)
+			return -ENOMEM;
+		l->p = q, l->cap = cap;
+	}
+	memcpy(l->p, line, len);
+	l->len = len;
+	l->have = 1;
+	return 0;
+}
+
+/*
+ * Choose the round's splitters among samples of the windows' round lines:
+ * p->nsl - 1 of them, or p->nsl when the round is cut short at `take`
+ * lines of the `lines` there are. Returns the number chosen, or -ENOMEM.
+ */
+static int choose_splitters(par *p, uint64_t lines, uint64_t take, mline **samp, size_t *scap)
+{
+	size_t want = (size_t)p->nsl * SLICE_SAMPLES, ns = 0;
+	if (*scap < want + (size_t)p->k) {
+		mline *m = realloc(*samp, (want + (size_t)p->k) * sizeof *m);
+		if (!m)
+			return -ENOMEM;
+		*samp = m, *scap = want + (size_t)p->k;
+	}
+	mline *sm = *samp;
+	for (int i = 0; i < p->k; i++) {
+		size_t c = p->cnt[i];
+		if (!c)
+			continue;
+		size_t m = (size_t)((double)want * (double)c / (double)lines + 0.5);
+		m = m < 1 ? 1 : m > c ? c : m;
+		for (size_t q = 0; q < m; q++) {
+			size_t pos = (2 * q + 1) * c / (2 * m);
+			sm[ns++] = (mline){ &p->win[i].l[pos], p->win[i].base, i, pos, (double)c / (double)m };
+		}
+	}
+	qsort_r(sm, ns, sizeof *sm, sample_cmp, (void *)p->s);
+	int nsp = take < lines ? p->nsl : p->nsl - 1;
+	double acc = 0;
+	size_t q = 0;
+	for (int j = 1; j <= nsp; j++) {
+		double target = (double)take * j / p->nsl;
+		while (q + 1 < ns && acc + sm[q].weight / 2 < target)
+			acc += sm[q++].weight;
+		p->spl[j] = sm[q];
+	}
+	return nsp;
+}
+
+int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, text_writer *w, uint8_t *dst,
+		   size_t dcap, tpool *pool, size_t max_round, text_merge_stats *st, int *bad)
+{
+	uint64_t *ties = &st->ties;
+	par p;
+	memset(&p, 0, sizeof p);
+	p.s = s;
+	p.unique = w->unique != NULL;
+	p.verify = w->verify != NULL;
+	p.adj = w->unique ? w->unique : w->verify;
+	p.k = k;
+	p.P = pool ? tpool_size(pool) : 1;
+	p.w = w;
+	p.K = 1;
+	while (p.K < k)
+		p.K *= 2;
+	int maxsl = 4 * p.P;
+	p.win = calloc((size_t)k, sizeof *p.win);
+	p.cnt = calloc((size_t)k, sizeof *p.cnt);
+	p.spl = calloc((size_t)maxsl + 1, sizeof *p.spl);
+	p.cut = calloc((size_t)(maxsl + 1) * (size_t)k, sizeof *p.cut);
+	p.so = calloc((size_t)maxsl, sizeof *p.so);
+	p.tt = calloc((size_t)p.P * (size_t)p.K, sizeof *p.tt);
+	p.tc = calloc((size_t)p.P * (size_t)k, sizeof *p.tc);
+	p.pties = calloc((size_t)p.P, sizeof *p.pties);
+	mline *samp = NULL;
+	size_t scap = 0;
+	lastline last = { 0 };
+	int rc = 0;
+	*bad = -2;
+	if (!p.win || !p.cnt || !p.spl || !p.cut || !p.so || !p.tt || !p.tc || !p.pties) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (w->have_last && (p.unique || p.verify) && keep_line(&last, w->last, w->last_len)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.cv, NULL);
+	/* else: written on this thread */
+	p.started = !dst && pthread_create(&p.tid, NULL, writer_main, &p) == 0;
+	size_t dlen = 0;
+	uint64_t written = w->lines;
+	for (;;) {
+		/* every source's window; the bound: the smallest last line of them */
+		int m = -1;
+		double t0 = util_now();
+		for (int i = 0; i < k; i++) {
+			p.cnt[i] = 0;
+			if (src[i].done) {
+				p.win[i].n = 0;
+				continue;
+			}
+			int r = text_ahead_window(a, i, &p.win[i]);
+			if (r < 0) {
+				rc = r, *bad = i;
+				goto out;
+			}
+			if (!r)
+				continue;
+			if (m < 0 || goes_before(s, &p.win[i].l[p.win[i].n - 1], p.win[i].base, i,
+						 &p.win[m].l[p.win[m].n - 1], p.win[m].base, m, ties))
+				m = i;
+		}
+		st->wait_s += util_now() - t0;
+		if (m < 0)
+			break;
+		mline bound = { &p.win[m].l[p.win[m].n - 1], p.win[m].base, m, p.win[m].n - 1, 0 };
+		uint64_t lines = 0, bytes = 0;
+		for (int i = 0; i < k; i++) {
+			if (!p.win[i].n)
+				continue;
+			p.cnt[i] = i == m ? p.win[i].n : count_before(s, &p.win[i], i, p.win[i].n, &bound, ties);
+			lines += p.cnt[i];
+			bytes += range_bytes(&p.win[i], 0, p.cnt[i]);
+		}
+		/* the slices, and where each source's round lines are cut among them */
+		uint64_t take = lines;
+		if (bytes > max_round)
+			take = (uint64_t)((double)lines * (double)max_round / (double)bytes) + 1;
+		p.nsl = take / SLICE_LINES < (uint64_t)maxsl ? (int)(take / SLICE_LINES) : maxsl;
+		if (p.nsl < 1)
+			p.nsl = 1;
+		int nsp = 0;
+		if (p.nsl > 1 || take < lines) {
+			nsp = choose_splitters(&p, lines, take, &samp, &scap);
+			if (nsp < 0) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			p.nsp = nsp;
+			atomic_store(&p.next, 0);
+			if (pool && nsp > 1)
+				tpool_run(pool, cuts_step, &p);
+			else
+				for (int j = 1; j <= nsp; j++)
+					cut_row(&p, j, 0);
+		}
+		memset(p.cut, 0, (size_t)k * sizeof *p.cut);
+		if (nsp < p.nsl)
+			memcpy(p.cut + (size_t)p.nsl * k, p.cnt, (size_t)k * sizeof *p.cut);
+		size_t total = 0;
+		for (int j = 0; j < p.nsl; j++) {
+			p.so[j].off = total;
+			for (int i = 0; i < k; i++)
+				total += range_bytes(&p.win[i], p.cut[(size_t)j * k + i], p.cut[(size_t)(j + 1) * k + i]);
+		}
+		obuf *b;
+		if (dst) {
+			/* the test build's write faults reach a mapped output here */
+			size_t want = total;
+			if (io_fault_rw(IO_FAULT_WRITE, &want)) {
+				rc = -errno, *bad = -1;
+				goto out;
+			}
+			if (total > dcap - dlen) {
+				rc = -EFBIG, *bad = -1; /* more than the caller mapped: a caller's error */
+				goto out;
+			}
+			b = &p.b[0];
+			p.out = dst + dlen;
+		} else if ((rc = take_buffer(&p, &b))) {
+			*bad = -1;
+			goto out;
+		} else if (total > b->cap) {
+			free(b->p);
+			b->cap = total + total / 4;
+			if (!(b->p = malloc(b->cap))) {
+				b->cap = 0;
+				rc = -ENOMEM;
+				goto out;
+			}
+		}
+		if (!dst)
+			p.out = b->p;
+		b->nseg = 0;
+		b->in = total;
+		atomic_store(&p.next, 0);
+		if (pool && p.nsl > 1)
+			tpool_run(pool, slices_step, &p);
+		else
+			slices_step(&p, 0, 1);
+
+		/* each slice's first line against the line before it; what -u keeps goes out */
+		for (int j = 0; j < p.nsl; j++) {
+			slice_out *o = &p.so[j];
+			*ties += o->ties;
+			if (!o->lines)
+				continue;
+			int drop = 0;
+			if (last.have && p.adj) {
+				++*ties;
+				int d = text_cmp(p.adj, last.p, last.len, o->first, o->first_len);
+				if (p.unique && !d)
+					drop = 1;
+				else if (p.verify && d > 0 && !w->vbad)
+					w->vbad = written + 1;
+			}
+			if (p.verify)
+				w->vsum += o->vsum + (drop ? 0 : text_line_hash(o->first, o->first_len));
+			if (p.verify && o->bad && !w->vbad)
+				w->vbad = written + o->bad - (uint64_t)drop;
+			size_t skip = drop ? o->first_len + 1 : 0;
+			if ((rc = add_seg(b, o->off + skip, o->bytes - skip, o->lines - (uint64_t)drop))) {
+				goto out;
+			}
+			written += o->lines - (uint64_t)drop;
+			if (p.adj && (rc = keep_line(&last, o->last, o->last_len)))
+				goto out;
+			last.have = 1;
+		}
+		for (int i = 0; i < k; i++)
+			text_ahead_take(a, i, p.cut[(size_t)p.nsl * k + i]);
+		if (w->prog) {
+			w->prog_done += b->in;
+			w->prog_pending += b->in;
+			if (w->prog_pending >= ((uint64_t)4 << 20)) {
+				progress_add(w->prog, w->prog_pending);
+				w->prog_pending = 0;
+			}
+		}
+		if (dst) {
+			/* no -u, no --verify here: one stretch, all of it */
+			dlen += total;
+			w->bytes += total;
+			w->lines += b->nseg ? b->seg[0].lines : 0;
+		} else if ((rc = give_buffer(&p))) {
+			*bad = -1;
+			goto out;
+		}
+	}
+out:
+	if (p.started) {
+		int wrc = stop_writer(&p);
+		if (!rc && wrc)
+			rc = wrc, *bad = -1;
+		pthread_mutex_destroy(&p.mu);
+		pthread_cond_destroy(&p.cv);
+	}
+	for (int t = 0; p.pties && t < p.P; t++)
+		*ties += p.pties[t];
+	for (int i = 0; i < 2; i++) {
+		free(p.b[i].p);
+		free(p.b[i].seg);
+	}
+	free(last.p);
+	free(samp);
+	free(p.win);
+	free(p.cnt);
+	free(p.spl);
+	free(p.cut);
+	free(p.so);
+	free(p.tt);
+	free(p.tc);
+	free(p.pties);
+	return rc;
+}
