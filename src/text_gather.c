@@ -1,5 +1,6 @@
 /* text_gather.c - a sorted chunk's lines out in parallel batches (text_gather.h). */
 #include "text_gather.h"
+#include "text_cmp.h"
 #include "text_par.h"
 #include "util.h"
 #include "../io/io_fault.h"
@@ -44,12 +45,69 @@ struct text_gather {
 	pthread_t tid;
 	uint8_t *dst;                      /* a mapped output: batches copied into dst[dlen, dcap) */
 	size_t dcap, dlen;
+	/* -u's filter and --verify's check (the writer's): each line compared
+	 * with the one before it in the order given, which orders the same
+	 * against the next line as the last one kept (-u drops only lines
+	 * equal to it), so every part of a batch is filtered at once */
+	const text_spec *adj;              /* -u's or --verify's spec; NULL: neither */
+	int unique, verify;
+	uint8_t *keep;                     /* the batch's lines: 1 kept */
+	size_t keepcap;
+	const uint8_t *prev;               /* the line before the batch; NULL: none */
+	size_t prev_len;
+	uint64_t given;                    /* lines kept so far, with the writer's before (--verify's line numbers) */
+	uint64_t lines[GATHER_PARTS];      /* each part's lines kept */
+	uint64_t vsum[GATHER_PARTS];       /* --verify: each part's kept lines' hashes */
+	uint64_t bad[GATHER_PARTS];        /* --verify: each part's first line out of order (from 1, of its kept); 0: none */
 };
 
 /* A line's bytes with its delimiter: the chunk keeps one after every line. */
 static inline size_t span(const text_chunk *c, uint32_t i)
 {
 	return (size_t)(c->start[i + 1] - c->start[i]);
+}
+
+/* Part p's lines through -u's filter and --verify's check: keep flags, bytes and counts. */
+static void part_filter(text_gather *g, int p, size_t lo, size_t hi)
+{
+	const text_chunk *c = g->c;
+	size_t bytes = 0;
+	uint64_t kept = 0, vsum = 0, bad = 0;
+	const uint8_t *prev = g->prev;
+	size_t prev_len = g->prev_len;
+	if (lo > 0) {
+		uint32_t i = g->ord[g->lo + lo - 1];
+		prev = c->buf + c->start[i], prev_len = span(c, i) - 1;
+	}
+	for (size_t k = g->lo + lo, end = g->lo + hi; k < end; k++) {
+		if (k + 2 * GATHER_PREFETCH < end)
+			__builtin_prefetch(&c->start[g->ord[k + 2 * GATHER_PREFETCH]]);
+		if (k + GATHER_PREFETCH < end)
+			__builtin_prefetch(c->buf + c->start[g->ord[k + GATHER_PREFETCH]]);
+		uint32_t i = g->ord[k];
+		const uint8_t *line = c->buf + c->start[i];
+		size_t len = span(c, i) - 1;
+		int keep = 1;
+		if (prev) {
+			int d = text_cmp(g->adj, prev, prev_len, line, len);
+			if (g->unique && !d)
+				keep = 0;
+			else if (g->verify && d > 0 && !bad)
+				bad = kept + 1;
+		}
+		g->keep[k - g->lo] = (uint8_t)keep;
+		if (keep) {
+			bytes += len + 1;
+			kept++;
+			if (g->verify)
+				vsum += text_line_hash(line, len);
+		}
+		prev = line, prev_len = len;
+	}
+	g->off[p] = bytes;
+	g->lines[p] = kept;
+	g->vsum[p] = vsum;
+	g->bad[p] = bad;
 }
 
 static void part_size(void *arg, int p, int np)
@@ -60,12 +118,17 @@ static void part_size(void *arg, int p, int np)
 	if (p >= g->parts)
 		return;
 	util_split(g->n, p, g->parts, &lo, &hi);
+	if (g->adj) {
+		part_filter(g, p, lo, hi);
+		return;
+	}
 	for (size_t k = g->lo + lo, end = g->lo + hi; k < end; k++) {
 		if (k + 2 * GATHER_PREFETCH < end)
 			__builtin_prefetch(&g->c->start[g->ord[k + 2 * GATHER_PREFETCH]]);
 		bytes += span(g->c, g->ord[k]);
 	}
 	g->off[p] = bytes;
+	g->lines[p] = hi - lo;
 }
 
 static void part_copy(void *arg, int p, int np)
@@ -85,11 +148,34 @@ static void part_copy(void *arg, int p, int np)
 			__builtin_prefetch(&g->c->start[g->ord[k + 2 * GATHER_PREFETCH]]);
 		if (k + GATHER_PREFETCH < end)
 			__builtin_prefetch(g->c->buf + g->c->start[g->ord[k + GATHER_PREFETCH]]);
+		if (g->adj && !g->keep[k - g->lo])
+			continue;
 		uint32_t i = g->ord[k];
 		size_t len = span(g->c, i);
 		memcpy(dst, g->c->buf + g->c->start[i], len);
 		dst += len;
 	}
+}
+
+/* After a batch's sizes: its lines kept in all, --verify's sum and first
+ * line out of order taken into w, the batch's last line remembered. */
+static uint64_t batch_done(text_gather *g)
+{
+	uint64_t kept = 0;
+	for (int p = 0; p < g->parts; p++) {
+		if (g->verify) {
+			if (g->bad[p] && !g->w->vbad)
+				g->w->vbad = g->given + kept + g->bad[p];
+			g->w->vsum += g->vsum[p];
+		}
+		kept += g->lines[p];
+	}
+	g->given += kept;
+	if (g->n) {
+		uint32_t i = g->ord[g->lo + g->n - 1];
+		g->prev = g->c->buf + g->c->start[i], g->prev_len = span(g->c, i) - 1;
+	}
+	return kept;
 }
 
 /* The writer thread: the ring's batches in order, until the end is handed over. */
@@ -127,6 +213,12 @@ static int gather_new(text_gather **out, const text_chunk *c, text_writer *w, tp
 	if (!(*out = g))
 		return -ENOMEM;
 	g->c = c, g->w = w, g->pool = pool;
+	g->unique = w->unique != NULL;
+	g->verify = w->verify != NULL;
+	g->adj = w->unique ? w->unique : w->verify;
+	g->given = w->lines;
+	if (g->adj && w->have_last)
+		g->prev = w->last, g->prev_len = w->last_len;
 	int threads = pool ? tpool_size(pool) : 1;
 	g->np = threads > GATHER_PARTS ? GATHER_PARTS : threads;
 	pthread_mutex_init(&g->mu, NULL);
@@ -224,8 +316,17 @@ int text_gather_lines(text_gather *g, const uint32_t *order, size_t n)
 		g->n = n - g->lo < most ? n - g->lo : most;
 		g->parts = g->n < 4096 ? 1 : g->np;
 		tpool *p = g->parts > 1 ? g->pool : NULL;
+		if (g->adj && g->n > g->keepcap) {
+			free(g->keep);
+			g->keepcap = g->n;
+			if (!(g->keep = malloc(g->keepcap))) {
+				g->keepcap = 0;
+				return -ENOMEM;
+			}
+		}
 		text_par_run(p, part_size, g);
 		size_t total = text_par_firsts(g->off, g->parts);
+		uint64_t kept = batch_done(g);
 		if (g->dst) {
 			/* the test build's write faults reach a mapped output here (a
 			 * short one means nothing to a copy) */
@@ -238,7 +339,7 @@ int text_gather_lines(text_gather *g, const uint32_t *order, size_t n)
 			text_par_run(p, part_copy, g);
 			g->dlen += total;
 			g->w->bytes += total;
-			g->w->lines += g->n;
+			g->w->lines += kept;
 			continue;
 		}
 		slot *s = g->async ? next_slot(g, total) : room_for(&g->one, total);
@@ -247,11 +348,11 @@ int text_gather_lines(text_gather *g, const uint32_t *order, size_t n)
 		g->buf = s->buf;
 		text_par_run(p, part_copy, g);
 		if (!g->async) {
-			if ((rc = text_writer_bytes(g->w, s->buf, total, g->n)))
+			if ((rc = text_writer_bytes(g->w, s->buf, total, kept)))
 				return rc;
 			continue;
 		}
-		s->n = total, s->lines = g->n;
+		s->n = total, s->lines = kept;
 		pthread_mutex_lock(&g->mu);
 		g->head = (g->head + 1) % g->depth;
 		g->count++;
@@ -276,6 +377,10 @@ int text_gather_end(text_gather *g, int rc)
 	}
 	if (!rc)
 		rc = g->rc;
+	/* what -u and --verify compare the writer's next line with */
+	if (!rc && g->adj && g->prev && g->prev != g->w->last)
+		rc = text_writer_set_last(g->w, g->prev, g->prev_len);
+	free(g->keep);
 	for (int k = 0; g->ring && k < g->depth; k++)
 		free(g->ring[k].buf);
 	for (int k = 0; k < g->nspare; k++)

@@ -18,8 +18,9 @@ typedef struct text_gather text_gather;
 
 /*
  * Start writing lines of chunk c to w, on the threads of pool (NULL: this
- * one), for a writer without -u or --verify (those look at each line: use
- * text_writer_line). Batches are written by a thread of their own while
+ * one). w's -u filter and --verify check apply as text_writer_line's
+ * would (each line compared with the one before it, on every thread).
+ * Batches are written by a thread of their own while
  * the next are gathered, so that a caller may sort the chunk's next lines
  * meanwhile. room: bytes of memory the caller can spare for the batches
  * waiting for that thread (0: none); the ring holds up to room bytes, at

@@ -209,6 +209,11 @@ static int keep_last(text_writer *w, const uint8_t *line, size_t len)
 	return 0;
 }
 
+int text_writer_set_last(text_writer *w, const uint8_t *line, size_t len)
+{
+	return keep_last(w, line, len);
+}
+
 /* --progress: the line's bytes (and its delimiter) counted, reported in 4 MiB steps. */
 static void count_progress(text_writer *w, size_t len)
 {

@@ -87,10 +87,15 @@ int text_writer_line(text_writer *w, const uint8_t *line, size_t len);
 
 /*
  * Write n bytes holding `lines` whole lines, delimiters included, as they
- * are (no -u, no --verify: the caller makes sure neither is on).
+ * are (-u and --verify are the caller's: text_gather.h, text_merge_par.h).
  * Returns 0 or -errno.
  */
 int text_writer_bytes(text_writer *w, const uint8_t *buf, size_t n, uint64_t lines);
+
+/* The line -u and --verify compare the next one with: a copy of
+ * [line, len), for lines written past text_writer_line (text_gather.h).
+ * Returns 0 or -ENOMEM. */
+int text_writer_set_last(text_writer *w, const uint8_t *line, size_t len);
 
 /* Write out the buffer. Returns 0 or -errno. *hash (may be NULL): the run's hash. */
 int text_writer_flush(text_writer *w, uint64_t *hash);

@@ -234,18 +234,8 @@ static int end_run(tjob *t, text_writer *w, item *it)
 /* Write the sorted chunk c (t->sorter.order) to w; errors name `name`. */
 static int write_chunk(tjob *t, const text_chunk *c, text_writer *w, const char *name)
 {
-	const uint32_t *ord = t->sorter.order;
-	if (!w->unique && !w->verify) {
-		int rc = text_gather_write(c, ord, w, t->pool);
-		return rc ? fail(t, "write failed: %s: %s", name, strerror(-rc)) : 0;
-	}
-	for (size_t k = 0; k < c->n; k++) {
-		uint32_t i = ord[k];
-		int rc = text_writer_line(w, c->buf + c->start[i], (size_t)(c->start[i + 1] - c->start[i] - 1));
-		if (rc)
-			return fail(t, "write failed: %s: %s", name, strerror(-rc));
-	}
-	return 0;
+	int rc = text_gather_write(c, t->sorter.order, w, t->pool);
+	return rc ? fail(t, "write failed: %s: %s", name, strerror(-rc)) : 0;
 }
 
 /* The streamed write's hand-over: a sorted part's lines queued for the writer. */
@@ -267,7 +257,7 @@ static int write_part(void *arg, const uint32_t *order, size_t lo, size_t hi)
  * chunk is sorted (io_outmap: writes to one file do not scale with threads,
  * copies into its mapping do). Else (a pipe, an appending output) one
  * thread writes while the rest sort: the chunk's parts are gathered as the
- * sort hands them over (no -u, no --verify: text_gather), so that the
+ * sort hands them over (text_gather, -u and --verify included), so that the
  * write, then the longest stage, starts with the first part.
  */
 static int sort_write_chunk(tjob *t, const text_chunk *c, text_writer *w, const char *name)
@@ -659,7 +649,7 @@ static int sort_job(tjob *t)
 		t->res->lines += c.n;
 		if (!t->eng_open && open_engine(t, c.n, last))
 			goto out;
-		if (last && !t->n && !uniq(t) && !o->verify) {
+		if (last && !t->n) {
 			/* the only chunk (no runs): written as it is sorted */
 			if (open_output(t, &w))
 				goto out;

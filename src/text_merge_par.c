@@ -177,7 +177,6 @@ static void merge_slice(par *p, int j, int t)
 		size_t len = x->l->len;
 		int keep = 1;
 		if (prev && p->adj) {
-			q.ties++;
 			int d = text_cmp(p->adj, prev, prev_len, line, len);
 			if (p->unique && !d)
 				keep = 0;
@@ -424,6 +423,7 @@ int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, t
 	mline *samp = NULL;
 	size_t scap = 0;
 	lastline last = { 0 };
+	uint64_t prog = 0; /* --progress: bytes merged, not yet reported */
 	int rc = 0;
 	*bad = -2;
 	if (!p.win || !p.cnt || !p.spl || !p.cut || !p.so || !p.tt || !p.tc || !p.pties) {
@@ -548,7 +548,6 @@ int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, t
 				continue;
 			int drop = 0;
 			if (last.have && p.adj) {
-				++*ties;
 				int d = text_cmp(p.adj, last.p, last.len, o->first, o->first_len);
 				if (p.unique && !d)
 					drop = 1;
@@ -570,12 +569,14 @@ int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, t
 		}
 		for (int i = 0; i < k; i++)
 			text_ahead_take(a, i, p.cut[(size_t)p.nsl * k + i]);
+		/* --progress: counted here, not in w->prog_pending, which the
+		 * writer thread's flushes take */
 		if (w->prog) {
 			w->prog_done += b->in;
-			w->prog_pending += b->in;
-			if (w->prog_pending >= ((uint64_t)4 << 20)) {
-				progress_add(w->prog, w->prog_pending);
-				w->prog_pending = 0;
+			prog += b->in;
+			if (prog >= ((uint64_t)4 << 20)) {
+				progress_add(w->prog, prog);
+				prog = 0;
 			}
 		}
 		if (dst) {
@@ -596,6 +597,8 @@ out:
 		pthread_mutex_destroy(&p.mu);
 		pthread_cond_destroy(&p.cv);
 	}
+	if (prog)
+		progress_add(w->prog, prog);
 	for (int t = 0; p.pties && t < p.P; t++)
 		*ties += p.pties[t];
 	for (int i = 0; i < 2; i++) {

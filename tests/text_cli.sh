@@ -198,6 +198,21 @@ rounds() {
 	if "$G" -S 1M -T "$d/t" --parallel=8 "$@" 2> "$d/err" | cat > "$d/got"; then same "$_n-pipe" "$d/exp" "$d/got"
 	else fail "$_n-pipe" "status $?: $(cat "$d/err")"; fi
 }
+# -u and --verify on a sorted chunk: each part of every batch filtered at
+# once (text_gather.c), each line against the one before it
+onechunk() {
+	_n=$1
+	shift
+	sort $(for a in "$@"; do [ "$a" = --verify ] || printf '%s\n' "$a"; done) > "$d/exp"
+	if "$G" --parallel=8 "$@" -o "$d/got" 2> "$d/err"; then same "$_n" "$d/exp" "$d/got"
+	else fail "$_n" "status $?: $(cat "$d/err")"; fi
+	if "$G" --parallel=8 "$@" 2> "$d/err" | cat > "$d/got"; then same "$_n-pipe" "$d/exp" "$d/got"
+	else fail "$_n-pipe" "status $?: $(cat "$d/err")"; fi
+}
+onechunk chunk-unique -t, -k1,1n -u "$d/dups"
+onechunk chunk-unique-keys -t, -k3,3 -k1,1n -u "$d/dups"
+onechunk chunk-verify-unique --verify -t, -k3,3r -u "$d/dups"
+onechunk chunk-verify --verify -t, -k3,3 "$d/dups"
 rounds merge-rounds-unique -t, -k1,1n -u "$d/dups"
 rounds merge-rounds-stable -t, -k1,1n -s "$d/dups"
 rounds merge-rounds-unique-reverse -t, -k3,3 -u -r "$d/dups"
