@@ -9,7 +9,7 @@
 #
 #   sh bench/text.sh [--sizes "1"] [--runs 3] [--peer-runs N] [--peer-timeout S] [--cpu]
 #       [--stats] [--mem 50%] [--dir DIR] [--uutils CMD]
-#       [--workloads "csv-str csv-num csv-2keys csv-version gensort paths"]
+#       [--workloads "csv-str csv-num csv-2keys csv-version gensort paths csv-spill"]
 #
 #   --sizes      GiB of lines per workload (fractions allowed); the GPU
 #                machine's 10 GiB run: --sizes "1 10" (about 3x the size in
@@ -31,12 +31,14 @@
 #                csv-2keys: -t, -k2,2 -k3,3n; csv-version: -t, -k3,3V (the
 #                decimals as versions); gensort: 100-byte `gensort -a`
 #                lines, whole-line order; paths: file paths that share
-#                ~230-byte starts, whole-line order
+#                ~230-byte starts, whole-line order; csv-spill: -t, -k2,2
+#                with -S an eighth of the input (every tool; gpusort
+#                spills 8 runs and merges them)
 # Markdown on stdout; progress on stderr.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 UU=unset PEER_RUNS="" PEER_TIMEOUT=""
-SIZES=1 RUNS=3 CPU_ONLY=0 STATS="" MEM=50% DIR=${TMPDIR:-/tmp} WORKLOADS="csv-str csv-num csv-2keys csv-version gensort paths"
+SIZES=1 RUNS=3 CPU_ONLY=0 STATS="" MEM=50% DIR=${TMPDIR:-/tmp} WORKLOADS="csv-str csv-num csv-2keys csv-version gensort paths csv-spill"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cpu) CPU_ONLY=1; shift; continue ;;
@@ -70,7 +72,7 @@ export LC_ALL=C
 opts_of() {
 	case $1 in
 	csv-str) echo "-t, -k2,2" ;; csv-num) echo "-t, -k3,3n" ;; csv-2keys) echo "-t, -k2,2 -k3,3n" ;;
-	csv-version) echo "-t, -k3,3V" ;; gensort | paths) echo "" ;;
+	csv-version) echo "-t, -k3,3V" ;; gensort | paths) echo "" ;; csv-spill) echo "-t, -k2,2" ;;
 	*) return 1 ;;
 	esac
 }
@@ -97,8 +99,12 @@ for wl in $WORKLOADS; do
 			bench/gen_lines $gen "${gib}G" > "$w/in.$gen.$gib" || exit 2
 		fi
 		ln -sf "in.$gen.$gib" "$w/in"
+		mem=$MEM uumem=$UUMEM tdir=""
+		if [ "$wl" = csv-spill ]; then
+			mem=$(awk -v g="$gib" 'BEGIN { printf "%dM", g * 1024 / 8 }') uumem=$mem tdir="-T $w"
+		fi
 		echo
-		echo "### $wl, $gib GiB ($opts)"
+		echo "### $wl, $gib GiB ($opts -S $mem)"
 		echo
 		echo "| tool | seconds | x cat | GNU sort / tool |"
 		echo "|---|---|---|---|"
@@ -110,10 +116,10 @@ for wl in $WORKLOADS; do
 		for tool in $tools; do
 			case $tool in
 			cat) cmd="cat $w/in" ;;
-			sort) cmd="sort $opts --parallel=$N -S $MEM $w/in" ;;
-			uutils) cmd="$UU $opts --parallel=$N -S $UUMEM $w/in" ;;
-			gpusort-cpu) cmd="./gpusort --cpu $opts --parallel=$N -S $MEM $STATS $w/in" ;;
-			gpusort-radix) cmd="./gpusort --algorithm=radix $opts --parallel=$N -S $MEM $STATS $w/in" ;;
+			sort) cmd="sort $opts --parallel=$N -S $mem $tdir $w/in" ;;
+			uutils) cmd="$UU $opts --parallel=$N -S $uumem $tdir $w/in" ;;
+			gpusort-cpu) cmd="./gpusort --cpu $opts --parallel=$N -S $mem $tdir $STATS $w/in" ;;
+			gpusort-radix) cmd="./gpusort --algorithm=radix $opts --parallel=$N -S $mem $tdir $STATS $w/in" ;;
 			esac
 			times="" runs=$RUNS
 			case $tool in sort | uutils) runs=$PEER_RUNS; [ -n "$PEER_TIMEOUT" ] && cmd="timeout $PEER_TIMEOUT $cmd" ;; esac
