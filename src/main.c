@@ -7,6 +7,7 @@
 #include "job.h"
 #include "keys.h"
 #include "merge.h"
+#include "text_debug.h"
 #include "text_files0.h"
 #include "text_job.h"
 #include "text_spec.h"
@@ -18,6 +19,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -101,7 +103,9 @@ static void help(void)
 "                              numeric -n, random -R, version -V\n"
 "      --files0-from=F         read the input names from F, NUL-terminated\n"
 "      --random-source=FILE    take -R's hash key from FILE\n"
-"      --debug                 not supported (an error)\n"
+"      --debug                 under each output line, mark the part each key\n"
+"                              compared; warn about keys that may not do what\n"
+"                              they seem to (to standard output; not with -o, -c)\n"
 "  -y N                        ignored, as sort(1) does\n"
 "  -s, -u, -r, -c, -C, -m, -o, -S, -T, --parallel, --batch-size: as below and\n"
 "  as in sort(1); without -s or -u equal keys fall back on the whole line.\n"
@@ -447,6 +451,7 @@ static int obsolete_key(text_spec *ts, const char *arg, char **argv, int argc, i
 	}
 	if (n >= (int)sizeof def || text_spec_add_key(ts, def, msg, sizeof msg))
 		usage_error("%s", msg);
+	ts->key[ts->nkeys - 1].traditional = 1;
 	return 1;
 }
 
@@ -511,6 +516,17 @@ static int run_text(job_opts *o, text_spec *ts, const char *files0, const char *
 	char msg[512];
 	if (text_spec_finish(ts, msg, sizeof msg))
 		usage_error("%s", msg);
+	if (o->debug) {
+		/* its marks go to standard output, as sort(1)'s */
+		if (check || o->output)
+			usage_error("options '-%c --debug' are incompatible",
+				    check ? check == JOB_CHECK_QUIET ? 'C' : 'c' : 'o');
+		/* the environment's locale only tried, for sort(1)'s warning:
+		 * gpusort compares bytes and reads numbers as the C locale does */
+		int failed = !setlocale(LC_ALL, "");
+		setlocale(LC_ALL, "C");
+		text_debug_warnings(ts, progname, failed, stderr);
+	}
 	if (text_spec_random(ts))
 		random_salt(random_source, ts->salt);
 	if (files0) {
@@ -650,7 +666,9 @@ int main(int argc, char **argv)
 			random_source = optarg;
 			break;
 		case OPT_DEBUG:
-			usage_error("--debug is not supported: gpusort does not print sort(1)'s key marks");
+			o.debug = 1;
+			text_only = text_only ? text_only : "--debug";
+			break;
 		case 's':
 			ts.stable = 1; /* records: always stable */
 			break;

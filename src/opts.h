@@ -36,6 +36,7 @@ typedef struct job_knobs {
 typedef struct job_opts {
 	keys_spec keys;
 	int unique, check, merge_only, verify, progress, stats;
+	int debug;                 /* --debug (text lines): each output line followed by its keys' marks */
 	int progress_tty;          /* --progress: redraw one line in place (standard error is a terminal) */
 	double progress_interval;  /* --progress: seconds between lines at the most */
 	int sync;                  /* --sync: the output on disk before it replaces the old one */

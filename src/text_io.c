@@ -1,6 +1,7 @@
 /* text_io.c - line reader and writer (text_io.h). */
 #define _GNU_SOURCE
 #include "text_io.h"
+#include "text_debug.h"
 #include "progress.h"
 #include "text_cmp.h"
 #include "../io/io_fault.h"
@@ -209,6 +210,13 @@ static int keep_last(text_writer *w, const uint8_t *line, size_t len)
 	return 0;
 }
 
+/* --debug: the line and its keys' marks (text_debug_line) out. */
+static int debug_put(text_writer *w, const uint8_t *line, size_t len)
+{
+	long n = text_debug_line(w->debug, line, len, &w->dbuf, &w->dcap);
+	return n < 0 ? -ENOMEM : put(w, w->dbuf, (size_t)n);
+}
+
 int text_writer_set_last(text_writer *w, const uint8_t *line, size_t len)
 {
 	return keep_last(w, line, len);
@@ -242,6 +250,8 @@ int text_writer_line(text_writer *w, const uint8_t *line, size_t len)
 	if ((w->unique || w->verify) && keep_last(w, line, len))
 		return -ENOMEM;
 	w->lines++;
+	if (w->debug)
+		return debug_put(w, line, len);
 	int rc = put(w, line, len);
 	return rc ? rc : put(w, &w->eol, 1);
 }
@@ -249,7 +259,17 @@ int text_writer_line(text_writer *w, const uint8_t *line, size_t len)
 int text_writer_bytes(text_writer *w, const uint8_t *buf, size_t n, uint64_t lines)
 {
 	w->lines += lines;
-	return put(w, buf, n);
+	if (!w->debug)
+		return put(w, buf, n);
+	for (const uint8_t *p = buf, *end = buf + n; p < end;) {
+		const uint8_t *e = memchr(p, w->eol, (size_t)(end - p));
+		e = e ? e : end;
+		int rc = debug_put(w, p, (size_t)(e - p));
+		if (rc)
+			return rc;
+		p = e + 1;
+	}
+	return 0;
 }
 
 int text_writer_flush(text_writer *w, uint64_t *hash)
@@ -280,5 +300,6 @@ void text_writer_close(text_writer *w)
 		XXH3_freeState(w->xxh);
 	free(w->buf);
 	free(w->last);
+	free(w->dbuf);
 	memset(w, 0, sizeof *w);
 }

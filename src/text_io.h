@@ -65,6 +65,9 @@ typedef struct text_writer {
 	struct progress *prog;   /* --progress: where the bytes of the lines given go, or NULL */
 	uint64_t prog_pending;   /* given since the last progress_add */
 	uint64_t prog_done;      /* given in all (what -u drops counted: the merge's bytes, not the output's) */
+	const text_spec *debug;  /* --debug: each line written as text_debug_line shows it; NULL: off */
+	uint8_t *dbuf;           /* --debug: a line's annotation */
+	size_t dcap;
 } text_writer;
 
 /* --verify's hash of one line: sums of these compare multisets of lines. */

@@ -267,7 +267,7 @@ static int sort_write_chunk(tjob *t, const text_chunk *c, text_writer *w, const 
 	uint64_t bytes = (uint64_t)(c->start[c->n] - c->start[0]), before = w->bytes;
 	io_outmap m;
 	int got;
-	if (!w->len && io_outmap_open(&m, w->fd, bytes) == 0) {
+	if (!w->len && !w->debug && io_outmap_open(&m, w->fd, bytes) == 0) {
 		t->res->mapped_out = 1;
 		got = text_sort_chunk(&t->sorter, c);
 		if (!got && !(st.rc = text_gather_begin_mapped(&st.g, c, w, t->pool, m.base, m.bytes)))
@@ -399,7 +399,7 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 	if (bytes >= 0 && mem)
 		bytes += (int64_t)(mem->start[mem->n] - mem->start[0]);
 	int mapped = name == t->out_name && t->pool && helpers > 0 && ns > 1 && bytes > 0 && !w->unique &&
-		     !w->verify && !w->len && io_outmap_open(&m, w->fd, (uint64_t)bytes) == 0;
+		     !w->verify && !w->debug && !w->len && io_outmap_open(&m, w->fd, (uint64_t)bytes) == 0;
 	if (mapped)
 		t->res->mapped_out = 1;
 	text_merge_stats ms = { 0, 0 };
@@ -531,6 +531,8 @@ static int open_output(tjob *t, text_writer *w)
 		return fail(t, "out of memory");
 	if (t->o->verify)
 		w->verify = t->s;
+	if (t->o->debug)
+		w->debug = t->s; /* not mapped: each line is rewritten */
 	return 0;
 }
 

@@ -182,12 +182,16 @@ int text_spec_finish(text_spec *s, char *msg, size_t msglen)
 		text_key *k = &s->key[i];
 		if (plain(k) && !k->reverse) {
 			size_t sw = k->sword, sc = k->schar, ew = k->eword, ec = k->echar;
+			uint8_t trad = k->traditional;
 			*k = *g;
 			k->sword = sw, k->schar = sc, k->eword = ew, k->echar = ec;
+			k->traditional = trad;
 		}
 	}
-	if (!s->nkeys && !plain(g))
+	if (!s->nkeys && !plain(g)) {
 		s->key[s->nkeys++] = *g; /* sword 0, eword SIZE_MAX: the whole line */
+		s->gkey_only = 1;
+	}
 	for (int i = 0; i < s->nkeys; i++) {
 		const text_key *k = &s->key[i];
 		if (k->numeric + k->general + k->human + k->month + (k->version | k->random | !!k->ignore) > 1) {

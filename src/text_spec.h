@@ -26,6 +26,7 @@ typedef struct text_key {
 	uint8_t ignore;                   /* TEXT_IGNORE_*: d wins over i */
 	uint8_t fold;                     /* f: fold lower case to upper */
 	uint8_t numeric, general, human, month, version, random, reverse;
+	uint8_t traditional;              /* given as sort(1)'s obsolete +POS1 -POS2 (--debug warns) */
 } text_key;
 
 typedef struct text_spec {
@@ -36,6 +37,7 @@ typedef struct text_spec {
 	unsigned char eol;   /* '\n', or '\0' with -z */
 	int unique, stable;  /* -u, -s: no last-resort whole-line comparison */
 	int reverse;         /* -r: the last-resort comparison is reversed */
+	int gkey_only;       /* no -k: the global letters are the only key (text_spec_finish) */
 	uint8_t salt[16];    /* -R: the hash's key (--random-source's first 16 bytes) */
 } text_spec;
 

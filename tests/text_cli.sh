@@ -81,7 +81,8 @@ status incompatible-tabs 2 "gpusort: incompatible tabs" -t a -t b
 status no-input 2 "gpusort: cannot read: $d/nofile: No such file or directory" "$d/nofile"
 status check-extra 2 "gpusort: extra operand '$d/in' not allowed with -c" -c "$d/in" "$d/in"
 status check-output 2 "gpusort: options '-co' are incompatible" -c -o "$d/x"
-status debug 2 '' --debug
+status debug-check 2 "gpusort: options '-c --debug' are incompatible" --debug -c
+status debug-records 2 '' --debug --record-size 4
 status mixed-keys 2 '' -k 2,2n -k u32
 status text-option-records 2 '' -t, --record-size 4
 status files0-with-operand 2 '' --files0-from=- "$d/in"
@@ -227,6 +228,37 @@ sort -t, -k1,1n "$d/dups" > "$d/m1"
 sort -t, -k1,1n "$d/dups2" > "$d/m2"
 rounds merge-rounds-m -m -t, -k1,1n "$d/m1" "$d/m2" "$d/m1"
 rounds merge-rounds-m-unique -m -u -t, -k1,1n "$d/m1" "$d/m2"
+# --debug: the key marks under each line and the warnings, as GNU sort's
+# (its own tests are make check-gnu's sort-debug-keys.sh and -warn.sh);
+# through the gathered chunk, the streamed parts, the merge of spilled
+# runs and -m
+debug_case() {
+	_n=$1 _in=$2
+	shift 2
+	sort --debug "$@" "$_in" > "$d/exp" 2> "$d/exp.err"
+	"$G" --debug "$@" "$_in" > "$d/got" 2> "$d/got.err"
+	sed 's/^sort: /gpusort: /' "$d/exp.err" > "$d/exp.err2"
+	if ! cmp -s "$d/exp" "$d/got"; then fail "$_n" "marks differ: $(diff "$d/exp" "$d/got" | head -n 5 | tr '\n' ' ')"
+	elif ! cmp -s "$d/exp.err2" "$d/got.err"; then fail "$_n" "warnings differ: $(diff "$d/exp.err2" "$d/got.err" | tr '\n' ' ')"
+	else pass "$_n"; fi
+}
+printf '10\tb 2K\n  -3.5e2 x\n\n1\t\tJan 5M\nfeb -0\n 1,5 0x1p4\n+7 junk\n' > "$d/dbg"
+debug_case debug-keys-n "$d/dbg" -k1,1n -k3h
+debug_case debug-keys-g-b "$d/dbg" -b -k2g -k1,1
+debug_case debug-keys-M-stable "$d/dbg" -s -k2M -k1.2,1.3
+debug_case debug-keys-unique-t "$d/dbg" -u -t' ' -k2,2 -k1n
+debug_case debug-keys-whole "$d/dbg" -fr
+debug_case debug-keys-z "$d/dbg" -z -k2
+debug_case debug-warn-ignored "$d/dbg" -gbr -k1,1n -k1,1r
+debug_case debug-warn-obsolete "$d/dbg" -rb +1 -2.3
+debug_case debug-warn-t-dot "$d/dbg" -t. -k1n
+debug_case debug-big "$d/dups" -t, -k2,2 -k1,1n
+debug_case debug-big-spilled "$d/dups" -S 1M -T "$d/t" -t, -k3,3 -u
+debug_case debug-merge "$d/m2" -m -t, -k1,1n "$d/m1"
+if "$G" --debug -o "$d/got" "$d/dbg" 2> "$d/err" || [ $? != 2 ] || ! grep -q "options '-o --debug' are incompatible" "$d/err"; then
+	fail debug-with-o "$(cat "$d/err")"
+else pass debug-with-o; fi
+
 # --verify finds the same first line out of order as the one-thread merge
 # (an -m input out of order: line 60001 of m3 goes before the line before it)
 awk -F, 'NR == 60001 { $0 = "0,x" } { print }' "$d/m1" > "$d/m3"
