@@ -12,41 +12,6 @@ static int numeric(const text_key *k)
 	return k->numeric || k->general || k->human;
 }
 
-/* 1 when k has no ordering letter (r aside): GNU's default_key_compare. */
-static int plain(const text_key *k)
-{
-	return !(k->ignore || k->fold || k->skipsblanks || k->skipeblanks || numeric(k) || k->month || k->version ||
-		 k->random);
-}
-
-/* k's letters as GNU's key_to_opts lists them. */
-static void key_letters(const text_key *k, char *o)
-{
-	if (k->skipsblanks || k->skipeblanks)
-		*o++ = 'b';
-	if (k->ignore == TEXT_IGNORE_NONDICT)
-		*o++ = 'd';
-	if (k->fold)
-		*o++ = 'f';
-	if (k->general)
-		*o++ = 'g';
-	if (k->human)
-		*o++ = 'h';
-	if (k->ignore == TEXT_IGNORE_NONPRINTING)
-		*o++ = 'i';
-	if (k->month)
-		*o++ = 'M';
-	if (k->numeric)
-		*o++ = 'n';
-	if (k->random)
-		*o++ = 'R';
-	if (k->reverse)
-		*o++ = 'r';
-	if (k->version)
-		*o++ = 'V';
-	*o = 0;
-}
-
 void text_debug_warnings(const text_spec *s, const char *prog, int locale_failed, FILE *f)
 {
 	if (locale_failed)
@@ -125,12 +90,12 @@ void text_debug_warnings(const text_spec *s, const char *prog, int locale_failed
 	if ((basic || general) && !warned)
 		fprintf(f, "%s: %snumbers use '.' as a decimal point in this locale\n", prog, s->tab == '.' ? "" : "note ");
 	int keys = s->nkeys > 0, su = s->stable || s->unique;
-	if (!plain(&ug) || (ug.reverse && su && keys)) {
+	if (!text_key_plain(&ug) || (ug.reverse && su && keys)) {
 		text_key shown = ug;
 		if (!su)
 			shown.reverse = 0;
 		char o[16];
-		key_letters(&shown, o);
+		text_key_letters(&shown, 1, o);
 		fprintf(f, strlen(o) == 1 ? "%s: option '-%s' is ignored\n" : "%s: options '-%s' are ignored\n", prog, o);
 	}
 	if (ug.reverse && !su && keys)

@@ -144,16 +144,16 @@ int text_spec_tab(text_spec *s, const char *arg, char *msg, size_t msglen)
 	return 0;
 }
 
-/* 1 when k orders as plain bytes (r aside): it then inherits the global letters. */
-static int plain(const text_key *k)
+int text_key_plain(const text_key *k)
 {
 	return !(k->ignore || k->fold || k->skipsblanks || k->skipeblanks || k->numeric || k->general || k->human ||
 		 k->month || k->version || k->random);
 }
 
-/* k's letters in GNU's order (key_to_opts), b and r left out. */
-static void letters(const text_key *k, char *out)
+void text_key_letters(const text_key *k, int all, char *out)
 {
+	if (all && (k->skipsblanks || k->skipeblanks))
+		*out++ = 'b';
 	if (k->ignore == TEXT_IGNORE_NONDICT)
 		*out++ = 'd';
 	if (k->fold)
@@ -170,6 +170,8 @@ static void letters(const text_key *k, char *out)
 		*out++ = 'n';
 	if (k->random)
 		*out++ = 'R';
+	if (all && k->reverse)
+		*out++ = 'r';
 	if (k->version)
 		*out++ = 'V';
 	*out = 0;
@@ -180,7 +182,7 @@ int text_spec_finish(text_spec *s, char *msg, size_t msglen)
 	const text_key *g = &s->global;
 	for (int i = 0; i < s->nkeys; i++) {
 		text_key *k = &s->key[i];
-		if (plain(k) && !k->reverse) {
+		if (text_key_plain(k) && !k->reverse) {
 			size_t sw = k->sword, sc = k->schar, ew = k->eword, ec = k->echar;
 			uint8_t trad = k->traditional;
 			*k = *g;
@@ -188,7 +190,7 @@ int text_spec_finish(text_spec *s, char *msg, size_t msglen)
 			k->traditional = trad;
 		}
 	}
-	if (!s->nkeys && !plain(g)) {
+	if (!s->nkeys && !text_key_plain(g)) {
 		s->key[s->nkeys++] = *g; /* sword 0, eword SIZE_MAX: the whole line */
 		s->gkey_only = 1;
 	}
@@ -196,7 +198,7 @@ int text_spec_finish(text_spec *s, char *msg, size_t msglen)
 		const text_key *k = &s->key[i];
 		if (k->numeric + k->general + k->human + k->month + (k->version | k->random | !!k->ignore) > 1) {
 			char o[16];
-			letters(k, o);
+			text_key_letters(k, 0, o);
 			snprintf(msg, msglen, "options '-%s' are incompatible", o);
 			return -1;
 		}

@@ -70,6 +70,14 @@ int text_spec_tab(text_spec *s, const char *arg, char *msg, size_t msglen);
  */
 int text_spec_finish(text_spec *s, char *msg, size_t msglen);
 
+/* 1 when k orders as plain bytes, r aside (GNU's default_key_compare):
+ * a key given so inherits the global letters. */
+int text_key_plain(const text_key *k);
+
+/* k's letters into out (16 bytes), in GNU's order (key_to_opts); all: b
+ * and r too, else without them (the letters of a conflict). */
+void text_key_letters(const text_key *k, int all, char *out);
+
 /* 1 when some key hashes (-R). */
 int text_spec_random(const text_spec *s);
 
