@@ -25,18 +25,35 @@ static size_t skip_blanks(const uint8_t *a, size_t len)
 	return i;
 }
 
-void text_num_parse(const uint8_t *a, size_t alen, text_decimal *d)
+int text_num_parse(const uint8_t *a, size_t alen, text_decimal *d)
 {
 	size_t i = skip_blanks(a, alen);
-	int neg = at(a, alen, i) == '-';
+	int neg = at(a, alen, i) == '-', seps = 0;
 	i += (size_t)neg;
-	while (at(a, alen, i) == '0')
+	d->own = NULL;
+	while (at(a, alen, i) == '0' || at(a, alen, i) == TEXT_NUM_SEP)
 		i++;
 	d->ip = a + i;
 	size_t s = i;
-	while (digit(at(a, alen, i)))
+	while (digit(at(a, alen, i))) {
 		i++;
+		while (at(a, alen, i) == TEXT_NUM_SEP)
+			i++, seps = 1;
+	}
 	d->int_len = i - s;
+	if (seps) {
+		/* rare: the digits without the separators, copied */
+		if (!(d->own = malloc(i - s))) {
+			memset(d, 0, sizeof *d);
+			return -1;
+		}
+		size_t n = 0;
+		for (size_t j = s; j < i; j++)
+			if (a[j] != TEXT_NUM_SEP)
+				d->own[n++] = a[j];
+		d->ip = d->own;
+		d->int_len = n;
+	}
 	d->fp = a + i + 1;
 	d->frac_len = 0;
 	if (at(a, alen, i) == '.') {
@@ -47,6 +64,7 @@ void text_num_parse(const uint8_t *a, size_t alen, text_decimal *d)
 		d->frac_len = last - f;
 	}
 	d->neg = neg && (d->int_len || d->frac_len);
+	return 0;
 }
 
 /* Compare magnitudes |x| and |y|. */
@@ -66,12 +84,12 @@ static int magnitude_cmp(const text_decimal *x, const text_decimal *y)
 int text_num_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
 	text_decimal x, y;
-	text_num_parse(a, alen, &x);
-	text_num_parse(b, blen, &y);
-	if (x.neg != y.neg)
-		return x.neg ? -1 : 1;
-	int c = magnitude_cmp(&x, &y);
-	return x.neg ? -c : c;
+	if (text_num_parse(a, alen, &x) || text_num_parse(b, blen, &y))
+		abort(); /* no memory for a copy of a number's digits: as -g's copies */
+	int c = x.neg != y.neg ? (x.neg ? -1 : 1) : x.neg ? -magnitude_cmp(&x, &y) : magnitude_cmp(&x, &y);
+	text_num_done(&x);
+	text_num_done(&y);
+	return c;
 }
 
 /* The -h unit rank of byte c (GNU's unit_order). */
@@ -90,21 +108,11 @@ int text_human_unit(const uint8_t *a, size_t alen)
 	int neg = at(a, alen, 0) == '-';
 	i += (size_t)neg;
 	unsigned char max = 0, c;
-	int sep_end = 0;
-	/*
-	 * GNU's scan: digits, each of which may be followed by one byte equal
-	 * to the thousands separator, which under LC_ALL=C is -1: a char 0xFF
-	 * compares equal to it. A number that ends in one has no unit.
-	 */
-	while (digit(c = at(a, alen, i++))) {
+	/* GNU's traverse_raw_number: digits, then '.' and digits; its
+	 * thousands separator never matches a byte here (TEXT_NUM_SEP) */
+	while (digit(c = at(a, alen, i++)))
 		if (c > max)
 			max = c;
-		sep_end = at(a, alen, i) == 0xFF;
-		if (sep_end)
-			i++;
-	}
-	if (sep_end)
-		return 0;
 	if (c == '.')
 		while (digit(c = at(a, alen, i++)))
 			if (c > max)

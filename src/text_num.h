@@ -9,6 +9,7 @@
 #define GPUSORT_TEXT_NUM_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* 1 for the bytes GNU sort calls blanks: space, tab, newline. */
 static inline int text_blank(unsigned char c)
@@ -57,16 +58,38 @@ int text_version_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
 size_t text_version_code(const uint8_t *a, size_t alen, uint8_t *out, size_t cap);
 
 /*
+ * GNU sort's thousands separator under LC_ALL=C: NON_CHAR, 128, which its
+ * strnumcmp compares with unsigned bytes, so that a 0x80 byte among an
+ * -n (or -h) number's integer digits, before them or after them is
+ * skipped ("1\x805" is 15); its traverse_raw_number, which finds -h's
+ * unit, compares it with signed chars and never meets it.
+ */
+#define TEXT_NUM_SEP 0x80
+
+/*
  * -n's value as a decimal: neg (1 for a negative nonzero value), the
  * integer digits without leading zeros (int_len of them at *ip) and the
  * fraction's digits without trailing zeros (frac_len at *fp). A zero value
- * has int_len == frac_len == 0 and neg == 0.
+ * has int_len == frac_len == 0 and neg == 0. own: the integer digits
+ * copied without the TEXT_NUM_SEP bytes among them, when there were some
+ * (ip points there; text_num_done frees it), else NULL.
  */
 typedef struct text_decimal {
 	int neg;
 	const uint8_t *ip, *fp;
 	size_t int_len, frac_len;
+	uint8_t *own;
 } text_decimal;
-void text_num_parse(const uint8_t *a, size_t alen, text_decimal *d);
+
+/* Parse the key [a, a + alen) as -n reads it (leading blanks skipped).
+ * Returns 0, or -1 without memory for a copy of its digits (d zero). */
+int text_num_parse(const uint8_t *a, size_t alen, text_decimal *d);
+
+/* Free what text_num_parse allocated for d. */
+static inline void text_num_done(text_decimal *d)
+{
+	free(d->own);
+	d->own = NULL;
+}
 
 #endif

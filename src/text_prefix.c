@@ -141,8 +141,10 @@ static size_t code_value(const text_key *k, const uint8_t *b, const uint8_t *e, 
 			skip++;
 		if (k->human)
 			out[0] = (uint8_t)(128 + text_human_unit(b + skip, n - skip));
-		text_num_parse(b + skip, n - skip, &d);
+		if (text_num_parse(b + skip, n - skip, &d))
+			abort(); /* no memory for a copy of a number's digits: as -g's copies */
 		size_t used = code_decimal(&d, out + k->human, TEXT_PREFIX - (size_t)k->human);
+		text_num_done(&d);
 		return used ? used + (size_t)k->human : 0;
 	} else if (k->general) {
 		code_general(b, n, out);

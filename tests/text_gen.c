@@ -30,8 +30,13 @@ static void number(FILE *f)
 	int nd = (int)rnd(rnd(6) == 0 ? 30 : 4);
 	if (rnd(4) == 0)
 		fputs("00", f);
-	for (int i = 0; i < nd; i++)
+	for (int i = 0; i < nd; i++) {
 		fputc('0' + (int)rnd(10), f);
+		/* GNU's -n skips a 0x80 among the digits (its thousands separator
+		 * under LC_ALL=C, text_num.h), and -h's unit search does not */
+		if (rnd(16) == 0)
+			fputc(rnd(2) ? 0x80 : 0xff, f);
+	}
 	if (rnd(3) == 0) {
 		fputc('.', f);
 		int nf = (int)rnd(5);
