@@ -92,12 +92,6 @@ static void code_bytes(const text_key *k, const uint8_t *p, const uint8_t *lim, 
 	}
 }
 
-/* 1 when the first key orders by value (-n -g -h -M -R -V), not by bytes. */
-static int by_value(const text_key *k)
-{
-	return k->numeric || k->general || k->human || k->month || k->random || k->version;
-}
-
 /* The most bytes of a -V code the refinement reads: past them, its ties
  * go to the full comparison */
 #define VERSION_CODE_MAX 256
@@ -191,7 +185,7 @@ static int code_value_key(const text_spec *s, const text_key *k, int version, co
 			invert_code(out, *whole);
 		return 1;
 	}
-	if (by_value(k)) {
+	if (text_key_by_value(k)) {
 		*whole = code_value(k, b, e, out);
 		*klen = SIZE_MAX; /* never seen as used up */
 		if (k->reverse)
@@ -227,11 +221,11 @@ static int code_key(const text_spec *s, int ki, const uint8_t *line, size_t len,
 	const text_key *k = &s->key[ki];
 	const uint8_t *b, *e;
 	const int version = k->version && !k->random; /* R wins over V */
-	if (by_value(k) && off && !k->random && (!version || off + TEXT_PREFIX > VERSION_CODE_MAX))
+	if (text_key_by_value(k) && off && !k->random && (!version || off + TEXT_PREFIX > VERSION_CODE_MAX))
 		return 0; /* a value's code has no more bytes */
 	text_key_bounds(s, k, line, len, &b, &e);
 	uint8_t small[256], *buf = NULL;
-	if (by_value(k) && (k->ignore || k->fold)) {
+	if (text_key_by_value(k) && (k->ignore || k->fold)) {
 		/* a value of the bytes -d/-i/-f leave, as text_cmp compares it */
 		size_t n = (size_t)(e - b);
 		buf = n <= sizeof small ? small : malloc(n);

@@ -187,7 +187,7 @@ static int raw_key(const job *j, uint32_t i, int ki, const uint8_t **b, const ui
 		return 1;
 	}
 	const text_key *k = &s->key[ki];
-	if (k->numeric || k->general || k->human || k->month || k->random || k->version || k->ignore || k->fold)
+	if (text_key_by_value(k) || k->ignore || k->fold)
 		return 0;
 	text_key_bounds(s, k, line, len, b, e);
 	return 1;
@@ -244,14 +244,16 @@ static int same_key(const job *j, uint32_t ref, const uint32_t *ord, size_t m, i
 	return 1;
 }
 
-/* The end of line ref's -R code (16 + its key's bytes), or off if that is not past it. */
+/* The end of line ref's -R code (its length, as text_prefix_at codes it), or off if that is not past it. */
 static size_t random_end(const job *j, uint32_t ref, int ki, size_t off)
 {
-	const text_spec *s = j->t->s;
 	const uint64_t *st = j->c->start;
-	const uint8_t *b0, *e0;
-	text_key_bounds(s, &s->key[ki], j->c->buf + st[ref], (size_t)(st[ref + 1] - st[ref] - 1), &b0, &e0);
-	return 16 + (size_t)(e0 - b0) > off ? 16 + (size_t)(e0 - b0) : off;
+	uint8_t window[TEXT_PREFIX];
+	size_t klen;
+	text_pos next;
+	/* from past the 16 bytes of the MD5: the length without hashing the key */
+	text_prefix_at(j->t->s, ki, j->c->buf + st[ref], (size_t)(st[ref + 1] - st[ref] - 1), 16, window, &klen, &next);
+	return klen != SIZE_MAX && klen > off ? klen : off;
 }
 
 /*

@@ -150,6 +150,11 @@ int text_key_plain(const text_key *k)
 		 k->month || k->version || k->random);
 }
 
+int text_key_by_value(const text_key *k)
+{
+	return k->numeric || k->general || k->human || k->month || k->random || k->version;
+}
+
 void text_key_letters(const text_key *k, int all, char *out)
 {
 	if (all && (k->skipsblanks || k->skipeblanks))

@@ -74,6 +74,9 @@ int text_spec_finish(text_spec *s, char *msg, size_t msglen);
  * a key given so inherits the global letters. */
 int text_key_plain(const text_key *k);
 
+/* 1 when k orders by a value (-n -g -h -M -R -V), not by its bytes. */
+int text_key_by_value(const text_key *k);
+
 /* k's letters into out (16 bytes), in GNU's order (key_to_opts); all: b
  * and r too, else without them (the letters of a conflict). */
 void text_key_letters(const text_key *k, int all, char *out);
