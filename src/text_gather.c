@@ -59,6 +59,9 @@ struct text_gather {
 	uint64_t lines[GATHER_PARTS];      /* each part's lines kept */
 	uint64_t vsum[GATHER_PARTS];       /* --verify: each part's kept lines' hashes */
 	uint64_t bad[GATHER_PARTS];        /* --verify: each part's first line out of order (from 1, of its kept); 0: none */
+	const uint32_t *pord;              /* -u: the order whose lines have prefixes precs[k * prs, + pw) */
+	const uint8_t *precs;
+	size_t prs, pw;
 };
 
 /* A line's bytes with its delimiter: the chunk keeps one after every line. */
@@ -88,6 +91,12 @@ static void part_filter(text_gather *g, int p, size_t lo, size_t hi)
 		const uint8_t *line = c->buf + c->start[i];
 		size_t len = span(c, i) - 1;
 		int keep = 1;
+		size_t at = g->precs ? (size_t)(&g->ord[k] - g->pord) : 0;
+		if (prev && at && !memcmp(g->precs + (at - 1) * g->prs, g->precs + at * g->prs, g->pw)) {
+			/* neighbours of one prefix: only the full comparison tells */
+		} else if (prev && g->precs) {
+			prev = NULL; /* different prefixes: different lines, in order */
+		}
 		if (prev) {
 			int d = text_cmp(g->adj, prev, prev_len, line, len);
 			if (g->unique && !d)
@@ -392,11 +401,21 @@ int text_gather_end(text_gather *g, int rc)
 	return rc;
 }
 
-int text_gather_write(const text_chunk *c, const uint32_t *order, text_writer *w, tpool *pool)
+void text_gather_prefixes(text_gather *g, const uint32_t *order, const uint8_t *recs, size_t rs, size_t w)
+{
+	if (g->unique && !g->verify)
+		g->pord = order, g->precs = recs, g->prs = rs, g->pw = w;
+}
+
+int text_gather_write(const text_chunk *c, const uint32_t *order, const uint8_t *recs, size_t rs, size_t w,
+		      text_writer *wr, tpool *pool)
 {
 	text_gather *g;
-	int rc = text_gather_begin(&g, c, w, pool, 0);
-	if (!rc)
+	int rc = text_gather_begin(&g, c, wr, pool, 0);
+	if (!rc) {
+		if (recs)
+			text_gather_prefixes(g, order, recs, rs, w);
 		rc = text_gather_lines(g, order, c->n);
+	}
 	return text_gather_end(g, rc);
 }

@@ -42,6 +42,16 @@ int text_gather_begin(text_gather **g, const text_chunk *c, text_writer *w, tpoo
 int text_gather_begin_mapped(text_gather **g, const text_chunk *c, text_writer *w, tpool *pool, uint8_t *dst,
 			     size_t cap);
 
+/*
+ * For -u's filter: the lines given to text_gather_lines are order[...]
+ * (sorted, with later calls going on where earlier ones ended), and the
+ * prefix of line order[k] is recs[k * rs, k * rs + w) (text_sorter's
+ * sorted records): neighbours whose prefixes differ are kept without a
+ * full comparison. Not used for --verify's check, which compares every
+ * line.
+ */
+void text_gather_prefixes(text_gather *g, const uint32_t *order, const uint8_t *recs, size_t rs, size_t w);
+
 /* Queue the lines c[order[0, n)] (delimiters included) after those queued
  * before. Returns 0, or -errno: a write error so far, -ENOMEM. */
 int text_gather_lines(text_gather *g, const uint32_t *order, size_t n);
@@ -51,7 +61,8 @@ int text_gather_lines(text_gather *g, const uint32_t *order, size_t n);
  * first write error, else 0. */
 int text_gather_end(text_gather *g, int rc);
 
-/* The lines c[order[0, c->n)] to w: begin, lines, end. Returns 0 or -errno. */
-int text_gather_write(const text_chunk *c, const uint32_t *order, text_writer *w, tpool *pool);
+/* The lines c[order[0, c->n)] to w: begin, prefixes (recs NULL: none), lines, end. Returns 0 or -errno. */
+int text_gather_write(const text_chunk *c, const uint32_t *order, const uint8_t *recs, size_t rs, size_t w,
+		      text_writer *wr, tpool *pool);
 
 #endif

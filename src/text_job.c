@@ -234,7 +234,8 @@ static int end_run(tjob *t, text_writer *w, item *it)
 /* Write the sorted chunk c (t->sorter.order) to w; errors name `name`. */
 static int write_chunk(tjob *t, const text_chunk *c, text_writer *w, const char *name)
 {
-	int rc = text_gather_write(c, t->sorter.order, w, t->pool);
+	const text_sorter *so = &t->sorter;
+	int rc = text_gather_write(c, so->order, so->sorted, so->srs, so->sw, w, t->pool);
 	return rc ? fail(t, "write failed: %s: %s", name, strerror(-rc)) : 0;
 }
 
@@ -242,11 +243,14 @@ static int write_chunk(tjob *t, const text_chunk *c, text_writer *w, const char 
 typedef struct stream {
 	text_gather *g;
 	int rc;
+	const text_sorter *so;
 } stream;
 
 static int write_part(void *arg, const uint32_t *order, size_t lo, size_t hi)
 {
 	stream *st = arg;
+	if (!lo) /* the sorter's records are there once its first part is */
+		text_gather_prefixes(st->g, order, st->so->sorted, st->so->srs, st->so->sw);
 	st->rc = text_gather_lines(st->g, order + lo, hi - lo);
 	return st->rc;
 }
@@ -262,7 +266,7 @@ static int write_part(void *arg, const uint32_t *order, size_t lo, size_t hi)
  */
 static int sort_write_chunk(tjob *t, const text_chunk *c, text_writer *w, const char *name)
 {
-	stream st = { NULL, 0 };
+	stream st = { NULL, 0, &t->sorter };
 	double t0 = util_now(), busy = t->sorter.sort_s + t->sorter.ties_s;
 	uint64_t bytes = (uint64_t)(c->start[c->n] - c->start[0]), before = w->bytes;
 	io_outmap m;
@@ -270,8 +274,10 @@ static int sort_write_chunk(tjob *t, const text_chunk *c, text_writer *w, const 
 	if (!w->len && !w->debug && io_outmap_open(&m, w->fd, bytes) == 0) {
 		t->res->mapped_out = 1;
 		got = text_sort_chunk(&t->sorter, c);
-		if (!got && !(st.rc = text_gather_begin_mapped(&st.g, c, w, t->pool, m.base, m.bytes)))
+		if (!got && !(st.rc = text_gather_begin_mapped(&st.g, c, w, t->pool, m.base, m.bytes))) {
+			text_gather_prefixes(st.g, t->sorter.order, t->sorter.sorted, t->sorter.srs, t->sorter.sw);
 			st.rc = text_gather_lines(st.g, t->sorter.order, c->n);
+		}
 	} else {
 		m.map = NULL;
 		/* what -S leaves beside the chunk holds the lines sorted ahead of the writer */

@@ -583,7 +583,8 @@ int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, t
 			/* no -u, no --verify here: one stretch, all of it */
 			dlen += total;
 			w->bytes += total;
-			w->lines += b->nseg ? b->seg[0].lines : 0;
+			for (int i = 0; i < b->nseg; i++)
+				w->lines += b->seg[i].lines;
 		} else if ((rc = give_buffer(&p))) {
 			*bad = -1;
 			goto out;

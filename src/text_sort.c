@@ -765,6 +765,7 @@ int text_sort_chunk_parts(text_sorter *t, const text_chunk *c, text_part_fn part
 		 * prefixes, so each part's ties are its own) */
 		double s0 = t->ties_s;
 		j.sorted = recs;
+		t->sorted = recs, t->srs = j.rs, t->sw = j.w;
 		int rc = cpusort_radix_msd_parts(recs, tmp, c->n, j.rs, j.w, t->threads, sorted_part, &j);
 		/* the sort's time: all but the parts' ties and the caller's share */
 		t->sort_s += util_now() - t0 - (t->ties_s - s0) - j.part_s;
@@ -778,6 +779,7 @@ int text_sort_chunk_parts(text_sorter *t, const text_chunk *c, text_part_fn part
 	}
 	double t1 = util_now();
 	j.sorted = sorted;
+	t->sorted = sorted, t->srs = j.rs, t->sw = j.w;
 	finish_all(&j);
 	t->sort_s += t1 - t0;
 	t->ties_s += util_now() - t1;

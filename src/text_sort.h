@@ -41,6 +41,14 @@ typedef struct text_sorter {
 	double sort_s, ties_s; /* seconds making and sorting the records, and in the ties */
 	double prefix_s;       /* of sort_s, seconds making the records (prefixes) */
 	uint32_t width;        /* the most prefix bytes a chunk's sorted records had so far: 4 or 12 (0: none) */
+	/* the last chunk's sorted records (set before its first part is handed
+	 * over): record k, srs bytes, starts with the sw-byte prefix of line
+	 * order[k] (a run of equal prefixes is in order[] by the full
+	 * comparison, the records keep their first-level prefixes), so two
+	 * neighbours in order[] whose records differ are different lines */
+	const uint8_t *sorted;
+	size_t srs;
+	uint32_t sw;
 	char err[512];
 } text_sorter;
 
