@@ -217,6 +217,12 @@ static int debug_put(text_writer *w, const uint8_t *line, size_t len)
 	return n < 0 ? -ENOMEM : put(w, w->dbuf, (size_t)n);
 }
 
+void text_writer_hash(text_writer *w, const uint8_t *buf, size_t n)
+{
+	if (w->xxh)
+		XXH3_64bits_update(w->xxh, buf, n);
+}
+
 int text_writer_set_last(text_writer *w, const uint8_t *line, size_t len)
 {
 	return keep_last(w, line, len);

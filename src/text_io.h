@@ -100,6 +100,10 @@ int text_writer_bytes(text_writer *w, const uint8_t *buf, size_t n, uint64_t lin
  * Returns 0 or -ENOMEM. */
 int text_writer_set_last(text_writer *w, const uint8_t *line, size_t len);
 
+/* A run's hash (text_writer_open's hash) over n bytes written past the
+ * writer, into a mapping of its file (text_gather's mapped output). */
+void text_writer_hash(text_writer *w, const uint8_t *buf, size_t n);
+
 /* Write out the buffer. Returns 0 or -errno. *hash (may be NULL): the run's hash. */
 int text_writer_flush(text_writer *w, uint64_t *hash);
 

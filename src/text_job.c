@@ -231,11 +231,34 @@ static int end_run(tjob *t, text_writer *w, item *it)
 	return 0;
 }
 
-/* Write the sorted chunk c (t->sorter.order) to w; errors name `name`. */
+/*
+ * Write the sorted chunk c (t->sorter.order) to w; errors name `name`. A
+ * run of its own file (not through --compress-program's pipe) is copied
+ * by every thread into the file's mapping, as the last chunk's output is
+ * (sort_write_chunk), its hash then taken over what they wrote: one
+ * thread's write(2) into the page cache was a third of a spilled sort.
+ */
 static int write_chunk(tjob *t, const text_chunk *c, text_writer *w, const char *name)
 {
 	const text_sorter *so = &t->sorter;
-	int rc = text_gather_write(c, so->order, so->sorted, so->srs, so->sw, w, t->pool);
+	uint64_t bytes = c->n ? (uint64_t)(c->start[c->n] - c->start[0]) : 0, before = w->bytes;
+	io_outmap m;
+	int rc;
+	if (t->pool && !t->o->compress && w->xxh && !w->len && !w->debug && bytes &&
+	    io_outmap_open(&m, w->fd, bytes) == 0) {
+		text_gather *g;
+		if (!(rc = text_gather_begin_mapped(&g, c, w, t->pool, m.base, m.bytes))) {
+			text_gather_prefixes(g, so->order, so->sorted, so->srs, so->sw);
+			rc = text_gather_lines(g, so->order, c->n);
+		}
+		rc = text_gather_end(g, rc);
+		if (!rc)
+			text_writer_hash(w, m.base, (size_t)(w->bytes - before));
+		int urc = io_outmap_close(&m, w->bytes - before);
+		rc = rc ? rc : urc;
+	} else {
+		rc = text_gather_write(c, so->order, so->sorted, so->srs, so->sw, w, t->pool);
+	}
 	return rc ? fail(t, "write failed: %s: %s", name, strerror(-rc)) : 0;
 }
 
