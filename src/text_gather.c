@@ -92,11 +92,9 @@ static void part_filter(text_gather *g, int p, size_t lo, size_t hi)
 		size_t len = span(c, i) - 1;
 		int keep = 1;
 		size_t at = g->precs ? (size_t)(&g->ord[k] - g->pord) : 0;
-		if (prev && at && !memcmp(g->precs + (at - 1) * g->prs, g->precs + at * g->prs, g->pw)) {
-			/* neighbours of one prefix: only the full comparison tells */
-		} else if (prev && g->precs) {
-			prev = NULL; /* different prefixes: different lines, in order */
-		}
+		if (prev && at && memcmp(g->precs + (at - 1) * g->prs, g->precs + at * g->prs, g->pw))
+			prev = NULL; /* different prefixes: different lines, in order; the chunk's first
+				      * line (at 0) still meets the writer's last in full */
 		if (prev) {
 			int d = text_cmp(g->adj, prev, prev_len, line, len);
 			if (g->unique && !d)
