@@ -368,6 +368,9 @@ static void read_test_knobs(job_knobs *k)
 	k->no_small_cpu = env_is("GPUSORT_SMALL_CPU", "0");
 	k->gpu_merge_by_sort = env_is("GPUSORT_GPU_MERGE", "sort");
 	k->no_outmap = env_is("GPUSORT_OUTMAP", "0");
+	const char *tb = getenv("GPUSORT_TEXT_BLOCK"), *th = getenv("GPUSORT_TEXT_HELPERS");
+	k->text_block = tb ? atol(tb) : 0;
+	k->text_helpers = th ? atoi(th) : 0;
 	k->spill_merge = env_is("GPUSORT_SPILL_MERGE", "cpu") ? JOB_WHERE_CPU
 			 : env_is("GPUSORT_SPILL_MERGE", "gpu") ? JOB_WHERE_GPU : 0;
 }
@@ -488,20 +491,26 @@ static void text_stats(const text_result *t, int fmt)
 		fprintf(stderr, "{\"mode\":\"text\",\"engine\":\"%s\",\"lines\":%" PRIu64 ",\"bytes\":%" PRIu64
 			",\"chunks\":%" PRIu64 ",\"runs\":%" PRIu64 ",\"merge_passes\":%" PRIu64
 			",\"full_compare_ties\":%" PRIu64 ",\"prefix_bytes\":%u,\"read_s\":%.3f,\"sort_s\":%.3f,\"prefix_s\":%.3f,\"ties_s\":%.3f"
-			",\"merge_s\":%.3f,\"merge_read_wait_s\":%.3f,\"write_s\":%.3f,\"output_mapped\":%s,\"total_s\":%.3f}\n",
+			",\"merge_s\":%.3f,\"merge_read_wait_s\":%.3f,\"merge_rounds\":%" PRIu64 ",\"merge_cut_s\":%.3f"
+			",\"merge_slice_s\":%.3f,\"merge_write_wait_s\":%.3f,\"merge_read_thread_s\":%.3f,\"write_s\":%.3f,\"output_mapped\":%s,\"total_s\":%.3f}\n",
 			t->engine, t->lines, t->bytes, t->chunks, t->runs, t->merge_passes, t->ties, t->prefix_width, t->read_s,
-			t->sort_s, t->prefix_s, t->ties_s, t->merge_s, t->merge_wait_s, t->write_s, t->mapped_out ? "true" : "false",
-			t->total_s);
+			t->sort_s, t->prefix_s, t->ties_s, t->merge_s, t->merge_wait_s, t->merge_rounds, t->merge_cut_s,
+			t->merge_slice_s, t->merge_out_wait_s, t->merge_read_s, t->write_s, t->mapped_out ? "true" : "false", t->total_s);
 		return;
 	}
 	fprintf(stderr,
 		"gpusort: text: %" PRIu64 " lines, %" PRIu64 " bytes, %" PRIu64 " chunks, %" PRIu64 " runs spilled, %" PRIu64
 		" merge passes, %" PRIu64 " ties finished by full comparison; engine %s, %u-byte key prefixes; read %.3f s, "
-		"prefix sort %.3f s (prefixes %.3f s), ties %.3f s, merge %.3f s (waiting for reads %.3f s), write %.3f s%s, "
-		"total %.3f s\n",
+		"prefix sort %.3f s (prefixes %.3f s), ties %.3f s, merge %.3f s (waiting for reads %.3f s",
 		t->lines, t->bytes, t->chunks, t->runs, t->merge_passes, t->ties, t->engine, t->prefix_width, t->read_s,
-		t->sort_s, t->prefix_s, t->ties_s, t->merge_s, t->merge_wait_s, t->write_s,
-		t->mapped_out ? " (mapped, every thread)" : "", t->total_s);
+		t->sort_s, t->prefix_s, t->ties_s, t->merge_s, t->merge_wait_s);
+	if (t->merge_rounds)
+		fprintf(stderr, "; %" PRIu64 " rounds: cutting %.3f s, slices %.3f s, waiting for the writer %.3f s",
+			t->merge_rounds, t->merge_cut_s, t->merge_slice_s, t->merge_out_wait_s);
+	if (t->merge_read_s > 0)
+		fprintf(stderr, "; reading ahead %.3f thread-s", t->merge_read_s);
+	fprintf(stderr, "), write %.3f s%s, total %.3f s\n", t->write_s, t->mapped_out ? " (mapped, every thread)" : "",
+		t->total_s);
 }
 
 /*

@@ -28,7 +28,9 @@ typedef struct job_knobs {
 	int no_overlap;        /* device-resident chunks one at a time */
 	int no_small_cpu;      /* small inputs go to the GPU too */
 	int gpu_merge_by_sort; /* the GPU merge orders a group by the chunk sort */
-	int no_outmap;         /* the output written by the writer thread, never filled through a mapping (sink_map) */
+	int no_outmap;         /* the output and text runs written by a writer thread, never filled through a mapping (sink_map, io_outmap) */
+	long text_block;       /* the text merge's read-ahead block, bytes; 0: chosen */
+	int text_helpers;      /* the text merge's read-ahead threads; 0: chosen */
 	int spill_merge;       /* under --merge-engine=auto, spilled runs merge: 0 as the planner chooses, JOB_WHERE_CPU
 				* on the CPU, JOB_WHERE_GPU on the GPU whenever it can (A/B; small tests) */
 } job_knobs;

@@ -1,5 +1,6 @@
 /* text_ahead.c - the merge's sources read ahead by helper threads (text_ahead.h). */
 #include "text_ahead.h"
+#include "util.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -31,6 +32,7 @@ struct text_ahead {
 	feed *f;
 	int *queue, qhead, qn; /* sources whose other block is to be filled, a ring of k */
 	int stop;
+	double busy;           /* the helpers' seconds in fill, summed (under mu) */
 	pthread_mutex_t mu;
 	pthread_cond_t work, ready;
 	pthread_t *tid;
@@ -109,8 +111,11 @@ static void *helper(void *arg)
 		a->qn--;
 		feed *f = &a->f[i];
 		pthread_mutex_unlock(&a->mu);
+		double t0 = util_now();
 		fill(a, &a->src[i], &f->b[!f->cur]);
+		double dt = util_now() - t0;
 		pthread_mutex_lock(&a->mu);
+		a->busy += dt;
 		f->state = 2;
 		pthread_cond_broadcast(&a->ready);
 	}
@@ -219,6 +224,14 @@ int text_ahead_window(text_ahead *a, int i, text_window *w)
 void text_ahead_take(text_ahead *a, int i, size_t n)
 {
 	a->f[i].b[a->f[i].cur].pos += n;
+}
+
+double text_ahead_busy(text_ahead *a)
+{
+	pthread_mutex_lock(&a->mu);
+	double b = a->busy;
+	pthread_mutex_unlock(&a->mu);
+	return b;
 }
 
 void text_ahead_stop(text_ahead *a)

@@ -63,6 +63,10 @@ int text_ahead_window(text_ahead *a, int i, text_window *w);
 /* The first n (<= w->n) lines of source i's window taken: merged. */
 void text_ahead_take(text_ahead *a, int i, size_t n);
 
+/* The helpers' seconds spent reading ahead so far, summed over them
+ * (--stats: beside the merge's wall time, how busy reading kept them). */
+double text_ahead_busy(text_ahead *a);
+
 /* Stop the helpers (a fill under way finishes first) and free a (NULL: nothing). */
 void text_ahead_stop(text_ahead *a);
 

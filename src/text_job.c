@@ -244,7 +244,7 @@ static int write_chunk(tjob *t, const text_chunk *c, text_writer *w, const char 
 	uint64_t bytes = c->n ? (uint64_t)(c->start[c->n] - c->start[0]) : 0, before = w->bytes;
 	io_outmap m;
 	int rc;
-	if (t->pool && !t->o->compress && w->xxh && !w->len && !w->debug && bytes &&
+	if (t->pool && !t->o->compress && w->xxh && !w->len && !w->debug && bytes && !t->o->knobs.no_outmap &&
 	    io_outmap_open(&m, w->fd, bytes) == 0) {
 		text_gather *g;
 		if (!(rc = text_gather_begin_mapped(&g, c, w, t->pool, m.base, m.bytes))) {
@@ -294,7 +294,7 @@ static int sort_write_chunk(tjob *t, const text_chunk *c, text_writer *w, const 
 	uint64_t bytes = (uint64_t)(c->start[c->n] - c->start[0]), before = w->bytes;
 	io_outmap m;
 	int got;
-	if (!w->len && !w->debug && io_outmap_open(&m, w->fd, bytes) == 0) {
+	if (!w->len && !w->debug && !t->o->knobs.no_outmap && io_outmap_open(&m, w->fd, bytes) == 0) {
 		t->res->mapped_out = 1;
 		got = text_sort_chunk(&t->sorter, c);
 		if (!got && !(st.rc = text_gather_begin_mapped(&st.g, c, w, t->pool, m.base, m.bytes))) {
@@ -415,7 +415,7 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 	char err[4400];
 	double t0 = util_now();
 	/* the job's other threads read the sources ahead; the pool's merge them */
-	int helpers = t->sorter.threads - 1;
+	int helpers = t->o->knobs.text_helpers > 0 ? t->o->knobs.text_helpers : t->sorter.threads - 1;
 	/* into the output file, when it is regular and its size known (runs of
 	 * ours only: an input file may change), the pool's threads copy the
 	 * lines straight into its mapping (sort_write_chunk says why) */
@@ -428,17 +428,22 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 	if (bytes >= 0 && mem)
 		bytes += (int64_t)(mem->start[mem->n] - mem->start[0]);
 	int mapped = name == t->out_name && t->pool && helpers > 0 && ns > 1 && bytes > 0 && !w->unique &&
-		     !w->verify && !w->debug && !w->len && io_outmap_open(&m, w->fd, (uint64_t)bytes) == 0;
+		     !w->verify && !w->debug && !w->len && !t->o->knobs.no_outmap && io_outmap_open(&m, w->fd, (uint64_t)bytes) == 0;
 	if (mapped)
 		t->res->mapped_out = 1;
-	text_merge_stats ms = { 0, 0 };
+	text_merge_stats ms = { 0 };
 	if (text_merge(t->s, src, ns, w, name, &ms, mapped ? m.base : NULL, mapped ? m.bytes : 0, t->pool, helpers,
-		       t->bufsize / 2, err, sizeof err))
+		       t->o->knobs.text_block > 0 ? (size_t)t->o->knobs.text_block : t->bufsize / 2, err, sizeof err))
 		fail(t, "%s", err);
 	else
 		rc = 0;
 	t->res->ties += ms.ties;
 	t->res->merge_wait_s += ms.wait_s;
+	t->res->merge_cut_s += ms.cut_s;
+	t->res->merge_slice_s += ms.slice_s;
+	t->res->merge_out_wait_s += ms.out_wait_s;
+	t->res->merge_read_s += ms.read_s;
+	t->res->merge_rounds += ms.rounds;
 	if (mapped) {
 		int urc = io_outmap_close(&m, w->bytes - before);
 		if (urc && !rc)

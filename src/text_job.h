@@ -22,6 +22,11 @@ typedef struct text_result {
 	uint64_t ties;         /* full comparisons: lines of equal prefixes in chunks, and ties in merges */
 	double read_s, sort_s, ties_s, merge_s, total_s;
 	double merge_wait_s;   /* of merge_s: waiting for the sources' lines read ahead */
+	double merge_cut_s;    /* of merge_s: the rounds' bounds, splitters and cuts (text_merge_stats) */
+	double merge_slice_s;  /* of merge_s: the rounds' slices merged on every thread */
+	double merge_out_wait_s; /* of merge_s: the rounds waiting for the writer thread */
+	double merge_read_s;   /* the helpers' thread-seconds reading the sources ahead */
+	uint64_t merge_rounds;
 	double prefix_s;       /* of sort_s: making the prefix records */
 	unsigned prefix_width; /* the most prefix bytes a chunk's records had (text_sorter.width) */
 	double write_s;        /* writing sorted chunks (runs, or the output: gather, write, commit) */

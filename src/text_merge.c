@@ -166,6 +166,8 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 	}
 	ret = 0;
 out:
+	if (a)
+		st->read_s += text_ahead_busy(a);
 	text_ahead_stop(a);
 	st->ties += q.ties;
 	free(q.t);

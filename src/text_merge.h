@@ -30,6 +30,11 @@ typedef struct text_source {
 typedef struct text_merge_stats {
 	uint64_t ties;      /* full comparisons (text_cmp) */
 	double wait_s;      /* waiting for the sources' lines read ahead (the merge in rounds) */
+	double cut_s;       /* the merge in rounds: bounds, splitters and cuts */
+	double slice_s;     /* the merge in rounds: the slices merged on every thread */
+	double out_wait_s;  /* the merge in rounds: waiting for the writer thread to free a round's buffer */
+	double read_s;      /* the helpers' thread-seconds reading ahead */
+	uint64_t rounds;    /* the merge in rounds: rounds */
 } text_merge_stats;
 
 /*

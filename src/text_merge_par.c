@@ -461,9 +461,13 @@ int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, t
 						 &p.win[m].l[p.win[m].n - 1], p.win[m].base, m, ties))
 				m = i;
 		}
-		st->wait_s += util_now() - t0;
-		if (m < 0)
+		if (m < 0) {
+			st->wait_s += util_now() - t0;
 			break;
+		}
+		double t1 = util_now();
+		st->wait_s += t1 - t0;
+		st->rounds++;
 		mline bound = { &p.win[m].l[p.win[m].n - 1], p.win[m].base, m, p.win[m].n - 1, 0 };
 		uint64_t lines = 0, bytes = 0;
 		for (int i = 0; i < k; i++) {
@@ -504,6 +508,8 @@ int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, t
 			for (int i = 0; i < k; i++)
 				total += range_bytes(&p.win[i], p.cut[(size_t)j * k + i], p.cut[(size_t)(j + 1) * k + i]);
 		}
+		double t2 = util_now();
+		st->cut_s += t2 - t1;
 		obuf *b;
 		if (dst) {
 			/* the test build's write faults reach a mapped output here */
@@ -535,10 +541,13 @@ int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, t
 		b->nseg = 0;
 		b->in = total;
 		atomic_store(&p.next, 0);
+		double t3 = util_now();
+		st->out_wait_s += t3 - t2;
 		if (pool && p.nsl > 1)
 			tpool_run(pool, slices_step, &p);
 		else
 			slices_step(&p, 0, 1);
+		st->slice_s += util_now() - t3;
 
 		/* each slice's first line against the line before it; what -u keeps goes out */
 		for (int j = 0; j < p.nsl; j++) {
