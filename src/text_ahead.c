@@ -38,13 +38,27 @@ struct text_ahead {
 	pthread_t *tid;
 };
 
-/* Fill block b with source x's next lines: about a block's bytes, or to its end or error. */
+/* Where source x's lines stay put (a mapped run, a chunk in memory), so a
+ * block keeps their places, not copies; NULL: they are copied into the block. */
+static const uint8_t *stable_base(const text_source *x)
+{
+	return x->r ? x->r->map : x->c->buf;
+}
+
+/* Fill block b with source x's next lines, or to its end or error: about
+ * a block's bytes of copied lines; of lines that stay put, as many as
+ * the block's bytes would hold line entries twice over (the memory a
+ * block of copies takes with its entries), or 4 blocks' bytes of them,
+ * whichever comes first: larger rounds of the merge for the same memory. */
 static void fill(text_ahead *a, text_source *x, block *b)
 {
 	b->n = b->used = b->pos = 0;
 	b->out = 0;
 	b->rc = 0;
-	while (b->used < a->blockbytes) {
+	const uint8_t *sb = stable_base(x);
+	size_t maxbytes = sb ? 4 * a->blockbytes : a->blockbytes;
+	size_t maxlines = sb ? 2 * a->blockbytes / sizeof(ahead_line) + 1 : SIZE_MAX;
+	while (b->used < maxbytes && b->n < maxlines) {
 		const uint8_t *line;
 		size_t len;
 		int rc;
@@ -72,7 +86,7 @@ static void fill(text_ahead *a, text_source *x, block *b)
 			}
 			b->l = l, b->lcap = cap;
 		}
-		if (x->r) {
+		if (x->r && !sb) {
 			if (b->used + len + 1 > b->cap) {
 				size_t cap = b->used + len + 1 > 2 * b->cap ? b->used + len + 1 : 2 * b->cap;
 				uint8_t *p = realloc(b->bytes, cap);
@@ -87,7 +101,7 @@ static void fill(text_ahead *a, text_source *x, block *b)
 			off = b->used;
 			b->used += len + 1;
 		} else {
-			off = (uint64_t)(line - x->c->buf);
+			off = (uint64_t)(line - sb);
 			b->used += len + 1;
 		}
 		ahead_line *e = &b->l[b->n++];
@@ -201,7 +215,8 @@ int text_ahead_next(text_ahead *a, int i)
 		return b->rc < 0 ? b->rc : 0;
 	}
 	const ahead_line *e = &b->l[b->pos++];
-	x->line = (x->r ? b->bytes : x->c->buf) + e->off;
+	const uint8_t *sb = stable_base(x);
+	x->line = (sb ? sb : b->bytes) + e->off;
 	x->len = e->len;
 	x->ph = e->ph, x->pl = e->pl;
 	x->done = 0;
@@ -212,7 +227,8 @@ int text_ahead_window(text_ahead *a, int i, text_window *w)
 {
 	text_source *x = &a->src[i];
 	block *b = current(a, i);
-	w->base = x->r ? b->bytes : x->c->buf;
+	const uint8_t *sb = stable_base(x);
+	w->base = sb ? sb : b->bytes;
 	w->l = b->l + b->pos;
 	w->n = b->n - b->pos;
 	if (w->n)

@@ -23,6 +23,9 @@ typedef struct text_reader {
 	uint64_t lines;        /* lines handed out */
 	void *xxh;             /* a run's running hash, or NULL */
 	uint64_t want;         /* the run's hash, checked at its end */
+	const uint8_t *map;    /* a run read through a mapping (text_reader_map): lines are
+				* map[beg, ...), hashed up to end; NULL: read into buf */
+	size_t mapsize;
 	char name[4096];       /* for messages */
 } text_reader;
 
@@ -40,8 +43,21 @@ int text_reader_open(text_reader *r, const char *path, unsigned char eol, size_t
 int text_reader_open_run(text_reader *r, int fd, int positioned, uint64_t want, unsigned char eol, size_t bufsize);
 
 /*
+ * Read a positioned run (text_reader_open_run, nothing read yet) of
+ * `bytes` bytes through a read-only mapping of its file instead: no copy
+ * out of the page cache, and the lines text_reader_next hands out stay
+ * where they are until text_reader_close (so text_ahead keeps pointers,
+ * not copies). Its XXH3 is still taken, in pieces of the reader's buffer
+ * size, each counted as a read by the test build's faults. Only for a file
+ * no one else can cut short (an unlinked run of ours): a mapped page past
+ * a truncated end raises SIGBUS. Returns 0, or -errno (the reader is left
+ * as it was: read it with pread).
+ */
+int text_reader_map(text_reader *r, uint64_t bytes);
+
+/*
  * The next line: *line and *len (without the delimiter), valid until the
- * next call. Returns 1, 0 at the end, -errno on a read error, or -EBADMSG
+ * next call (a mapped run's: until text_reader_close). Returns 1, 0 at the end, -errno on a read error, or -EBADMSG
  * when a run's hash does not match.
  */
 int text_reader_next(text_reader *r, const uint8_t **line, size_t *len);

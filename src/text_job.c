@@ -398,6 +398,10 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 				if (it->tmp && e)
 					close(fd);
 				rd[i].own = it->tmp != NULL;
+				/* an unlinked run (no one else can cut it short) is read
+				 * through a mapping: no copies, the lines left in place */
+				if (!e && !it->tmp && it->bytes > 0 && !t->o->knobs.no_outmap)
+					(void)text_reader_map(&rd[i], (uint64_t)it->bytes); /* else: pread */
 			}
 		}
 		if (e) {

@@ -125,8 +125,9 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 		text_ahead_start(&a, s, src, k, helpers < k ? helpers : k, block); /* else: read here */
 	if (a && pool && tpool_size(pool) > 1) {
 		/* a round holds about a block's lines (each takes one source's
-		 * block), at most two blocks' worth of them */
-		int bad, rc = text_merge_par(s, src, k, a, w, dst, dcap, pool, 2 * block, st, &bad);
+		 * block), at most two blocks' worth of them; blocks of lines that
+		 * stay put hold up to 4 blocks' bytes (text_ahead.c) */
+		int bad, rc = text_merge_par(s, src, k, a, w, dst, dcap, pool, 8 * block, st, &bad);
 		if (rc && bad >= 0)
 			read_fail(&src[bad], rc, err, errlen);
 		else if (rc && bad == -2)

@@ -14,6 +14,11 @@
 
 #define SLICE_LINES 1024 /* fewest lines worth a slice of their own */
 #define SLICE_SAMPLES 4  /* samples a slice: slices are taken as threads free up, so rough sizes do */
+/* Most slices a round, per thread: 16 merged 4 GiB of CSV in 8 runs in
+ * 1.66-1.83 s where 4 took 1.93-2.49 and 1 2.56 (16 threads; a round's
+ * last slices wait for the slowest thread, and smaller ones wait less;
+ * bench/results/h100-text-merge-mapped-2026-11-27.md). */
+#define SLICES_PER_THREAD 16
 
 /* A line as the merge orders it: (prefix, bytes, source, position). */
 typedef struct mline {
@@ -411,7 +416,7 @@ int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, t
 	p.K = 1;
 	while (p.K < k)
 		p.K *= 2;
-	int maxsl = 4 * p.P;
+	int maxsl = SLICES_PER_THREAD * p.P;
 	p.win = calloc((size_t)k, sizeof *p.win);
 	p.cnt = calloc((size_t)k, sizeof *p.cnt);
 	p.spl = calloc((size_t)maxsl + 1, sizeof *p.spl);

@@ -1,0 +1,178 @@
+/*
+ * test_text_reader.c - a spilled run read back (text_io.h): through pread
+ * and through a mapping (text_reader_map) the reader hands out the lines
+ * that were written, in order, then the end; a run whose bytes or hash
+ * differ from what was written ends in -EBADMSG either way; the mapped
+ * reader's lines stay where they are after later calls; and text_ahead
+ * hands a mapped run's lines out of the mapping itself, not copies.
+ */
+#define _GNU_SOURCE
+#include "text_ahead.h"
+#include "text_io.h"
+#include "text_spec.h"
+#include "unit.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LINES 20000
+#define BUF 4096 /* the reader's piece: many pieces a run, lines across their ends */
+
+static unsigned long long seed = 7;
+
+/* lines[i] (lens[i] bytes, no '\n'): empty, short, and longer than a piece */
+static uint8_t *lines[LINES];
+static size_t lens[LINES];
+
+static void make_lines(void)
+{
+	for (int i = 0; i < LINES; i++) {
+		unsigned r = (unsigned)(unit_rand(&seed) % 100);
+		size_t n = r < 5 ? 0 : r < 98 ? 1 + unit_rand(&seed) % 80 : BUF + unit_rand(&seed) % (3 * BUF);
+		lines[i] = malloc(n + 1);
+		for (size_t j = 0; j < n; j++)
+			lines[i][j] = (uint8_t)(' ' + unit_rand(&seed) % 95);
+		lens[i] = n;
+	}
+}
+
+/* An unlinked run file holding lines[0, n), each with its delimiter; *hash its XXH3, *bytes its size. */
+static int write_run(int n, uint64_t *hash, uint64_t *bytes)
+{
+	char path[] = "/tmp/gpusort-test-reader.XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	text_writer w;
+	if (text_writer_open(&w, fd, 1 << 16, '\n', NULL, 1)) {
+		close(fd);
+		return -1;
+	}
+	int rc = 0;
+	for (int i = 0; i < n && !rc; i++)
+		rc = text_writer_line(&w, lines[i], lens[i]);
+	rc = rc ? rc : text_writer_flush(&w, hash);
+	*bytes = w.bytes;
+	text_writer_close(&w);
+	if (rc) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Read the run on fd back (mapped or not) and compare; returns what ended it (0, or -errno). */
+static int read_back(int fd, uint64_t hash, uint64_t bytes, int mapped, int n, int *lines_ok)
+{
+	text_reader r;
+	if (text_reader_open_run(&r, fd, 1, hash, '\n', BUF))
+		return -ENOMEM;
+	if (mapped && text_reader_map(&r, bytes)) {
+		text_reader_close(&r);
+		return -EINVAL;
+	}
+	const uint8_t *line, *first = NULL;
+	size_t len;
+	int i = 0, rc;
+	*lines_ok = 1;
+	while ((rc = text_reader_next(&r, &line, &len)) == 1) {
+		if (i >= n || len != lens[i] || memcmp(line, lines[i], len))
+			*lines_ok = 0;
+		if (!i)
+			first = line;
+		i++;
+	}
+	/* a mapped run's first line is still where it was handed out */
+	if (mapped && n && (!first || memcmp(first, lines[0], lens[0])))
+		*lines_ok = 0;
+	if (!rc && i != n)
+		*lines_ok = 0;
+	text_reader_close(&r);
+	return rc;
+}
+
+int main(void)
+{
+	make_lines();
+	uint64_t hash, bytes;
+	int fd = write_run(LINES, &hash, &bytes);
+	if (fd < 0) {
+		printf("FAIL setup: cannot write a run in /tmp\n");
+		return 1;
+	}
+
+	int ok;
+	for (int mapped = 0; mapped < 2; mapped++) {
+		TEST_BEGIN(mapped ? "mapped-run-lines" : "pread-run-lines");
+		int rc = read_back(fd, hash, bytes, mapped, LINES, &ok);
+		CHECK(rc == 0, "ended with %d, not 0", rc);
+		CHECK(ok, "lines differ from those written");
+		TEST_END();
+
+		TEST_BEGIN(mapped ? "mapped-run-wrong-hash" : "pread-run-wrong-hash");
+		int rc2 = read_back(fd, hash ^ 1, bytes, mapped, LINES, &ok);
+		CHECK(rc2 == -EBADMSG, "ended with %d, not -EBADMSG", rc2);
+		TEST_END();
+	}
+
+	TEST_BEGIN("corrupt-run-both-ways");
+	uint8_t c;
+	off_t at = (off_t)(bytes / 2);
+	CHECK(pread(fd, &c, 1, at) == 1, "pread");
+	c ^= 1;
+	CHECK(pwrite(fd, &c, 1, at) == 1, "pwrite");
+	for (int mapped = 0; mapped < 2; mapped++) {
+		int rc = read_back(fd, hash, bytes, mapped, LINES, &ok);
+		CHECK(rc == -EBADMSG, "%s: a flipped byte ended with %d, not -EBADMSG", mapped ? "mapped" : "pread", rc);
+	}
+	c ^= 1;
+	CHECK(pwrite(fd, &c, 1, at) == 1, "pwrite");
+	TEST_END();
+
+	TEST_BEGIN("map-refused");
+	text_reader r;
+	CHECK(!text_reader_open_run(&r, fd, 1, hash, '\n', BUF), "open");
+	CHECK(text_reader_map(&r, 0) == -EINVAL, "an empty run mapped");
+	text_reader_close(&r);
+	CHECK(!text_reader_open_run(&r, fd, 0, hash, '\n', BUF), "open");
+	CHECK(text_reader_map(&r, bytes) == -EINVAL, "a stream (a decompressor's pipe) mapped");
+	text_reader_close(&r);
+	TEST_END();
+
+	TEST_BEGIN("ahead-mapped-in-place");
+	text_spec s;
+	char msg[200];
+	text_spec_init(&s);
+	CHECK(!text_spec_finish(&s, msg, sizeof msg), "spec");
+	text_reader rd;
+	CHECK(!text_reader_open_run(&rd, fd, 1, hash, '\n', BUF) && !text_reader_map(&rd, bytes), "open and map");
+	text_source src;
+	memset(&src, 0, sizeof src);
+	src.r = &rd;
+	text_ahead *a = NULL;
+	CHECK(!text_ahead_start(&a, &s, &src, 1, 1, BUF), "text_ahead_start");
+	int i = 0, rc, in_place = 1, same = 1;
+	text_window w;
+	while (a && (rc = text_ahead_window(a, 0, &w)) == 1) {
+		in_place &= w.base == rd.map;
+		for (size_t j = 0; j < w.n; j++, i++)
+			same &= i < LINES && w.l[j].len == lens[i] && !memcmp(w.base + w.l[j].off, lines[i], lens[i]) &&
+				w.base[w.l[j].off + lens[i]] == '\n';
+		text_ahead_take(a, 0, w.n);
+	}
+	CHECK(a && rc == 0, "ended with %d", a ? rc : -1);
+	CHECK(in_place, "a window's lines were copies, not the mapping's");
+	CHECK(same && i == LINES, "%d lines, or their bytes differ", i);
+	text_ahead_stop(a);
+	text_reader_close(&rd);
+	TEST_END();
+
+	close(fd);
+	for (int k = 0; k < LINES; k++)
+		free(lines[k]);
+	return UNIT_EXIT();
+}
