@@ -107,15 +107,16 @@ static int grow_buf(text_loader *l, size_t need)
 }
 
 /*
- * The buffer's next size when it is full: twice this one, or at once the
- * rest of a regular file (and the delimiter it may lack), but not past
- * the budget (or LOAD_FIRST bytes, a smaller budget's first buffer);
- * 0 when it has reached that (the chunk is full). A line longer than
- * that doubles it as often as it must.
+ * The buffer's next size when it is full: twice this one (LOAD_FIRST
+ * bytes first), or at once the rest of a regular file (and the delimiter
+ * it may lack), but not past the budget; 0 when it has reached that (the
+ * chunk is full). A line longer than that doubles it as often as it must.
+ * A budget below LOAD_FIRST (-S 1K) makes chunks that small, as sort(1)
+ * makes its runs, so that small inputs can be spilled and merged in tests.
  */
 static size_t next_cap(const text_loader *l)
 {
-	size_t limit = l->budget > LOAD_FIRST ? l->budget : LOAD_FIRST;
+	size_t limit = l->budget;
 	size_t want = l->cap ? l->cap * 2 : LOAD_FIRST;
 	if (l->reg && l->left < SIZE_MAX / 2 - l->len && want < l->len + l->left + 1)
 		want = l->len + (size_t)l->left + 1;

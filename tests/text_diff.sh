@@ -5,7 +5,9 @@
 # standard output byte for byte, the exit status, and -c's message (with
 # "gpusort:" for "sort:"). One case in ten checks (-c or -C, on sorted or
 # unsorted input), one merges (-m of two inputs GNU sort sorted), one
-# writes -o onto its input. -R keys get the same --random-source.
+# writes -o onto its input; a third spill (the input 8-24 times over,
+# -S 1K, --batch-size 2 to 4).
+# -R keys get the same --random-source.
 #
 #   TEXT_DIFF_CASES  cases to run (default 1500, bounded for CI: ~20 s on
 #                    2 cores); the long mode: TEXT_DIFF_CASES=100000
@@ -30,6 +32,7 @@ trap 'rm -rf "$d"' EXIT
 printf 'gpusort random source, 16+ bytes\n' > "$d/rs"
 export LC_ALL=C
 fails=0
+noref=0
 i=0
 t0=$(date +%s)
 while [ $i -lt "$n" ]; do
@@ -38,6 +41,19 @@ while [ $i -lt "$n" ]; do
 	"$GEN" "$seed" "$d" > "$d/args" || { echo "FAIL text-diff: text_gen $seed failed"; exit 1; }
 	# --parallel 1 to 4: the inputs are split into pieces of 4 KiB and up that cut lines anywhere
 	set -- "--random-source=$d/rs" "--parallel=$((1 + seed % 4))"
+	# a third of the cases spill: the input 8 to 24 times over (equal keys
+	# in every run: stability across runs), under the smallest -S, in runs
+	# merged 2 to 4 at a time (merge passes, the merge in rounds, runs read
+	# back mapped)
+	if [ $((seed % 3)) = 0 ]; then
+		set -- "$@" -S 1K "--batch-size=$((2 + seed / 3 % 3))"
+		mv "$d/in" "$d/in.1"
+		r=0
+		while [ $r -lt $((8 + seed % 17)) ]; do
+			cat "$d/in.1"
+			r=$((r + 1))
+		done > "$d/in"
+	fi
 	while IFS= read -r a; do
 		set -- "$@" "$a"
 	done < "$d/args"
@@ -90,6 +106,15 @@ while [ $i -lt "$n" ]; do
 		;;
 	esac
 	if [ $erc != $grc ] || ! cmp -s "$d/exp" "$d/got"; then
+		# no reference where GNU sort disagrees with itself: its order of
+		# ties between NaN -g keys changes with --parallel (coreutils 9.1,
+		# a NaN key repeated by a spill case's copies: seed 129)
+		sort "$@" --parallel=1 "$d/in" > "$d/r1" 2>/dev/null
+		sort "$@" --parallel=3 "$d/in" > "$d/r3" 2>/dev/null
+		if ! cmp -s "$d/r1" "$d/r3"; then
+			noref=$((noref + 1))
+			continue
+		fi
 		fails=$((fails + 1))
 		if [ $fails -le 20 ]; then
 			echo "FAIL text-diff-$seed: mode $mode, options: $* (status GNU $erc, gpusort $grc; $(head -c 200 "$d/got.err"))"
@@ -99,7 +124,7 @@ while [ $i -lt "$n" ]; do
 done
 t1=$(date +%s)
 if [ $fails = 0 ]; then
-	echo "PASS text-diff ($n random cases from seed $seed0 equal to GNU sort's output and status, $((t1 - t0)) s)"
+	echo "PASS text-diff ($((n - noref)) of $n random cases from seed $seed0 equal to GNU sort's output and status; $noref without a reference: GNU sort's own output changed with --parallel; $((t1 - t0)) s)"
 	exit 0
 fi
 echo "FAIL text-diff: $fails of $n cases differ (inputs kept as ${TMPDIR:-/tmp}/gpusort-textdiff-SEED.in)"
