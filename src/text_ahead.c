@@ -46,10 +46,12 @@ static const uint8_t *stable_base(const text_source *x)
 }
 
 /* Fill block b with source x's next lines, or to its end or error: about
- * a block's bytes of copied lines; of lines that stay put, as many as
- * the block's bytes would hold line entries twice over (the memory a
- * block of copies takes with its entries), or 4 blocks' bytes of them,
- * whichever comes first: larger rounds of the merge for the same memory. */
+ * a block's bytes of copied lines, and no more lines than a block's bytes
+ * of line entries (short lines: the entries would take 5 times their
+ * bytes); of lines that stay put, as many as the block's bytes would hold
+ * line entries twice over (the memory a block of copies takes with its
+ * entries), or 4 blocks' bytes of them, whichever comes first: larger
+ * rounds of the merge for the same memory. */
 static void fill(text_ahead *a, text_source *x, block *b)
 {
 	b->n = b->used = b->pos = 0;
@@ -57,7 +59,7 @@ static void fill(text_ahead *a, text_source *x, block *b)
 	b->rc = 0;
 	const uint8_t *sb = stable_base(x);
 	size_t maxbytes = sb ? 4 * a->blockbytes : a->blockbytes;
-	size_t maxlines = sb ? 2 * a->blockbytes / sizeof(ahead_line) + 1 : SIZE_MAX;
+	size_t maxlines = (sb ? 2 : 1) * a->blockbytes / sizeof(ahead_line) + 1;
 	while (b->used < maxbytes && b->n < maxlines) {
 		const uint8_t *line;
 		size_t len;

@@ -107,16 +107,33 @@ static int grow_buf(text_loader *l, size_t need)
 }
 
 /*
+ * The bytes of lines a chunk may read: the budget less what its lines
+ * cost beside their text (TEXT_LINE_COST each), at the bytes a line of
+ * the lines read so far (before any, LOAD_FIRST or a quarter of the
+ * budget: the first read finds out). Without it a chunk read the budget's bytes and then cost its
+ * lines on top: 20 million lines of `seq` under -S 50M took 529 MB.
+ */
+static size_t chunk_bytes(const text_loader *l)
+{
+	double lines = (double)(l->seen_lines + l->n), bytes = (double)l->seen_bytes + (double)l->start[l->n];
+	if (lines < 1) /* a quarter of the budget, so that even 1-byte lines fit it */
+		return l->budget / 4 < LOAD_FIRST ? (l->budget / 4 ? l->budget / 4 : 1) : LOAD_FIRST;
+	double per = bytes / lines;
+	size_t b = (size_t)((double)l->budget * per / (per + TEXT_LINE_COST));
+	return b ? b : 1;
+}
+
+/*
  * The buffer's next size when it is full: twice this one (LOAD_FIRST
  * bytes first), or at once the rest of a regular file (and the delimiter
- * it may lack), but not past the budget; 0 when it has reached that (the
- * chunk is full). A line longer than that doubles it as often as it must.
- * A budget below LOAD_FIRST (-S 1K) makes chunks that small, as sort(1)
- * makes its runs, so that small inputs can be spilled and merged in tests.
+ * it may lack), but not past limit (chunk_bytes); 0 when it has reached
+ * that (the chunk is full). A line longer than that doubles it as often
+ * as it must. A budget below LOAD_FIRST (-S 1K) makes chunks that small,
+ * as sort(1) makes its runs, so that small inputs can be spilled and
+ * merged in tests.
  */
-static size_t next_cap(const text_loader *l)
+static size_t next_cap(const text_loader *l, size_t limit)
 {
-	size_t limit = l->budget;
 	size_t want = l->cap ? l->cap * 2 : LOAD_FIRST;
 	if (l->reg && l->left < SIZE_MAX / 2 - l->len && want < l->len + l->left + 1)
 		want = l->len + (size_t)l->left + 1;
@@ -437,6 +454,23 @@ static int map_whole(text_loader *l)
 	return 1;
 }
 
+/* The input's end, read: checked unchanged, closed, and a last line
+ * without its delimiter given one. Returns 0, or -1 with l->err. */
+static int input_ended(text_loader *l)
+{
+	if (check_unchanged(l))
+		return -1;
+	end_input(l);
+	if (l->len > l->start[l->n]) { /* a last line without its delimiter */
+		if (grow_buf(l, l->len + 1))
+			return oom(l);
+		l->buf[l->len++] = l->eol;
+		if (add_start(l, l->len))
+			return oom(l);
+	}
+	return 0;
+}
+
 int text_load_chunk(text_loader *l, text_chunk *c, int *last)
 {
 	if (l->map) { /* the mapped input was the only chunk */
@@ -465,27 +499,25 @@ int text_load_chunk(text_loader *l, text_chunk *c, int *last)
 			if (m)
 				break;
 		}
+		size_t limit = chunk_bytes(l);
+		if (l->len >= limit && l->n)
+			break; /* the chunk's bytes: the tail waits for the next chunk */
 		if (l->len == l->cap) {
-			size_t want = next_cap(l);
+			size_t want = next_cap(l, limit);
 			if (!want)
 				break; /* no room for more lines: the tail waits for the next chunk */
 			if (grow_buf(l, want))
 				return oom(l);
 		}
-		ssize_t k = read_block(l, l->cap - l->len);
+		/* up to the chunk's bytes (a buffer kept from a larger chunk
+		 * before is not filled past them), or on into a line longer */
+		size_t end = l->cap > limit && limit > l->len ? limit : l->cap;
+		ssize_t k = read_block(l, end - l->len);
 		if (k < 0)
 			return fail(l, "read failed", errno);
 		if (k == 0) {
-			if (check_unchanged(l))
+			if (input_ended(l))
 				return -1;
-			end_input(l);
-			if (l->len > l->start[l->n]) { /* a last line without its delimiter */
-				if (grow_buf(l, l->len + 1))
-					return oom(l);
-				l->buf[l->len++] = l->eol;
-				if (add_start(l, l->len))
-					return oom(l);
-			}
 			continue;
 		}
 		l->bytes += (uint64_t)k;
@@ -495,9 +527,16 @@ int text_load_chunk(text_loader *l, text_chunk *c, int *last)
 			return oom(l);
 		l->len += (size_t)k;
 	}
+	/* the last input, a regular file, read to its known end as the chunk
+	 * filled: ended now, so that this chunk is the last, not a run
+	 * spilled to be merged alone */
+	if (l->fd >= 0 && l->reg && !l->left && l->pos == l->size0 && l->next == l->ninputs && input_ended(l))
+		return -1;
 	c->buf = l->buf;
 	c->start = l->start;
 	c->n = l->n;
+	l->seen_lines += l->n;
+	l->seen_bytes += l->start[l->n];
 	*last = l->fd < 0 && l->next == l->ninputs && l->len == l->start[l->n];
 	return l->n ? 1 : 0;
 }

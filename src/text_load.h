@@ -35,7 +35,8 @@ typedef struct text_loader {
 	size_t maplen;
 	uint64_t *start;       /* n + 1 line offsets: start[n] ends the whole lines */
 	size_t n, scap;
-	size_t budget;         /* bytes a chunk may take */
+	size_t budget;         /* bytes a chunk may take, its lines' costs counted */
+	uint64_t seen_lines, seen_bytes; /* the lines of the chunks handed out, and their bytes */
 	uint64_t bytes;        /* bytes read */
 	tpool *pool;           /* the threads that read and index a block, or NULL: this one */
 	int out_fd;            /* the output when written in place (standard output), or -1 */

@@ -354,10 +354,11 @@ for p in 1 3; do
 	ties_case "random-two-keys-parallel$p" "$d/giant" 100 --parallel=$p --random-source="$d/rs" -t/ -k4,4R
 	ties_case "random-two-keys-then-n-parallel$p" "$d/giant" 100 --parallel=$p --random-source="$d/rs" -t/ -k4,4Rr -k6,6n
 done
-# two chunks (164662 and 35338 lines), sorted as runs and merged (the
-# merge's comparisons of lines that start alike are full ones: about one a
-# line, and the rounds' cuts add a binary search a source and splitter)
-ties_case "giant-run-spilled" "$d/giant" 204000 --parallel=2 -S 8M -T "$d/t"
+# two chunks (the lines and their costs under -S 10M), one spilled as a
+# run and merged with the other (the merge's comparisons of lines that
+# start alike are full ones: about one a line, and the rounds' cuts add a
+# binary search a source and splitter)
+ties_case "giant-run-spilled" "$d/giant" 204000 --parallel=2 -S 10M -T "$d/t"
 
 # -V ordered by its prefix code (text_version_code): the same order as
 # GNU's filevercmp, over leading zeros, '~' pre-releases, file suffixes and
@@ -379,6 +380,21 @@ for o in "" "-t, -k2,2" "-t, -k3,3n" "-t, -k2,2 -k3,3n -r" "-t, -k2.1,2.2 -u"; d
 	# shellcheck disable=SC2086
 	for p in 1 2 4; do stats_case "one-chunk($o)-parallel$p" " 0 runs spilled" $p $o; done
 done
+
+# -S counts each line's cost (48 bytes beside its text): 200000 short lines
+# (1.3 MB, 11 MB with their costs) under -S 1M make at least 10 chunks, each
+# spilled but the last, which stays in memory (a chunk read -S's bytes and
+# cost its lines on top before); the output is sort -n's
+seq 1 200000 | sort -R --random-source="$d/rs" > "$d/seq"
+sort -n "$d/seq" > "$d/seq.exp"
+if "$G" -n -S 1M -T "$d/t" --stats "$d/seq" > "$d/got" 2> "$d/err"; then
+	_c=$(sed -n 's/.* \([0-9]*\) chunks, \([0-9]*\) runs spilled, 0 merge passes.*/\1 \2/p' "$d/err")
+	set -- $_c
+	if [ $# = 2 ] && [ "$1" -ge 10 ] && [ "$2" = $(($1 - 1)) ]; then same budget-counts-line-costs "$d/seq.exp" "$d/got"
+	else fail budget-counts-line-costs "want 10 or more chunks, all but the last spilled: $(cat "$d/err")"; fi
+else
+	fail budget-counts-line-costs "status $?: $(cat "$d/err")"
+fi
 
 # faults (the test build, tests/README.md): a failed open, read or write of
 # an input, a run or the output, or a corrupt run, stops the sort with exit 2,
