@@ -19,6 +19,7 @@ static const char *const kind_name[IO_FAULT_KINDS] = {
 static const char *const switches[] = {
 	"fixed-enomem", "fixed-dense", "corrupt-spill", "gpu-oom", "gpu-oom-prefetched",
 	"input-changes", "reopen-emfile", "fsync-eio", "gpu-fail", "gpu-fail-merge", "output-shrinks",
+	"run-shrinks",
 };
 
 static const struct {

@@ -20,6 +20,8 @@
  *   fsync-eio           --sync's flush of the output fails with EIO
  *   gpu-fail            the device's first sort fails as a failed launch would
  *   gpu-fail-merge      the GPU merge's first group fails likewise
+ *   run-shrinks         a text run read back through a mapping is cut to half
+ *                       as soon as it is mapped (src/text_io.c): SIGBUS
  * and the Nth call of a kind fails, once: "KIND@N[:ERR]" (N >= 1), or
  * every call from the Nth on, as a full or broken disk or a dead device
  * would: "KIND@N+[:ERR]". KIND is one of io_fault_kind's names below, ERR

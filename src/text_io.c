@@ -69,6 +69,8 @@ int text_reader_map(text_reader *r, uint64_t bytes)
 	void *p = mmap(NULL, (size_t)bytes, PROT_READ, MAP_SHARED, r->fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
+	if (io_fault_is("run-shrinks")) /* the test build: a page past the end raises SIGBUS */
+		(void)!ftruncate(r->fd, (off_t)(bytes / 2));
 	free(r->buf);
 	r->buf = NULL;
 	r->map = p;

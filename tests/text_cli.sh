@@ -435,9 +435,15 @@ if [ -x "$GST" ]; then
 	fault fault-write-output-streamed write@2:ENOSPC 2 1G
 	fault fault-write-output-streamed-late write@5+:ENOSPC 2 1G
 	fault fault-write-output-streamed-short write@3:short 0 1G
+	# a spilled run read back through a mapping, cut short underneath
+	# (SIGBUS, as a disk's read error): exit 2, the old output kept, no temp left
+	fault fault-mapped-run-truncated run-shrinks 2
+	grep -q "could not be read back: stopped" "$d/ferr" &&
+		pass fault-mapped-run-truncated-message ||
+		fail fault-mapped-run-truncated-message "$(head -c 200 "$d/ferr")"
 	# the only input, mapped, truncated underneath (SIGBUS): exit 2, the old output kept
 	fault fault-mapped-input-truncated input-changes 2 1G
-	grep -q "gpusort: an input file shrank while it was read, or the output while it was written: stopped" "$d/ferr" &&
+	grep -q "gpusort: an input file shrank while it was read, the output while it was written, or a spilled run could not be read back: stopped" "$d/ferr" &&
 		pass fault-mapped-input-truncated-message ||
 		fail fault-mapped-input-truncated-message "$(head -c 200 "$d/ferr")"
 	# read (the budget is smaller than the input), truncated once some of it
