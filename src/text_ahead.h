@@ -3,7 +3,10 @@
  * compares head lines, helper threads read each source's next lines
  * (the reads, a run's XXH3, the line ends, the key prefixes: most of a
  * line's cost in the merge) into a block of its own, two blocks a
- * source, so the merge only takes finished lines. A source is read by one
+ * source, so the merge only takes finished lines. A block holds copies of
+ * the lines, or, where they stay put (a run read through its mapping,
+ * text_reader_map; the last chunk in memory), their places only, and
+ * then more of them (text_ahead.c's fill). A source is read by one
  * thread at a time and in order, so pipes, decompressors' pipes and the
  * runs' hash checks work as with text_reader_next alone.
  */
