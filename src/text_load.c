@@ -23,7 +23,6 @@
 #define LOAD_PIECES 256                 /* most pieces a block is split into */
 #define LOAD_READ_STEP ((size_t)8 << 20) /* bytes one pread asks for (a piece is read in steps) */
 #define LOAD_STREAM_BLOCK ((size_t)4 << 20) /* bytes of a pipe read before they are indexed */
-#define LOAD_HUGE ((size_t)2 << 20)     /* a transparent huge page */
 #define LOAD_FIRST ((size_t)1 << 20)    /* bytes of the first buffer */
 
 void text_load_init(text_loader *l, char *const *inputs, int n, unsigned char eol, size_t budget, tpool *pool,
@@ -51,34 +50,16 @@ static int oom(text_loader *l)
 	return -1;
 }
 
-/*
- * Advise transparent huge pages for the whole 2 MiB pages inside [p, p + n):
- * the first touch of a 1 GiB buffer then faults 512 pages, not 262144, and
- * the output's gather, a random read of every line, misses the TLB less.
- * Advice only: nothing fails.
- */
-static void advise_huge(void *p, size_t n)
-{
-#ifdef MADV_HUGEPAGE
-	uintptr_t a = ((uintptr_t)p + LOAD_HUGE - 1) & ~(uintptr_t)(LOAD_HUGE - 1);
-	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)(LOAD_HUGE - 1);
-	if (e > a)
-		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-	(void)p, (void)n;
-#endif
-}
-
-/* Room for `need` line offsets in l->start. 0, or -1 (out of memory). */
+/* Room for `need` line offsets in l->start (on huge pages, as the
+ * buffer: util_map_resize). 0, or -1 (out of memory). */
 static int reserve_starts(text_loader *l, size_t need)
 {
 	if (need <= l->scap)
 		return 0;
 	size_t cap = l->scap * 2 > need ? l->scap * 2 : need < 4096 ? 4096 : need;
-	uint64_t *ns = realloc(l->start, cap * sizeof *ns);
+	uint64_t *ns = util_map_resize(l->start, l->scap * sizeof *ns, cap * sizeof *ns);
 	if (!ns)
 		return -1;
-	advise_huge(ns, cap * sizeof *ns);
 	l->start = ns;
 	l->scap = cap;
 	return 0;
@@ -93,14 +74,17 @@ static int add_start(text_loader *l, uint64_t off)
 	return 0;
 }
 
+/* Room for `need` bytes in l->buf, on transparent huge pages
+ * (util_map_resize): the first touch of a 1 GiB buffer faults 512 pages,
+ * not 262144, and the output's gather, a random read of every line, misses
+ * the TLB less. 0, or -1 (out of memory). */
 static int grow_buf(text_loader *l, size_t need)
 {
 	if (need <= l->cap)
 		return 0;
-	uint8_t *nb = realloc(l->buf, need);
+	uint8_t *nb = util_map_resize(l->buf, l->cap, need);
 	if (!nb)
 		return -1;
-	advise_huge(nb, need);
 	l->buf = nb;
 	l->cap = need;
 	return 0;
@@ -542,6 +526,37 @@ int text_load_chunk(text_loader *l, text_chunk *c, int *last)
 	return l->n ? 1 : 0;
 }
 
+size_t text_load_held(const text_loader *l)
+{
+	return (l->map ? 0 : l->cap) + l->scap * sizeof *l->start;
+}
+
+void text_load_trim(text_loader *l)
+{
+	if (l->map || !l->buf)
+		return;
+	/* shrinking moves nothing (mremap): the chunk's pointers stay valid */
+	size_t len = l->len ? l->len : 1, sbytes = (l->n + 1) * sizeof *l->start;
+	uint8_t *nb = util_map_resize(l->buf, l->cap, len);
+	if (nb == l->buf)
+		l->cap = len;
+	uint64_t *ns = l->start ? util_map_resize(l->start, l->scap * sizeof *ns, sbytes) : NULL;
+	if (ns && ns == l->start)
+		l->scap = l->n + 1;
+}
+
+void text_load_release(text_loader *l)
+{
+	if (l->map)
+		munmap(l->map, l->maplen);
+	else
+		util_map_free(l->buf, l->cap);
+	util_map_free(l->start, l->scap * sizeof *l->start);
+	l->map = NULL, l->maplen = 0;
+	l->buf = NULL, l->len = l->cap = 0;
+	l->start = NULL, l->n = l->scap = 0;
+}
+
 void text_load_free(text_loader *l)
 {
 	if (l->own && l->fd >= 0)
@@ -549,8 +564,8 @@ void text_load_free(text_loader *l)
 	if (l->map)
 		munmap(l->map, l->maplen);
 	else
-		free(l->buf);
-	free(l->start);
+		util_map_free(l->buf, l->cap);
+	util_map_free(l->start, l->scap * sizeof *l->start);
 	memset(l, 0, sizeof *l);
 	l->fd = -1;
 }

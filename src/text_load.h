@@ -61,6 +61,20 @@ void text_load_init(text_loader *l, char *const *inputs, int n, unsigned char eo
  */
 int text_load_chunk(text_loader *l, text_chunk *c, int *last);
 
+/* The bytes l's buffers hold (the chunk's lines and their offsets; a
+ * mapped input's pages are the file's, not counted): what a merge's share
+ * of -S leaves out. */
+size_t text_load_held(const text_loader *l);
+
+/* Give back l's buffers' room past the chunk just read (its lines and
+ * offsets stay where they are): the last chunk, kept in memory for the
+ * merge, then holds only its own bytes, often far fewer than a chunk's. */
+void text_load_trim(text_loader *l);
+
+/* Free l's buffers once text_load_chunk has returned 0 (every input read):
+ * the merge that follows has -S to itself. */
+void text_load_release(text_loader *l);
+
 void text_load_free(text_loader *l);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -205,4 +206,31 @@ void *util_alloc_huge(size_t bytes)
 		(void)madvise(p, (bytes + huge - 1) / huge * huge, MADV_HUGEPAGE); /* advice only */
 #endif
 	return p;
+}
+
+void *util_map_resize(void *p, size_t old_bytes, size_t bytes)
+{
+	if (!bytes)
+		bytes = 1;
+	void *q = p ? mremap(p, old_bytes ? old_bytes : 1, bytes, MREMAP_MAYMOVE)
+		    : mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	if (bytes >= (2u << 20))
+		(void)madvise(q, bytes, MADV_HUGEPAGE); /* the whole mapping: advice only */
+#endif
+	return q;
+}
+
+void util_map_free(void *p, size_t bytes)
+{
+	if (p)
+		munmap(p, bytes ? bytes : 1);
+}
+
+uint64_t util_peak_rss(void)
+{
+	struct rusage ru;
+	return getrusage(RUSAGE_SELF, &ru) ? 0 : (uint64_t)ru.ru_maxrss * 1024; /* Linux: KiB */
 }

@@ -58,4 +58,23 @@ void *util_alloc_aligned(size_t bytes, size_t align);
  */
 void *util_alloc_huge(size_t bytes);
 
+/*
+ * A buffer that grows: p (old_bytes, from this function; NULL: none) as
+ * bytes of anonymous memory, its contents kept up to the smaller size,
+ * moved by mremap (page tables, not a copy) and advised huge pages as one
+ * whole mapping. realloc of a buffer whose middle was advised apart splits
+ * it, so that its mremap fails (EFAULT) and every growth was a copy: twice
+ * the buffer resident at once. Freed with util_map_free; NULL when out of
+ * memory (p is left as it was).
+ */
+void *util_map_resize(void *p, size_t old_bytes, size_t bytes);
+
+/* The process's peak resident memory so far, bytes (getrusage's
+ * ru_maxrss: pages of mapped files, the output's and the runs', counted
+ * with the process's own); 0 when unknown. --stats reports it beside -S. */
+uint64_t util_peak_rss(void);
+
+/* Free p (bytes long, from util_map_resize; NULL: nothing). */
+void util_map_free(void *p, size_t bytes);
+
 #endif
