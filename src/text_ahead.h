@@ -46,6 +46,15 @@ typedef struct text_window {
 int text_ahead_start(text_ahead **a, const text_spec *s, text_source *src, int k, int threads, size_t bytes);
 
 /*
+ * The bytes one source's two blocks take at most when read ahead in
+ * blocks of `bytes` (text_ahead_start's), its lines no longer than an
+ * eighth of a block: line entries, and copies of the lines (stable 0) or
+ * not (stable 1: a run read through its mapping, the chunk in memory).
+ * Linear in bytes, but for a few KiB: text_merge_block sizes blocks by it.
+ */
+size_t text_ahead_source_bytes(size_t bytes, int stable);
+
+/*
  * Source i's next line into src[i] (line, len, ph, pl, done, as
  * text_merge's own advance sets them; line valid until the next call for
  * i). Returns 1, 0 at its end (done set), or the source's -errno where its

@@ -32,6 +32,7 @@ struct text_gather {
 	/* the batch being gathered: ord[lo, lo + n) */
 	const uint32_t *ord;
 	size_t lo, n;
+	size_t batch;                      /* most lines a batch (not into a mapped output) */
 	int parts;                         /* the batch's parts; a step's threads past them idle */
 	uint8_t *buf;
 	size_t off[GATHER_PARTS + 1];      /* each part's bytes, then its offset in buf */
@@ -213,7 +214,10 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-/* text_gather_begin, with the writer thread and its ring when ring is 1. */
+/* text_gather_begin, with the writer thread and its ring when ring_on is 1,
+ * a ring of two batches when it is 2 (the chunk is sorted: each batch is
+ * gathered by every thread while the writer writes the one before, and a
+ * deeper ring would only hold memory beyond -S). */
 static int gather_new(text_gather **out, const text_chunk *c, text_writer *w, tpool *pool, size_t room, int ring_on)
 {
 	text_gather *g = calloc(1, sizeof *g);
@@ -242,7 +246,9 @@ static int gather_new(text_gather **out, const text_chunk *c, text_writer *w, tp
 	ring = ring < GATHER_RING_BYTES ? ring : GATHER_RING_BYTES;
 	if (room > ring)
 		ring = room < bytes ? room : bytes;
-	size_t depth = ring / batch;
+	size_t depth = ring_on == 2 ? 2 : ring / batch;
+	/* two batches of a sixteenth of the chunk at most: an eighth of its bytes beside -S */
+	g->batch = ring_on == 2 && c->n / 16 < GATHER_LINES ? (c->n / 16 > 4096 ? c->n / 16 : 4096) : GATHER_LINES;
 	g->depth = depth < 2 ? 2 : depth > INT_MAX / 2 ? INT_MAX / 2 : (int)depth;
 	if (ring_on && c->n > GATHER_LINES) {
 		g->ring = calloc((size_t)g->depth, sizeof *g->ring);
@@ -315,7 +321,7 @@ int text_gather_lines(text_gather *g, const uint32_t *order, size_t n)
 		 * then tens of MB of the file; parts of a few MB side by side
 		 * (batches of 2^20 lines) made the copy 3x slower (page faults of
 		 * neighbouring threads meeting, h200-outmap-2026-11-26.md) */
-		size_t most = GATHER_LINES;
+		size_t most = g->batch;
 		if (g->dst) {
 			most = n / GATHER_MAPPED_BATCHES + 1;
 			most = most > GATHER_LINES ? most : GATHER_LINES;
@@ -409,7 +415,7 @@ int text_gather_write(const text_chunk *c, const uint32_t *order, const uint8_t 
 		      text_writer *wr, tpool *pool)
 {
 	text_gather *g;
-	int rc = text_gather_begin(&g, c, wr, pool, 0);
+	int rc = gather_new(&g, c, wr, pool, 0, 2);
 	if (!rc) {
 		if (recs)
 			text_gather_prefixes(g, order, recs, rs, w);

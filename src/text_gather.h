@@ -61,7 +61,9 @@ int text_gather_lines(text_gather *g, const uint32_t *order, size_t n);
  * first write error, else 0. */
 int text_gather_end(text_gather *g, int rc);
 
-/* The lines c[order[0, c->n)] to w: begin, prefixes (recs NULL: none), lines, end. Returns 0 or -errno. */
+/* The lines c[order[0, c->n)] to w: begin, prefixes (recs NULL: none),
+ * lines, end; the writer thread's ring two batches deep (the chunk is
+ * sorted: nothing else gets ahead of the writer). Returns 0 or -errno. */
 int text_gather_write(const text_chunk *c, const uint32_t *order, const uint8_t *recs, size_t rs, size_t w,
 		      text_writer *wr, tpool *pool);
 

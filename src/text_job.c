@@ -56,7 +56,7 @@ typedef struct tjob {
 	io_output out;
 	int out_open;
 	const char *out_name;
-	size_t bufsize;   /* a merge reader's buffer */
+	uint64_t merge_mem; /* the bytes of -S a merge may take (what the chunk kept in memory leaves) */
 	int fd_room;      /* descriptors free at the start (fd_room) */
 	int named;        /* runs are named files, closed between passes: descriptors are short */
 	progress prog_store;
@@ -357,9 +357,16 @@ static int64_t items_bytes(const item *its, int k)
 	return b;
 }
 
+/* Whether run *it is read through its mapping (text_reader_map): an
+ * unlinked run (no one else can cut it short) of our own bytes. */
+static int run_mapped(const tjob *t, const item *it)
+{
+	return !it->path && !it->tmp && !t->o->compress && it->bytes > 0 && !t->o->knobs.no_outmap;
+}
+
 /*
  * Merge items its[0, k) and, when mem is not NULL, the sorted
- * chunk mem after them, into w.
+ * chunk mem after them, into w, in t->merge_mem bytes (text_merge_block).
  */
 static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, text_writer *w, const char *name)
 {
@@ -368,56 +375,6 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 	text_reader *rd = calloc((size_t)(k ? k : 1), sizeof *rd);
 	io_filter *dz = calloc((size_t)(k ? k : 1), sizeof *dz); /* --compress-program's decompressors */
 	int rc = -1, opened = 0;
-	if (!src || !rd || !dz) {
-		fail(t, "out of memory");
-		goto out;
-	}
-	for (int i = 0; i < k; i++, opened++) {
-		const item *it = &its[i];
-		int e;
-		if (it->path) {
-			e = text_reader_open(&rd[i], it->path, t->s->eol, t->bufsize);
-		} else {
-			/* a named run is opened now, and closed with its reader (or once its decompressor has it) */
-			int fd = !it->tmp ? it->fd : io_fault_sys(IO_FAULT_OPEN) ? -1 : open(it->tmp, O_RDONLY | O_CLOEXEC);
-			if (fd < 0) {
-				fail(t, "cannot read: %s: %s", it->tmp, strerror(errno));
-				goto out;
-			}
-			if (t->o->compress) {
-				e = io_filter_start(&dz[i], t->o->compress, "-d", fd, 0, "a spilled run");
-				if (it->tmp)
-					close(fd);
-				if (e) {
-					fail(t, "couldn't execute compress program '%s -d': %s", t->o->compress, strerror(-e));
-					goto out;
-				}
-				e = text_reader_open_run(&rd[i], dz[i].f.fd, 0, it->hash, t->s->eol, t->bufsize);
-			} else {
-				e = text_reader_open_run(&rd[i], fd, 1, it->hash, t->s->eol, t->bufsize);
-				if (it->tmp && e)
-					close(fd);
-				rd[i].own = it->tmp != NULL;
-				/* an unlinked run (no one else can cut it short) is read
-				 * through a mapping: no copies, the lines left in place */
-				if (!e && !it->tmp && it->bytes > 0 && !t->o->knobs.no_outmap)
-					(void)text_reader_map(&rd[i], (uint64_t)it->bytes); /* else: pread */
-			}
-		}
-		if (e) {
-			fail(t, "cannot read: %s: %s", it->path ? it->path : "a temporary file", strerror(-e));
-			goto out;
-		}
-		if (!it->path && (it->tmp || it->spill)) /* a corrupt run is named in the error */
-			snprintf(rd[i].name, sizeof rd[i].name, "temporary file %s", it->tmp ? it->tmp : it->spill);
-		src[i].r = &rd[i];
-	}
-	if (mem) {
-		src[k].c = mem;
-		src[k].order = t->sorter.order;
-	}
-	char err[4400];
-	double t0 = util_now();
 	/* the job's other threads read the sources ahead; the pool's merge them */
 	int helpers = t->o->knobs.text_helpers > 0 ? t->o->knobs.text_helpers : t->sorter.threads - 1;
 	/* into the output file, when it is regular and its size known (runs of
@@ -435,9 +392,64 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 		     !w->verify && !w->debug && !w->len && !t->o->knobs.no_outmap && io_outmap_open(&m, w->fd, (uint64_t)bytes) == 0;
 	if (mapped)
 		t->res->mapped_out = 1;
+	/* the blocks read ahead (and each copying reader's buffer) sized to the memory -S leaves */
+	int nstable = mem != NULL;
+	for (int i = 0; i < k; i++)
+		nstable += run_mapped(t, &its[i]);
+	size_t block = t->o->knobs.text_block > 0 ? (size_t)t->o->knobs.text_block
+						  : text_merge_block(t->merge_mem, ns - nstable, nstable, !mapped);
+	if (!src || !rd || !dz) {
+		fail(t, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < k; i++, opened++) {
+		const item *it = &its[i];
+		int e;
+		if (it->path) {
+			e = text_reader_open(&rd[i], it->path, t->s->eol, block);
+		} else {
+			/* a named run is opened now, and closed with its reader (or once its decompressor has it) */
+			int fd = !it->tmp ? it->fd : io_fault_sys(IO_FAULT_OPEN) ? -1 : open(it->tmp, O_RDONLY | O_CLOEXEC);
+			if (fd < 0) {
+				fail(t, "cannot read: %s: %s", it->tmp, strerror(errno));
+				goto out;
+			}
+			if (t->o->compress) {
+				e = io_filter_start(&dz[i], t->o->compress, "-d", fd, 0, "a spilled run");
+				if (it->tmp)
+					close(fd);
+				if (e) {
+					fail(t, "couldn't execute compress program '%s -d': %s", t->o->compress, strerror(-e));
+					goto out;
+				}
+				e = text_reader_open_run(&rd[i], dz[i].f.fd, 0, it->hash, t->s->eol, block);
+			} else {
+				e = text_reader_open_run(&rd[i], fd, 1, it->hash, t->s->eol, block);
+				if (it->tmp && e)
+					close(fd);
+				rd[i].own = it->tmp != NULL;
+				/* no copies, the lines left in place */
+				if (!e && run_mapped(t, it))
+					(void)text_reader_map(&rd[i], (uint64_t)it->bytes); /* else: pread */
+			}
+		}
+		if (e) {
+			fail(t, "cannot read: %s: %s", it->path ? it->path : "a temporary file", strerror(-e));
+			goto out;
+		}
+		if (!it->path && (it->tmp || it->spill)) /* a corrupt run is named in the error */
+			snprintf(rd[i].name, sizeof rd[i].name, "temporary file %s", it->tmp ? it->tmp : it->spill);
+		src[i].r = &rd[i];
+	}
+	if (mem) {
+		src[k].c = mem;
+		src[k].order = t->sorter.order;
+	}
+	char err[4400];
+	double t0 = util_now();
 	text_merge_stats ms = { 0 };
 	if (text_merge(t->s, src, ns, w, name, &ms, mapped ? m.base : NULL, mapped ? m.bytes : 0, t->pool, helpers,
-		       t->o->knobs.text_block > 0 ? (size_t)t->o->knobs.text_block : t->bufsize / 2, err, sizeof err))
+		       block, err, sizeof err))
 		fail(t, "%s", err);
 	else
 		rc = 0;
@@ -455,6 +467,8 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 	}
 	t->res->merge_s += util_now() - t0;
 out:
+	if (mapped) /* a reader that failed to open: nothing written */
+		(void)io_outmap_close(&m, w->bytes - before);
 	for (int i = 0; i < opened; i++)
 		text_reader_close(&rd[i]);
 	for (int i = 0; dz && i < k; i++) {
@@ -661,6 +675,12 @@ static int64_t inputs_bytes(const job_opts *o)
 	return b;
 }
 
+/* The bytes of a budget that `held` bytes leave to a merge (0: none; text_merge_block's floor then). */
+static uint64_t merge_room(size_t budget, size_t held)
+{
+	return budget > held ? budget - held : 0;
+}
+
 static int sort_job(tjob *t)
 {
 	const job_opts *o = t->o;
@@ -713,11 +733,18 @@ static int sort_job(tjob *t)
 			if (spill_chunk(t, &c))
 				goto out;
 			/* each unlinked run holds a descriptor: merge them down before they run out */
-			if (!t->named && t->n >= t->fd_room / 2 && reduce(t, 1, 0))
-				goto out;
+			if (!t->named && t->n >= t->fd_room / 2) {
+				t->merge_mem = merge_room(budget, text_load_held(&l) + text_sort_held(&t->sorter));
+				if (reduce(t, 1, 0))
+					goto out;
+			}
 			continue;
 		}
-		/* the last chunk: straight out, or merged from memory with the runs */
+		/* the last chunk: straight out, or merged from memory with the runs,
+		 * which have what -S leaves beside its lines and their order */
+		text_sort_release(&t->sorter);
+		text_load_trim(&l);
+		t->merge_mem = merge_room(budget, text_load_held(&l) + text_sort_held(&t->sorter));
 		t->passes = t->n ? reduce_passes(t, t->n, 1) + 1 : 0;
 		if (reduce(t, 1, 1) || open_output(t, &w))
 			goto out;
@@ -741,7 +768,10 @@ static int sort_job(tjob *t)
 		t->res->write_s += util_now() - t1;
 		goto out;
 	}
-	/* no lines left after the runs (or none at all) */
+	/* no lines left after the runs (or none at all): -S is the merge's */
+	text_sort_release(&t->sorter);
+	text_load_release(&l);
+	t->merge_mem = budget;
 	t->passes = t->n ? reduce_passes(t, t->n, 0) + 1 : 0;
 	if (reduce(t, 0, 1) || open_output(t, &w))
 		goto out;
@@ -844,8 +874,7 @@ void text_job_run(const job_opts *o, const text_spec *s, text_result *res)
 		t.pool = NULL; /* no threads to be had: the job runs on this one */
 	t.fd_room = fd_room();
 	t.named = t.fd_room < TEXT_NAMED_ROOM;
-	size_t per = (size_t)(o->mem / (uint64_t)(fanin(&t) + 1));
-	t.bufsize = per < ((size_t)64 << 10) ? (size_t)64 << 10 : per > ((size_t)8 << 20) ? (size_t)8 << 20 : per;
+	t.merge_mem = o->mem;
 	if (o->progress && !o->check) {
 		progress_start(&t.prog_store, stderr, o->progress_tty, o->progress_interval);
 		t.prog = &t.prog_store;

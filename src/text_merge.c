@@ -9,6 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A round of the parallel merge: about a block's lines of each source
+ * (each takes one source's block), at most 8 blocks' bytes of them
+ * (blocks of lines that stay put hold up to 4 blocks' bytes: text_ahead.c). */
+#define ROUND_BLOCKS 8
+
 void text_merge_prefix(const text_spec *s, const uint8_t *line, size_t len, uint64_t *ph, uint32_t *pl)
 {
 	uint8_t prefix[TEXT_PREFIX];
@@ -108,6 +113,18 @@ static int read_fail(const text_source *x, int rc, char *err, size_t errlen)
 	return -1;
 }
 
+size_t text_merge_block(uint64_t mem, int ncopied, int nstable, int out_buffered)
+{
+	/* the costs are linear in the block's bytes: weighed at one MiB */
+	const size_t b = (size_t)1 << 20;
+	double per = (double)ncopied * (double)(b + text_ahead_source_bytes(b, 0)) +
+		     (double)nstable * (double)text_ahead_source_bytes(b, 1) +
+		     (out_buffered ? (double)text_merge_par_out_bytes(ROUND_BLOCKS * b) : 0);
+	double block = per > 0 ? (double)mem * (double)b / per : (double)TEXT_MERGE_MAX_BLOCK;
+	return block < TEXT_MERGE_MIN_BLOCK ? TEXT_MERGE_MIN_BLOCK
+	       : block > TEXT_MERGE_MAX_BLOCK ? TEXT_MERGE_MAX_BLOCK : (size_t)block;
+}
+
 int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, const char *out_name, text_merge_stats *st,
 	       uint8_t *dst, size_t dcap, tpool *pool, int helpers, size_t block, char *err, size_t errlen)
 {
@@ -124,10 +141,7 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 	if (helpers > 0 && k > 1)
 		text_ahead_start(&a, s, src, k, helpers < k ? helpers : k, block); /* else: read here */
 	if (a && pool && tpool_size(pool) > 1) {
-		/* a round holds about a block's lines (each takes one source's
-		 * block), at most two blocks' worth of them; blocks of lines that
-		 * stay put hold up to 4 blocks' bytes (text_ahead.c) */
-		int bad, rc = text_merge_par(s, src, k, a, w, dst, dcap, pool, 8 * block, st, &bad);
+		int bad, rc = text_merge_par(s, src, k, a, w, dst, dcap, pool, ROUND_BLOCKS * block, st, &bad);
 		if (rc && bad >= 0)
 			read_fail(&src[bad], rc, err, errlen);
 		else if (rc && bad == -2)

@@ -55,6 +55,27 @@ typedef struct text_merge_stats {
 int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, const char *out_name, text_merge_stats *st,
 	       uint8_t *dst, size_t dcap, tpool *pool, int helpers, size_t block, char *err, size_t errlen);
 
+/* text_merge_block's bounds: below the floor a merge's memory exceeds -S by
+ * what the floor costs (a few MiB for 16 sources); the ceiling, where -S
+ * is large: blocks of 16 MiB merged 14 runs of CSV (4 GiB) in 2.04 s where
+ * 4 MiB took 2.46 s on 16 threads, in 129 rounds against 475
+ * (bench/results/h200-text-merge-held-2026-11-27.md). */
+#define TEXT_MERGE_MIN_BLOCK ((size_t)32 << 10)
+#define TEXT_MERGE_MAX_BLOCK ((size_t)16 << 20)
+
+/*
+ * text_merge's block bytes for a merge held to about mem bytes (what -S
+ * leaves beside a chunk kept in memory): ncopied sources whose lines are
+ * copied (read through a reader's buffer, which the caller opens with the
+ * block's bytes: files, pipes, compressed runs, runs read with pread),
+ * nstable whose lines stay put (runs read through their mapping, the chunk
+ * in memory), and, when out_buffered, the parallel merge's two round
+ * buffers (an output that is not mapped). Each source costs a few blocks
+ * (text_ahead_source_bytes), the round buffers 20. Returns a size within
+ * [TEXT_MERGE_MIN_BLOCK, TEXT_MERGE_MAX_BLOCK].
+ */
+size_t text_merge_block(uint64_t mem, int ncopied, int nstable, int out_buffered);
+
 /* The prefix of [line, line + len) (text_prefix) as the integers the
  * merge compares: *ph its bytes 0-7, *pl 8-11, big-endian. */
 void text_merge_prefix(const text_spec *s, const uint8_t *line, size_t len, uint64_t *ph, uint32_t *pl);

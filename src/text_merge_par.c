@@ -400,6 +400,11 @@ static int choose_splitters(par *p, uint64_t lines, uint64_t take, mline **samp,
 	return nsp;
 }
 
+size_t text_merge_par_out_bytes(size_t max_round)
+{
+	return 2 * (max_round + max_round / 4); /* each grown to a round and a quarter (below) */
+}
+
 int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, text_writer *w, uint8_t *dst,
 		   size_t dcap, tpool *pool, size_t max_round, text_merge_stats *st, int *bad)
 {
@@ -533,9 +538,10 @@ int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, t
 			*bad = -1;
 			goto out;
 		} else if (total > b->cap) {
-			free(b->p);
+			/* mapped apart, so that freeing returns it (util_map_resize) */
+			util_map_free(b->p, b->cap);
 			b->cap = total + total / 4;
-			if (!(b->p = malloc(b->cap))) {
+			if (!(b->p = util_map_resize(NULL, 0, b->cap))) {
 				b->cap = 0;
 				rc = -ENOMEM;
 				goto out;
@@ -617,7 +623,7 @@ out:
 	for (int t = 0; p.pties && t < p.P; t++)
 		*ties += p.pties[t];
 	for (int i = 0; i < 2; i++) {
-		free(p.b[i].p);
+		util_map_free(p.b[i].p, p.b[i].cap);
 		free(p.b[i].seg);
 	}
 	free(last.p);

@@ -38,4 +38,8 @@
 int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, text_writer *w, uint8_t *dst,
 		   size_t dcap, tpool *pool, size_t max_round, text_merge_stats *st, int *bad);
 
+/* The bytes of the two round buffers text_merge_par holds when it writes
+ * through w (dst NULL), rounds of max_round bytes: text_merge_block's share. */
+size_t text_merge_par_out_bytes(size_t max_round);
+
 #endif

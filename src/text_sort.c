@@ -685,7 +685,7 @@ static void finish_all(job *j)
 
 static int grow(text_sorter *t, size_t n)
 {
-	if (n <= t->cap)
+	if (n <= t->cap && t->a) /* a: not released (text_sort_release) */
 		return 0;
 	size_t cap = n + n / 4;
 	free(t->a);
@@ -791,6 +791,22 @@ int text_sort_chunk_parts(text_sorter *t, const text_chunk *c, text_part_fn part
 int text_sort_chunk(text_sorter *t, const text_chunk *c)
 {
 	return text_sort_chunk_parts(t, c, NULL, NULL);
+}
+
+size_t text_sort_held(const text_sorter *t)
+{
+	size_t per = sizeof *t->order + (t->a ? 2 * TEXT_RECORD : 0) +
+		     (t->scratch && t->eng ? t->eng->scratch_per_record : 0);
+	return t->cap * per;
+}
+
+void text_sort_release(text_sorter *t)
+{
+	free(t->a);
+	free(t->b);
+	free(t->scratch);
+	t->a = t->b = t->scratch = NULL;
+	t->sorted = NULL;
 }
 
 void text_sort_free(text_sorter *t)

@@ -75,6 +75,15 @@ typedef int (*text_part_fn)(void *arg, const uint32_t *order, size_t lo, size_t 
  */
 int text_sort_chunk_parts(text_sorter *t, const text_chunk *c, text_part_fn part, void *arg);
 
+/* The bytes t's buffers hold (records, order, the engine's scratch): what
+ * a merge's share of -S leaves out (text_merge_block). */
+size_t text_sort_held(const text_sorter *t);
+
+/* Free the buffers of t but the last chunk's order (t->order stays valid,
+ * t->sorted does not): the merge that takes the last chunk from memory
+ * reads only its order. A later sort allocates them again. */
+void text_sort_release(text_sorter *t);
+
 void text_sort_free(text_sorter *t);
 
 #endif
