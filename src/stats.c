@@ -105,8 +105,9 @@ void stats_print(const job_ctx *c, double wall)
 		json_str(stderr, s->gm_why);
 		fprintf(stderr, "\",\"gpu_failed\":\"");
 		json_str(stderr, c->eng.gpu_lost_why);
-		fprintf(stderr, "\",\"output_mapped\":%d,\"spilled_runs_mapped\":%" PRIu64 ",\"io_bytes\":%" PRIu64 ",\"io_fixed_bytes\":%" PRIu64 ",\"notice\":\"",
-			s->out_mapped, s->spill_mapped, fs.bytes, fs.fixed_bytes);
+		fprintf(stderr, "\",\"output_mapped\":%d,\"spilled_runs_mapped\":%" PRIu64 ",\"io_bytes\":%" PRIu64 ",\"io_fixed_bytes\":%" PRIu64
+			",\"peak_rss_bytes\":%" PRIu64 ",\"notice\":\"",
+			s->out_mapped, s->spill_mapped, fs.bytes, fs.fixed_bytes, util_peak_rss());
 		json_str(stderr, c->r->notice);
 		fputs("\"}\n", stderr);
 		return;
@@ -163,6 +164,7 @@ void stats_print_teardown(const job_ctx *c)
 {
 	if (c->o->stats == JOB_STATS_JSON)
 		return;
-	fprintf(stderr, "gpusort: stats: teardown: spill files closed %.3f s, runs released %.3f s, engine closed %.3f s\n",
-		c->st.teardown_spill_s, c->st.teardown_runs_s, c->st.teardown_engine_s);
+	fprintf(stderr, "gpusort: stats: teardown: spill files closed %.3f s, runs released %.3f s, engine closed %.3f s; "
+		"peak resident %.1f MiB (mapped files' pages included)\n",
+		c->st.teardown_spill_s, c->st.teardown_runs_s, c->st.teardown_engine_s, (double)util_peak_rss() / (1 << 20));
 }

@@ -396,6 +396,34 @@ else
 	fail budget-counts-line-costs "status $?: $(cat "$d/err")"
 fi
 
+# the merge is held to -S beside the last chunk it keeps in memory: 8 M
+# lines (61 MB) under -S 16M make 27 runs, merged once the last chunk is
+# sorted; without the mapped runs and output (the test build's
+# GPUSORT_OUTMAP=0) the peak resident set is the process's own memory,
+# which must stay within 28 MiB: 22 MB measured (-S and the floors:
+# writers' buffers, the program), with room for huge pages' rounding. On 8
+# threads it also catches blocks filled on the helper threads and freed
+# into their malloc arenas, where they stayed beside the next merge's.
+# Before, the readers and blocks were sized as if -S were free: 35-56 MB
+# on 1-4 threads.
+seq 1 8000000 | sort -R --random-source="$d/rs" > "$d/seq8"
+sort -n "$d/seq8" > "$d/seq8.exp"
+for p in 1 2 8; do
+	if GPUSORT_OUTMAP=0 "$PWD/tests/bin/gpusort-test" -n -S 16M --parallel=$p -T "$d/t" --stats=json "$d/seq8" \
+		> "$d/got" 2> "$d/err"; then
+		_peak=$(sed -n 's/.*"peak_rss_bytes":\([0-9]*\).*/\1/p' "$d/err")
+		_runs=$(sed -n 's/.*"runs":\([0-9]*\).*/\1/p' "$d/err")
+		if [ -n "$_peak" ] && [ "$_peak" -le $((28 << 20)) ] && [ "${_runs:-0}" -ge 16 ]; then
+			same "merge-held-to-S-parallel$p" "$d/seq8.exp" "$d/got"
+		else
+			fail "merge-held-to-S-parallel$p" "want 16 runs or more and a peak of 28 MiB or less: $(cat "$d/err")"
+		fi
+	else
+		fail "merge-held-to-S-parallel$p" "status $?: $(cat "$d/err")"
+	fi
+done
+rm -f "$d/seq8" "$d/seq8.exp"
+
 # faults (the test build, tests/README.md): a failed open, read or write of
 # an input, a run or the output, or a corrupt run, stops the sort with exit 2,
 # the old output kept and no temporary file left; a short transfer changes
