@@ -101,6 +101,20 @@ static ssize_t take_mapped(text_reader *r)
 	return (ssize_t)want;
 }
 
+int text_reader_check_mapped(text_reader *r)
+{
+	if (!r->map || r->end)
+		return -EINVAL;
+	ssize_t n;
+	while ((n = take_mapped(r)) > 0)
+		;
+	if (n < 0)
+		return (int)n;
+	r->eof = 1;
+	r->beg = r->end;
+	return XXH3_64bits_digest(r->xxh) == r->want ? 0 : -EBADMSG;
+}
+
 /* text_reader_next of a mapped run. */
 static int next_mapped(text_reader *r, const uint8_t **line, size_t *len)
 {

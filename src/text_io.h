@@ -56,6 +56,14 @@ int text_reader_open_run(text_reader *r, int fd, int positioned, uint64_t want, 
 int text_reader_map(text_reader *r, uint64_t bytes);
 
 /*
+ * Check a mapped run (text_reader_map, nothing read yet) whole: its XXH3
+ * taken over every byte, in pieces as text_reader_next takes them, the
+ * lines then all read (a merge that copies the run whole, text_concat).
+ * Returns 0, -EBADMSG when the hash does not match, or -errno.
+ */
+int text_reader_check_mapped(text_reader *r);
+
+/*
  * The next line: *line and *len (without the delimiter), valid until the
  * next call (a mapped run's: until text_reader_close). Returns 1, 0 at the end, -errno on a read error, or -EBADMSG
  * when a run's hash does not match.

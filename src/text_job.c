@@ -4,6 +4,7 @@
 #include "engine.h"
 #include "progress.h"
 #include "text_cmp.h"
+#include "text_concat.h"
 #include "text_gather.h"
 #include "text_io.h"
 #include "text_load.h"
@@ -38,6 +39,7 @@ typedef struct item {
 	int slot;         /* tmp's registration for removal on signals, or -1 */
 	char *spill;      /* an unlinked run's path when it was created, for messages, or NULL */
 	int64_t bytes;    /* its lines' bytes (--progress's totals); < 0: not known (a pipe) */
+	uint64_t lines;   /* a run's lines */
 } item;
 
 typedef struct tjob {
@@ -151,7 +153,7 @@ static void drop_items(item *its, int n)
 static int new_run(tjob *t, text_writer *w, item *it)
 {
 	const char *dir = t->o->tmpdirs[t->next_tmp++ % t->o->ntmp];
-	*it = (item){ NULL, -1, 0, NULL, -1, NULL, 0 };
+	*it = (item){ NULL, -1, 0, NULL, -1, NULL, 0, 0 };
 	int rc;
 	if (t->named) {
 		size_t len = strlen(dir) + 32;
@@ -210,6 +212,7 @@ static int end_run(tjob *t, text_writer *w, item *it)
 {
 	int rc = text_writer_flush(w, &it->hash);
 	it->bytes = (int64_t)w->bytes;
+	it->lines = w->lines;
 	text_writer_close(w);
 	if (rc) {
 		io_filter_kill(&t->z);
@@ -448,11 +451,28 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 	char err[4400];
 	double t0 = util_now();
 	text_merge_stats ms = { 0 };
-	if (text_merge(t->s, src, ns, w, name, &ms, mapped ? m.base : NULL, mapped ? m.bytes : 0, t->pool, helpers,
-		       block, err, sizeof err))
+	/* sources that do not overlap (an input in order) are copied whole */
+	int *order = !w->unique && !w->verify && !w->debug && ns > 1 ? malloc((size_t)ns * sizeof *order) : NULL;
+	uint64_t *lines = order ? malloc((size_t)ns * sizeof *lines) : NULL;
+	if (lines && text_concat_order(t->s, src, ns, order)) {
+		for (int i = 0; i < k; i++)
+			lines[i] = its[i].lines;
+		if (mem)
+			lines[k] = mem->n;
+		if (text_concat(src, ns, order, lines, w, name, mapped ? m.base : NULL, mapped ? m.bytes : 0, t->pool, err,
+				sizeof err))
+			fail(t, "%s", err);
+		else
+			rc = 0;
+		t->res->merge_concat++;
+	} else if (text_merge(t->s, src, ns, w, name, &ms, mapped ? m.base : NULL, mapped ? m.bytes : 0, t->pool,
+			      helpers, block, err, sizeof err)) {
 		fail(t, "%s", err);
-	else
+	} else {
 		rc = 0;
+	}
+	free(order);
+	free(lines);
 	t->res->ties += ms.ties;
 	t->res->merge_wait_s += ms.wait_s;
 	t->res->merge_cut_s += ms.cut_s;

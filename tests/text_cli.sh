@@ -396,6 +396,38 @@ else
 	fail budget-counts-line-costs "status $?: $(cat "$d/err")"
 fi
 
+# runs that do not overlap are copied whole (text_concat.h): an input in
+# order, in reverse order, and sorted by a key with ties across runs. Its
+# reverse must keep those ties in input order, and the last resort compares
+# whole lines whose second field is not in order: the runs overlap, and are
+# merged line by line. Each against GNU sort, under -S 1M --batch-size=4
+# (merge passes too), and whether --stats says the runs were copied whole.
+seq 1 200000 > "$d/ord"
+awk '{ a[NR] = $0 } END { for (i = NR; i > 0; i--) print a[i] }' "$d/ord" > "$d/rev"
+awk 'BEGIN { for (i = 0; i < 200000; i++) printf "%d %d\n", int(i / 1000), (i * 7919) % 100003 }' > "$d/tie"
+# concat_case NAME WANT (1: copied whole, 0: merged) INPUT OPTION...
+concat_case() {
+	_n=$1 _w=$2 _in=$3
+	shift 3
+	LC_ALL=C sort "$@" "$_in" > "$d/exp"
+	if "$G" -S 1M --batch-size=4 -T "$d/t" --stats "$@" "$_in" > "$d/got" 2> "$d/err"; then
+		_c=0
+		grep -q "copied their runs whole" "$d/err" && _c=1
+		if [ $_c = "$_w" ]; then same "$_n" "$d/exp" "$d/got"
+		else fail "$_n" "copied whole: $_c, want $_w: $(cat "$d/err")"; fi
+	else
+		fail "$_n" "status $?: $(cat "$d/err")"
+	fi
+}
+concat_case concat-in-order 1 "$d/ord" -n
+concat_case concat-reverse-input 1 "$d/rev" -n
+concat_case concat-reverse-order 1 "$d/ord" -rn
+concat_case concat-ties-stable 1 "$d/tie" -s -k1,1n
+concat_case concat-ties-stable-reverse 0 "$d/tie" -s -k1,1nr
+concat_case concat-ties-last-resort 0 "$d/tie" -k1,1n
+concat_case concat-unique 0 "$d/ord" -n -u
+rm -f "$d/ord" "$d/rev" "$d/tie"
+
 # the merge is held to -S beside the last chunk it keeps in memory: 8 M
 # lines (61 MB) under -S 16M make 27 runs, merged once the last chunk is
 # sorted; without the mapped runs and output (the test build's
@@ -431,17 +463,20 @@ rm -f "$d/seq8" "$d/seq8.exp"
 GST=$PWD/tests/bin/gpusort-test
 sort -t, -k2,2 "$d/big" > "$d/exp"
 # fault NAME SPEC WANT [-S SIZE]: WANT 2 (an error) or 0 (the right output);
-# -S 1M (spills) unless a fourth argument gives another
+# -S 1M (spills) unless a fourth argument gives another. The input, its
+# sorted output and the options: $FIN, $FEXP, $FOPTS (default "$d/big"
+# under -t, -k2,2)
 fault() {
 	echo old > "$d/fo"
-	GPUSORT_FAULT=$2 "$GST" -S "${4:-1M}" --batch-size=4 -T "$d/t" -t, -k2,2 "$d/big" -o "$d/fo" 2> "$d/ferr"
+	# shellcheck disable=SC2086
+	GPUSORT_FAULT=$2 "$GST" -S "${4:-1M}" --batch-size=4 -T "$d/t" ${FOPTS:--t, -k2,2} "${FIN:-$d/big}" -o "$d/fo" 2> "$d/ferr"
 	_rc=$?
 	_left=$(ls -A "$d/t"; ls -a "$d" | grep '\.gpusort\.')
 	if [ -n "$_left" ]; then
 		fail "$1" "temporary files left: $_left"
 	elif [ "$3" = 2 ] && { [ $_rc != 2 ] || [ "$(cat "$d/fo")" != old ] || [ ! -s "$d/ferr" ]; }; then
 		fail "$1" "status $_rc (want 2 and the old output): $(head -c 200 "$d/ferr")"
-	elif [ "$3" = 0 ] && { [ $_rc != 0 ] || ! cmp -s "$d/exp" "$d/fo"; }; then
+	elif [ "$3" = 0 ] && { [ $_rc != 0 ] || ! cmp -s "${FEXP:-$d/exp}" "$d/fo"; }; then
 		fail "$1" "status $_rc or a wrong output: $(head -c 200 "$d/ferr")"
 	else
 		pass "$1"
@@ -482,6 +517,28 @@ if [ -x "$GST" ]; then
 		pass fault-read-input-truncated-message ||
 		fail fault-read-input-truncated-message "$(head -c 200 "$d/ferr")"
 	mv "$d/big.keep" "$d/big"
+	# the merge that copies its runs whole (an input in order: text_concat.h):
+	# a corrupt run, a run cut short under its mapping, and the output's
+	# last writes (the copies into its mapping) failing
+	seq 1 300000 > "$d/inorder"
+	FIN=$d/inorder FEXP=$d/inorder FOPTS=-n
+	fault fault-concat-ok write@1000000 0
+	"$GST" -n -S 1M --batch-size=4 -T "$d/t" --stats "$d/inorder" 2>&1 > /dev/null | grep -q "copied their runs whole" &&
+		pass fault-concat-path || fail fault-concat-path "the runs were merged line by line"
+	fault fault-concat-corrupt-run corrupt-spill 2
+	grep -q "^gpusort: temporary file $d/t/gpusort\.[^:]*: checksum mismatch" "$d/ferr" &&
+		pass fault-concat-corrupt-run-names-file ||
+		fail fault-concat-corrupt-run-names-file "$(head -c 200 "$d/ferr")"
+	fault fault-concat-run-truncated run-shrinks 2
+	rm -f "$d/cnt"
+	GPUSORT_FAULT_COUNT=$d/cnt "$GST" -n -S 1M --batch-size=4 -T "$d/t" "$d/inorder" -o "$d/fo" 2> /dev/null
+	_w=$(awk '$1 == "write" { print $2 }' "$d/cnt" 2> /dev/null)
+	if [ "${_w:-0}" -gt 3 ]; then
+		for _n in $_w $((_w - 1)) $((_w - 2)); do fault "fault-concat-write-$_n-of-$_w" "write@$_n:ENOSPC" 2; done
+	else
+		fail fault-concat-write "no write calls counted: $(cat "$d/cnt" 2> /dev/null)"
+	fi
+	unset FIN FEXP FOPTS
 fi
 
 # the only regular input is mapped: a last line without its delimiter where
