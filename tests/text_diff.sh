@@ -6,7 +6,7 @@
 # "gpusort:" for "sort:"). One case in ten checks (-c or -C, on sorted or
 # unsorted input), one merges (-m of two inputs GNU sort sorted), one
 # writes -o onto its input; a third spill (the input 8-24 times over,
-# -S 1K, --batch-size 2 to 4).
+# -S 1K, --batch-size 2 to 4; half of them in order or in reverse order).
 # -R keys get the same --random-source.
 #
 #   TEXT_DIFF_CASES  cases to run (default 1500, bounded for CI: ~20 s on
@@ -57,6 +57,18 @@ while [ $i -lt "$n" ]; do
 	while IFS= read -r a; do
 		set -- "$@" "$a"
 	done < "$d/args"
+	# half of the spill cases take their input in order (as GNU sort orders
+	# it with the case's options) or in the reverse of that order: runs that
+	# do not overlap, which the merge copies whole (text_concat.h), with
+	# ties across them (the copies of each line) in both orders
+	# (ordered by the case's own options, in memory: GNU sort 9.1's merge of
+	# -S 1K runs looped for good on NaN -g keys, whose order it takes from
+	# uninitialized bytes, below; timeout guards the rest)
+	if [ $((seed % 3)) = 0 ] && [ $((seed / 9 % 4)) -lt 2 ] &&
+		(set -- "--random-source=$d/rs"; while IFS= read -r a; do set -- "$@" "$a"; done < "$d/args"
+		 timeout 20 sort "$@" "$d/in" > "$d/in.s" 2>/dev/null); then
+		if [ $((seed / 9 % 4)) = 1 ]; then tac "$d/in.s" > "$d/in"; else mv "$d/in.s" "$d/in"; fi
+	fi
 	mode=$((seed % 10))
 	case $mode in
 	0 | 1)
