@@ -88,14 +88,8 @@ int text_concat(text_source *src, int k, const int *order, const uint64_t *lines
 		int rc;
 		if (x->r) {
 			text_reader *r = x->r;
-			if ((rc = text_reader_check_mapped(r))) {
-				if (rc == -EBADMSG)
-					snprintf(err, errlen, "%s: checksum mismatch (its XXH3 is not what was written): "
-						 "spilled data was corrupted; no output written", r->name);
-				else
-					snprintf(err, errlen, "read failed: %s: %s", r->name, strerror(-rc));
-				return -1;
-			}
+			if ((rc = text_reader_check_mapped(r)))
+				return text_merge_read_fail(x, rc, err, errlen);
 			size_t n = r->mapsize;
 			if (dst) {
 				size_t want = n; /* the test build's write faults reach a mapped output here */

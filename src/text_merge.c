@@ -103,7 +103,7 @@ static void replay(tree *q, int w)
 	q->t[0] = w;
 }
 
-static int read_fail(const text_source *x, int rc, char *err, size_t errlen)
+int text_merge_read_fail(const text_source *x, int rc, char *err, size_t errlen)
 {
 	if (rc == -EBADMSG)
 		snprintf(err, errlen, "%s: checksum mismatch (its XXH3 is not what was written): spilled data was corrupted; "
@@ -143,7 +143,7 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 	if (a && pool && tpool_size(pool) > 1) {
 		int bad, rc = text_merge_par(s, src, k, a, w, dst, dcap, pool, ROUND_BLOCKS * block, st, &bad);
 		if (rc && bad >= 0)
-			read_fail(&src[bad], rc, err, errlen);
+			text_merge_read_fail(&src[bad], rc, err, errlen);
 		else if (rc && bad == -2)
 			snprintf(err, errlen, "out of memory merging %d sources", k);
 		else if (rc)
@@ -154,7 +154,7 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 	for (int i = 0; i < k; i++) {
 		int rc = a ? text_ahead_next(a, i) : advance(s, &src[i]);
 		if (rc < 0) {
-			read_fail(&src[i], rc, err, errlen);
+			text_merge_read_fail(&src[i], rc, err, errlen);
 			goto out;
 		}
 	}
@@ -168,7 +168,7 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 		}
 		rc = a ? text_ahead_next(a, q.t[0]) : advance(s, x);
 		if (rc < 0) {
-			read_fail(x, rc, err, errlen);
+			text_merge_read_fail(x, rc, err, errlen);
 			goto out;
 		}
 		replay(&q, q.t[0]);

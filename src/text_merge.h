@@ -55,6 +55,11 @@ typedef struct text_merge_stats {
 int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, const char *out_name, text_merge_stats *st,
 	       uint8_t *dst, size_t dcap, tpool *pool, int helpers, size_t block, char *err, size_t errlen);
 
+/* The message, into err, for a read of source x's run that failed with rc
+ * (-EBADMSG: its hash did not match: "... checksum mismatch ..."; else
+ * "read failed: NAME: ..."). Returns -1. */
+int text_merge_read_fail(const text_source *x, int rc, char *err, size_t errlen);
+
 /* text_merge_block's bounds: below the floor a merge's memory exceeds -S by
  * what the floor costs (a few MiB for 16 sources); the ceiling, where -S
  * is large: blocks of 16 MiB merged 14 runs of CSV (4 GiB) in 2.04 s where
