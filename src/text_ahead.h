@@ -8,7 +8,11 @@
  * text_reader_map; the last chunk in memory), their places only, and
  * then more of them (text_ahead.c's fill). A source is read by one
  * thread at a time and in order, so pipes, decompressors' pipes and the
- * runs' hash checks work as with text_reader_next alone.
+ * runs' hash checks work as with text_reader_next alone; what depends on
+ * nothing but the lines (a mapped run's line ends in its pieces, the key
+ * prefixes) the filler shares with every thread that is free, the merge
+ * thread waiting for a block among them: input nearly in order, whose
+ * runs overlap only at their ends, feeds the merge from one run at a time.
  */
 #ifndef GPUSORT_TEXT_AHEAD_H
 #define GPUSORT_TEXT_AHEAD_H
@@ -75,9 +79,14 @@ int text_ahead_window(text_ahead *a, int i, text_window *w);
 /* The first n (<= w->n) lines of source i's window taken: merged. */
 void text_ahead_take(text_ahead *a, int i, size_t n);
 
-/* The helpers' seconds spent reading ahead so far, summed over them
- * (--stats: beside the merge's wall time, how busy reading kept them). */
+/* The helpers' seconds spent reading ahead so far, summed over them, the
+ * merge thread's help with a block's prefixes counted (--stats: beside
+ * the merge's wall time, how busy reading kept them). */
 double text_ahead_busy(text_ahead *a);
+
+/* Blocks so far whose key prefixes were offered to every free thread
+ * (those of at least two pieces of PREFIX_PIECE lines, text_ahead.c). */
+uint64_t text_ahead_shared(text_ahead *a);
 
 /* Stop the helpers (a fill under way finishes first) and free a (NULL: nothing). */
 void text_ahead_stop(text_ahead *a);

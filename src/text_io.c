@@ -115,6 +115,23 @@ int text_reader_check_mapped(text_reader *r)
 	return XXH3_64bits_digest(r->xxh) == r->want ? 0 : -EBADMSG;
 }
 
+int text_reader_take_mapped(text_reader *r, size_t upto, uint64_t lines)
+{
+	if (!r->map || upto < r->beg || upto > r->mapsize)
+		return -EINVAL;
+	while (r->end < upto) {
+		ssize_t n = take_mapped(r);
+		if (n < 0)
+			return (int)n;
+	}
+	r->beg = upto;
+	r->lines += lines;
+	if (upto < r->mapsize)
+		return 0;
+	r->eof = 1;
+	return XXH3_64bits_digest(r->xxh) == r->want ? 1 : -EBADMSG;
+}
+
 /* text_reader_next of a mapped run. */
 static int next_mapped(text_reader *r, const uint8_t **line, size_t *len)
 {

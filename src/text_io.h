@@ -64,6 +64,17 @@ int text_reader_map(text_reader *r, uint64_t bytes);
 int text_reader_check_mapped(text_reader *r);
 
 /*
+ * Take a mapped run's bytes up to offset upto (just after a line's end,
+ * or the mapping's size; not before what was taken) as text_reader_next
+ * would take them, their lines found by the caller (text_ahead's pieces):
+ * hashed in the reader's pieces, each counted as a read by the test
+ * build's faults, `lines` counted, the next line at upto. Returns 0 (more
+ * to come), 1 at the run's end with its hash matched, -EBADMSG when it
+ * did not, or -errno.
+ */
+int text_reader_take_mapped(text_reader *r, size_t upto, uint64_t lines);
+
+/*
  * The next line: *line and *len (without the delimiter), valid until the
  * next call (a mapped run's: until text_reader_close). Returns 1, 0 at the end, -errno on a read error, or -EBADMSG
  * when a run's hash does not match.

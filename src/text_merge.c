@@ -139,7 +139,8 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 	int ret = -1;
 	text_ahead *a = NULL;
 	if (helpers > 0 && k > 1)
-		text_ahead_start(&a, s, src, k, helpers < k ? helpers : k, block); /* else: read here */
+		/* more helpers than sources: the rest make prefixes (text_ahead.c) */
+		text_ahead_start(&a, s, src, k, helpers, block); /* else: read here */
 	if (a && pool && tpool_size(pool) > 1) {
 		int bad, rc = text_merge_par(s, src, k, a, w, dst, dcap, pool, ROUND_BLOCKS * block, st, &bad);
 		if (rc && bad >= 0)
@@ -181,8 +182,10 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 	}
 	ret = 0;
 out:
-	if (a)
+	if (a) {
 		st->read_s += text_ahead_busy(a);
+		st->shared += text_ahead_shared(a);
+	}
 	text_ahead_stop(a);
 	st->ties += q.ties;
 	free(q.t);

@@ -34,6 +34,7 @@ typedef struct text_merge_stats {
 	double slice_s;     /* the merge in rounds: the slices merged on every thread */
 	double out_wait_s;  /* the merge in rounds: waiting for the writer thread to free a round's buffer */
 	double read_s;      /* the helpers' thread-seconds reading ahead */
+	uint64_t shared;    /* blocks read ahead on several threads at once (text_ahead.h) */
 	uint64_t rounds;    /* the merge in rounds: rounds */
 } text_merge_stats;
 

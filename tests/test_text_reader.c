@@ -4,7 +4,10 @@
  * that were written, in order, then the end; a run whose bytes or hash
  * differ from what was written ends in -EBADMSG either way; the mapped
  * reader's lines stay where they are after later calls; and text_ahead
- * hands a mapped run's lines out of the mapping itself, not copies.
+ * hands a mapped run's lines out of the mapping itself, not copies, with
+ * their prefixes and byte counts, found on one helper or on several (the
+ * pieces of a block's range), and ends a run whose hash differs in
+ * -EBADMSG.
  */
 #define _GNU_SOURCE
 #include "text_ahead.h"
@@ -95,6 +98,54 @@ static int read_back(int fd, uint64_t hash, uint64_t bytes, int mapped, int n, i
 	return rc;
 }
 
+/* Read the run on fd back through text_ahead (mapped, `threads` helpers,
+ * blocks of `block` bytes) and compare each window's lines with those
+ * written: in the mapping (*in_place), bytes, running byte counts and
+ * prefixes (*same), *n of them. Returns what ended it (0, or -errno). */
+static int ahead_read(const text_spec *s, int fd, uint64_t hash, uint64_t bytes, int threads, size_t block,
+		      int *in_place, int *same, int *n)
+{
+	text_reader rd;
+	*in_place = *same = 1, *n = 0;
+	if (text_reader_open_run(&rd, fd, 1, hash, '\n', BUF))
+		return -ENOMEM;
+	if (text_reader_map(&rd, bytes)) {
+		text_reader_close(&rd);
+		return -EINVAL;
+	}
+	text_source src;
+	memset(&src, 0, sizeof src);
+	src.r = &rd;
+	text_ahead *a = NULL;
+	if (text_ahead_start(&a, s, &src, 1, threads, block)) {
+		text_reader_close(&rd);
+		return -EAGAIN;
+	}
+	int i = 0, rc;
+	text_window w;
+	while ((rc = text_ahead_window(a, 0, &w)) == 1) {
+		*in_place &= w.base == rd.map;
+		uint64_t cum0 = w.l[0].cum;
+		for (size_t j = 0; j < w.n; j++, i++) {
+			uint64_t ph;
+			uint32_t pl;
+			if (i >= LINES) {
+				*same = 0;
+				continue;
+			}
+			text_merge_prefix(s, lines[i], lens[i], &ph, &pl);
+			*same &= w.l[j].len == lens[i] && !memcmp(w.base + w.l[j].off, lines[i], lens[i]) &&
+				 w.base[w.l[j].off + lens[i]] == '\n' && w.l[j].ph == ph && w.l[j].pl == pl &&
+				 w.l[j].cum - cum0 == w.l[j].off - w.l[0].off;
+		}
+		text_ahead_take(a, 0, w.n);
+	}
+	*n = i;
+	text_ahead_stop(a);
+	text_reader_close(&rd);
+	return rc;
+}
+
 int main(void)
 {
 	make_lines();
@@ -143,33 +194,27 @@ int main(void)
 	text_reader_close(&r);
 	TEST_END();
 
-	TEST_BEGIN("ahead-mapped-in-place");
-	text_spec s;
-	char msg[200];
-	text_spec_init(&s);
-	CHECK(!text_spec_finish(&s, msg, sizeof msg), "spec");
-	text_reader rd;
-	CHECK(!text_reader_open_run(&rd, fd, 1, hash, '\n', BUF) && !text_reader_map(&rd, bytes), "open and map");
-	text_source src;
-	memset(&src, 0, sizeof src);
-	src.r = &rd;
-	text_ahead *a = NULL;
-	CHECK(!text_ahead_start(&a, &s, &src, 1, 1, BUF), "text_ahead_start");
-	int i = 0, rc, in_place = 1, same = 1;
-	text_window w;
-	while (a && (rc = text_ahead_window(a, 0, &w)) == 1) {
-		in_place &= w.base == rd.map;
-		for (size_t j = 0; j < w.n; j++, i++)
-			same &= i < LINES && w.l[j].len == lens[i] && !memcmp(w.base + w.l[j].off, lines[i], lens[i]) &&
-				w.base[w.l[j].off + lens[i]] == '\n';
-		text_ahead_take(a, 0, w.n);
+	/* text_ahead's fill of a mapped run: one helper and blocks of a
+	 * piece; four helpers and 64 KiB blocks (4 pieces a block's range,
+	 * counted and indexed on several threads, some lines longer than a
+	 * piece); 1 MiB blocks (the run in one range, its end the block's) */
+	static const struct { int threads; size_t block; } ac[] = { { 1, BUF }, { 4, 1 << 16 }, { 4, 1 << 20 } };
+	for (size_t c = 0; c < sizeof ac / sizeof ac[0]; c++) {
+		char tname[80], msg[200];
+		snprintf(tname, sizeof tname, "ahead-mapped-threads%d-block%zu", ac[c].threads, ac[c].block);
+		TEST_BEGIN(tname);
+		text_spec s;
+		text_spec_init(&s);
+		CHECK(!text_spec_add_key(&s, "2f", msg, sizeof msg) && !text_spec_finish(&s, msg, sizeof msg), "spec");
+		int in_place, same, n;
+		int rc = ahead_read(&s, fd, hash, bytes, ac[c].threads, ac[c].block, &in_place, &same, &n);
+		CHECK(rc == 0, "ended with %d", rc);
+		CHECK(in_place, "a window's lines were copies, not the mapping's");
+		CHECK(same && n == LINES, "%d lines, or their bytes, places or prefixes differ", n);
+		rc = ahead_read(&s, fd, hash ^ 1, bytes, ac[c].threads, ac[c].block, &in_place, &same, &n);
+		CHECK(rc == -EBADMSG, "a wrong hash ended with %d, not -EBADMSG", rc);
+		TEST_END();
 	}
-	CHECK(a && rc == 0, "ended with %d", a ? rc : -1);
-	CHECK(in_place, "a window's lines were copies, not the mapping's");
-	CHECK(same && i == LINES, "%d lines, or their bytes differ", i);
-	text_ahead_stop(a);
-	text_reader_close(&rd);
-	TEST_END();
 
 	close(fd);
 	for (int k = 0; k < LINES; k++)
