@@ -492,10 +492,10 @@ static void text_stats(const text_result *t, int fmt)
 			",\"chunks\":%" PRIu64 ",\"runs\":%" PRIu64 ",\"merge_passes\":%" PRIu64
 			",\"full_compare_ties\":%" PRIu64 ",\"prefix_bytes\":%u,\"read_s\":%.3f,\"sort_s\":%.3f,\"prefix_s\":%.3f,\"ties_s\":%.3f"
 			",\"merge_s\":%.3f,\"merge_read_wait_s\":%.3f,\"merge_rounds\":%" PRIu64 ",\"merge_cut_s\":%.3f"
-			",\"merge_slice_s\":%.3f,\"merge_write_wait_s\":%.3f,\"merge_read_thread_s\":%.3f,\"merge_concatenated\":%" PRIu64 ",\"write_s\":%.3f,\"output_mapped\":%s,\"total_s\":%.3f,\"peak_rss_bytes\":%" PRIu64 "}\n",
+			",\"merge_slice_s\":%.3f,\"merge_write_wait_s\":%.3f,\"merge_read_thread_s\":%.3f,\"merge_blocks_shared\":%" PRIu64 ",\"merge_concatenated\":%" PRIu64 ",\"write_s\":%.3f,\"output_mapped\":%s,\"total_s\":%.3f,\"peak_rss_bytes\":%" PRIu64 "}\n",
 			t->engine, t->lines, t->bytes, t->chunks, t->runs, t->merge_passes, t->ties, t->prefix_width, t->read_s,
 			t->sort_s, t->prefix_s, t->ties_s, t->merge_s, t->merge_wait_s, t->merge_rounds, t->merge_cut_s,
-			t->merge_slice_s, t->merge_out_wait_s, t->merge_read_s, t->merge_concat, t->write_s, t->mapped_out ? "true" : "false", t->total_s,
+			t->merge_slice_s, t->merge_out_wait_s, t->merge_read_s, t->merge_shared, t->merge_concat, t->write_s, t->mapped_out ? "true" : "false", t->total_s,
 			util_peak_rss());
 		return;
 	}
@@ -510,6 +510,8 @@ static void text_stats(const text_result *t, int fmt)
 			t->merge_rounds, t->merge_cut_s, t->merge_slice_s, t->merge_out_wait_s);
 	if (t->merge_read_s > 0)
 		fprintf(stderr, "; reading ahead %.3f thread-s", t->merge_read_s);
+	if (t->merge_shared)
+		fprintf(stderr, "; %" PRIu64 " blocks read ahead on several threads at once", t->merge_shared);
 	if (t->merge_concat)
 		fprintf(stderr, "; %" PRIu64 " of the merges copied their runs whole: they did not overlap", t->merge_concat);
 	fprintf(stderr, "), write %.3f s%s, total %.3f s, peak resident %.1f MiB (mapped files' pages included)\n", t->write_s,

@@ -479,6 +479,7 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 	t->res->merge_slice_s += ms.slice_s;
 	t->res->merge_out_wait_s += ms.out_wait_s;
 	t->res->merge_read_s += ms.read_s;
+	t->res->merge_shared += ms.shared;
 	t->res->merge_rounds += ms.rounds;
 	if (mapped) {
 		int urc = io_outmap_close(&m, w->bytes - before);

@@ -27,6 +27,7 @@ typedef struct text_result {
 	double merge_out_wait_s; /* of merge_s: the rounds waiting for the writer thread */
 	double merge_read_s;   /* the helpers' thread-seconds reading the sources ahead */
 	uint64_t merge_rounds;
+	uint64_t merge_shared;   /* blocks read ahead on several threads at once (text_ahead.h) */
 	uint64_t merge_concat;   /* merges whose sources did not overlap: copied whole (text_concat.h) */
 	double prefix_s;       /* of sort_s: making the prefix records */
 	unsigned prefix_width; /* the most prefix bytes a chunk's records had (text_sorter.width) */

@@ -428,6 +428,36 @@ concat_case concat-ties-last-resort 0 "$d/tie" -k1,1n
 concat_case concat-unique 0 "$d/ord" -n -u
 rm -f "$d/ord" "$d/rev" "$d/tie"
 
+# input nearly in order: its runs overlap only at their ends, so the merge
+# takes one run at a time, and that run's blocks are read ahead by every
+# free thread at once (text_ahead.c: a mapped run's pieces counted and
+# indexed, the prefixes of other sources' blocks). Numbers each with up to
+# 999 added, every 20011th line 231 KB long (longer than a block's range,
+# 4 blocks of 32 KiB: a block of its own), against GNU sort, blocks of 32
+# KiB (one piece, cut by the block's line count) and 1 MiB (64 pieces
+# counted and indexed on several threads: --stats must say so), on 2 and
+# 8 threads.
+awk 'BEGIN { srand(11); for (i = 1; i <= 300000; i++) { printf "%d", i + int(rand() * 1000);
+	if (i % 20011 == 0) { printf " "; for (j = 0; j < 1500; j++) printf "%s", "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789" }
+	printf "\n" } }' > "$d/near"
+LC_ALL=C sort -n "$d/near" > "$d/near.exp"
+for blk in 32768 1048576; do
+	for p in 2 8; do
+		_n=near-order-block$blk-parallel$p
+		if GPUSORT_TEXT_BLOCK=$blk "$PWD/tests/bin/gpusort-test" -n -S 4M --parallel=$p -T "$d/t" --stats "$d/near" \
+			> "$d/got" 2> "$d/err"; then
+			if [ $blk = 32768 ] || grep -q "blocks read ahead on several threads at once" "$d/err"; then
+				same "$_n" "$d/near.exp" "$d/got"
+			else
+				fail "$_n" "no block read ahead on several threads: $(cat "$d/err")"
+			fi
+		else
+			fail "$_n" "status $?: $(cat "$d/err")"
+		fi
+	done
+done
+rm -f "$d/near" "$d/near.exp"
+
 # the merge is held to -S beside the last chunk it keeps in memory: 8 M
 # lines (61 MB) under -S 16M make 27 runs, merged once the last chunk is
 # sorted; without the mapped runs and output (the test build's
