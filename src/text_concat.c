@@ -6,6 +6,7 @@
 #include "../io/io_fault.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,16 +80,63 @@ int text_concat_order(const text_spec *s, const text_source *src, int k, int *or
 	return ok;
 }
 
+/* The runs' hash checks (check_runs): src[i]'s result in rc[i], the next
+ * source to take in next. */
+typedef struct checks {
+	text_source *src;
+	int k;
+	int *rc;
+	atomic_int next;
+} checks;
+
+static void check_step(void *arg, int t, int n)
+{
+	(void)t, (void)n;
+	checks *c = arg;
+	for (int i; (i = atomic_fetch_add(&c->next, 1)) < c->k;)
+		if (c->src[i].r)
+			c->rc[i] = text_reader_check_mapped(c->src[i].r);
+}
+
+/*
+ * Check every mapped run's XXH3 before any is copied, the runs taken by
+ * the pool's threads as they free up: XXH3 is serial within a run, and
+ * one thread hashed 4 GiB of runs in order while the others waited for
+ * the copy. A run that fails is named before anything is written. Returns
+ * 0, or -1 with err (the first failing source in output order), or -2
+ * when there is no memory for the check's table (the caller checks each
+ * run before its copy instead).
+ */
+static int check_runs(text_source *src, int k, const int *order, tpool *pool, char *err, size_t errlen)
+{
+	checks c = { src, k, calloc((size_t)k, sizeof(int)), 0 };
+	if (!c.rc)
+		return -2;
+	if (pool)
+		tpool_run(pool, check_step, &c);
+	else
+		check_step(&c, 0, 1);
+	int ret = 0;
+	for (int i = 0; i < k && !ret; i++)
+		if (c.rc[order[i]])
+			ret = text_merge_read_fail(&src[order[i]], c.rc[order[i]], err, errlen);
+	free(c.rc);
+	return ret;
+}
+
 int text_concat(text_source *src, int k, const int *order, const uint64_t *lines, text_writer *w,
 		const char *out_name, uint8_t *dst, size_t dcap, tpool *pool, char *err, size_t errlen)
 {
+	int checked = check_runs(src, k, order, pool, err, errlen);
+	if (checked == -1)
+		return -1;
 	size_t off = 0;
 	for (int i = 0; i < k; i++) {
 		text_source *x = &src[order[i]];
 		int rc;
 		if (x->r) {
 			text_reader *r = x->r;
-			if ((rc = text_reader_check_mapped(r)))
+			if (checked && (rc = text_reader_check_mapped(r)))
 				return text_merge_read_fail(x, rc, err, errlen);
 			size_t n = r->mapsize;
 			if (dst) {

@@ -32,10 +32,11 @@ int text_concat_order(const text_spec *s, const text_source *src, int k, int *or
  * Write the sources in order[0, k) (text_concat_order's) whole to w, or,
  * dst not NULL, into dst[0, dcap) (w's file mapped from w's offset,
  * io_outmap; w holding no buffered bytes), w->bytes and w->lines counted
- * as if written. lines[i]: source i's lines (a chunk's are c->n). Each
- * run's XXH3 is checked before its bytes are copied. pool: the threads
- * that copy (NULL: this one). Returns 0, or -1 with err: a run whose hash
- * does not match names it, a write error names out_name.
+ * as if written. lines[i]: source i's lines (a chunk's are c->n). Every
+ * run's XXH3 is checked, runs at once on the pool's threads, before any
+ * bytes are copied. pool: the threads that check and copy (NULL: this
+ * one). Returns 0, or -1 with err: a run whose hash does not match (the
+ * first in output order) names it, a write error names out_name.
  */
 int text_concat(text_source *src, int k, const int *order, const uint64_t *lines, text_writer *w,
 		const char *out_name, uint8_t *dst, size_t dcap, tpool *pool, char *err, size_t errlen);
