@@ -223,8 +223,9 @@ static void index_pieces(const text_ahead *a, const pjob *j, size_t i, size_t n)
 
 /*
  * Fill block b with mapped run x's next lines: the whole lines in the next
- * 4 blocks' bytes of the mapping (at most max_lines of them, and one line
- * however long), found in pieces of MAP_PIECE bytes on every free thread:
+ * 4 blocks' bytes of the mapping, or in a quarter more than max_lines of
+ * the run's lines so far took where that is less (at most max_lines of
+ * them, and one line however long), found in pieces of MAP_PIECE bytes on every free thread:
  * the pieces' line ends counted, the block's end placed, the run's hash
  * taken over its bytes in order on this thread (text_reader_take_mapped),
  * then each piece's lines indexed and their prefixes made. Returns 1 when
@@ -235,7 +236,16 @@ static int fill_mapped(text_ahead *a, text_source *x, block *b)
 	text_reader *r = x->r;
 	const uint8_t *m = r->map, eol = a->s->eol;
 	const size_t maxlines = max_lines(a->blockbytes, 1), size = r->mapsize, beg = r->beg;
-	const size_t lim = size - beg < 4 * a->blockbytes ? size : beg + 4 * a->blockbytes;
+	size_t span = 4 * a->blockbytes;
+	if (r->lines) {
+		/* a quarter more than maxlines lines of the run so far take: short
+		 * lines fill a block's lines long before its 4 blocks' bytes, and
+		 * the range's rest would be counted for nothing */
+		double want = 1.25 * (double)maxlines * (double)r->beg / (double)r->lines;
+		if (want < (double)span)
+			span = want < (double)MAP_PIECE ? MAP_PIECE : (size_t)want;
+	}
+	const size_t lim = size - beg < span ? size : beg + span;
 	const size_t np = (lim - beg + MAP_PIECE - 1) / MAP_PIECE;
 	if (b->pccap < np) {
 		size_t *pc = util_map_resize(b->pc, b->pccap * sizeof *pc, np * sizeof *pc);
