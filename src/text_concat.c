@@ -151,11 +151,11 @@ int text_concat(text_source *src, int k, const int *order, const uint64_t *lines
 					else
 						memcpy(dst + off, r->map, n);
 					w->bytes += n;
-					w->lines += lines[order[i]];
+					w->lines += r->xxh ? lines[order[i]] : r->lines;
 					rc = 0;
 				}
 			} else {
-				rc = text_writer_bytes(w, r->map, n, lines[order[i]]);
+				rc = text_writer_bytes(w, r->map, n, r->xxh ? lines[order[i]] : r->lines);
 			}
 			if (!rc && w->prog)
 				progress_add(w->prog, n);

@@ -20,8 +20,8 @@
 #include "tpool.h"
 
 /*
- * Whether src[0, k) (runs read through their mapping, text_reader_map, or
- * a sorted chunk in memory, each of at least one line, none advanced yet)
+ * Whether src[0, k) (runs or -m's inputs read through their mapping,
+ * text_reader_map and text_reader_map_input, or a sorted chunk in memory, each of at least one line, none advanced yet)
  * is a concatenation: 1 with order[0, k) the sources in output order, 0
  * when their lines overlap or a source is of another kind (then the
  * caller merges them).
@@ -32,9 +32,11 @@ int text_concat_order(const text_spec *s, const text_source *src, int k, int *or
  * Write the sources in order[0, k) (text_concat_order's) whole to w, or,
  * dst not NULL, into dst[0, dcap) (w's file mapped from w's offset,
  * io_outmap; w holding no buffered bytes), w->bytes and w->lines counted
- * as if written. lines[i]: source i's lines (a chunk's are c->n). Every
- * run's XXH3 is checked, runs at once on the pool's threads, before any
- * bytes are copied. pool: the threads that check and copy (NULL: this
+ * as if written. lines[i]: source i's lines (a chunk's are c->n; a
+ * mapped input's, text_reader_map_input, are counted as it is checked,
+ * lines[i] ignored). Every run's XXH3 is checked (an input's lines
+ * counted), runs at once on the pool's threads, before any bytes are
+ * copied. pool: the threads that check and copy (NULL: this
  * one). Returns 0, or -1 with err: a run whose hash does not match (the
  * first in output order) names it, a write error names out_name.
  */

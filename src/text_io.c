@@ -4,6 +4,7 @@
 #include "text_debug.h"
 #include "progress.h"
 #include "text_cmp.h"
+#include "../io/io.h"
 #include "../io/io_fault.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -74,9 +76,60 @@ int text_reader_map(text_reader *r, uint64_t bytes)
 	free(r->buf);
 	r->buf = NULL;
 	r->map = p;
-	r->mapsize = (size_t)bytes;
+	r->mapsize = r->maplen = (size_t)bytes;
 	r->beg = r->end = 0;
 	return 0;
+}
+
+int text_reader_map_input(text_reader *r, int out_fd)
+{
+	struct stat st;
+	if (r->map || r->off || r->lines || r->end || r->fd < 0 || fstat(r->fd, &st))
+		return -EINVAL;
+	if (!S_ISREG(st.st_mode) || st.st_size < 1 || (uint64_t)st.st_size > SIZE_MAX / 4 ||
+	    (out_fd >= 0 && io_same_inode(r->fd, out_fd)))
+		return -EINVAL;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), size = (size_t)st.st_size;
+	size_t flen = (size + pg - 1) / pg * pg, len = (size + 1 + pg - 1) / pg * pg;
+	/* an anonymous reservation, the file over its start: the page after
+	 * the file's end is there for a delimiter it may lack */
+	uint8_t *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (base == MAP_FAILED)
+		return -errno;
+	if (mmap(base, flen, PROT_READ, MAP_PRIVATE | MAP_FIXED, r->fd, 0) == MAP_FAILED) {
+		int e = -errno;
+		munmap(base, len);
+		return e;
+	}
+	size_t bytes = size;
+	if (base[size - 1] != r->eol) {
+		uint8_t *page = base + size / pg * pg;
+		if (mprotect(page, pg, PROT_READ | PROT_WRITE)) {
+			int e = -errno;
+			munmap(base, len);
+			return e;
+		}
+		base[size] = r->eol;
+		(void)mprotect(page, pg, PROT_READ);
+		bytes++;
+	}
+	io_fault_change_input(r->name, size / 2); /* the test build: cut while mapped */
+	free(r->buf);
+	r->buf = NULL;
+	r->map = base;
+	r->mapsize = bytes;
+	r->maplen = len;
+	r->in_size = (uint64_t)st.st_size;
+	r->in_mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	r->beg = r->end = 0;
+	return 0;
+}
+
+int text_reader_unchanged(const text_reader *r)
+{
+	if (!r->map || r->xxh)
+		return 0;
+	return io_fd_changed(r->fd, r->in_size, r->in_mtime);
 }
 
 /* A mapped run's next piece (up to a buffer's bytes) taken in: hashed,
@@ -89,7 +142,9 @@ static ssize_t take_mapped(text_reader *r)
 	if (io_fault_rw(IO_FAULT_READ, &want))
 		return -errno;
 	const uint8_t *p = r->map + r->end;
-	if (io_fault_is("corrupt-spill")) {
+	if (!r->xxh) {
+		/* an input: nothing to hash */
+	} else if (io_fault_is("corrupt-spill")) {
 		uint8_t flipped = p[0] ^ 1; /* a bad disk: the run's hash must catch it */
 		XXH3_64bits_update(r->xxh, &flipped, 1);
 		XXH3_64bits_update(r->xxh, p + 1, want - 1);
@@ -107,12 +162,18 @@ int text_reader_check_mapped(text_reader *r)
 		return -EINVAL;
 	ssize_t n;
 	while ((n = take_mapped(r)) > 0)
-		;
+		if (!r->xxh) { /* an input's lines, counted for the writer (the compiler's vector loop) */
+			const uint8_t *p = r->map + r->end - n;
+			uint32_t c = 0; /* a piece is a reader's buffer: below 4 GiB */
+			for (ssize_t i = 0; i < n; i++)
+				c += p[i] == r->eol;
+			r->lines += c;
+		}
 	if (n < 0)
 		return (int)n;
 	r->eof = 1;
 	r->beg = r->end;
-	return XXH3_64bits_digest(r->xxh) == r->want ? 0 : -EBADMSG;
+	return !r->xxh || XXH3_64bits_digest(r->xxh) == r->want ? 0 : -EBADMSG;
 }
 
 int text_reader_take_mapped(text_reader *r, size_t upto, uint64_t lines)
@@ -129,7 +190,7 @@ int text_reader_take_mapped(text_reader *r, size_t upto, uint64_t lines)
 	if (upto < r->mapsize)
 		return 0;
 	r->eof = 1;
-	return XXH3_64bits_digest(r->xxh) == r->want ? 1 : -EBADMSG;
+	return !r->xxh || XXH3_64bits_digest(r->xxh) == r->want ? 1 : -EBADMSG;
 }
 
 /* text_reader_next of a mapped run. */
@@ -153,7 +214,7 @@ static int next_mapped(text_reader *r, const uint8_t **line, size_t *len)
 			return (int)n;
 		if (n == 0) {
 			r->eof = 1;
-			if (XXH3_64bits_digest(r->xxh) != r->want)
+			if (r->xxh && XXH3_64bits_digest(r->xxh) != r->want)
 				return -EBADMSG;
 		}
 	}
@@ -237,7 +298,7 @@ void text_reader_close(text_reader *r)
 	if (r->xxh)
 		XXH3_freeState(r->xxh);
 	if (r->map)
-		munmap((void *)r->map, r->mapsize);
+		munmap((void *)r->map, r->maplen);
 	free(r->buf);
 	memset(r, 0, sizeof *r);
 	r->fd = -1;

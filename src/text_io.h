@@ -23,9 +23,13 @@ typedef struct text_reader {
 	uint64_t lines;        /* lines handed out */
 	void *xxh;             /* a run's running hash, or NULL */
 	uint64_t want;         /* the run's hash, checked at its end */
-	const uint8_t *map;    /* a run read through a mapping (text_reader_map): lines are
-				* map[beg, ...), hashed up to end; NULL: read into buf */
-	size_t mapsize;
+	const uint8_t *map;    /* a run or an input read through a mapping (text_reader_map,
+				* text_reader_map_input): lines are map[beg, ...), taken (hashed) up
+				* to end; NULL: read into buf */
+	size_t mapsize;        /* the bytes of lines there (an input's: with a delimiter added) */
+	size_t maplen;         /* the mapping's bytes (munmap) */
+	uint64_t in_size;      /* a mapped input: its size and modification time (ns) when mapped */
+	int64_t in_mtime;
 	char name[4096];       /* for messages */
 } text_reader;
 
@@ -56,10 +60,34 @@ int text_reader_open_run(text_reader *r, int fd, int positioned, uint64_t want, 
 int text_reader_map(text_reader *r, uint64_t bytes);
 
 /*
+ * Read an input file (text_reader_open, nothing read yet) through a
+ * private read-only mapping instead, as a run is: a regular file of at
+ * least one byte that is not out_fd's (written in place, it would change
+ * under the mapping; -1: none). A last line without its delimiter gets one
+ * in the page after the file's end (the file's own last page, copied on
+ * that write, or an anonymous page reserved there), so every line handed
+ * out is followed by its delimiter, and mapsize counts it. No hash: the
+ * file is checked unchanged at its end instead (text_reader_unchanged);
+ * a file cut short under the mapping raises SIGBUS, which
+ * io_sigbus_install turns into an error. Returns 0, or -errno (the reader
+ * is left as it was: read it).
+ */
+int text_reader_map_input(text_reader *r, int out_fd);
+
+/*
+ * A mapped input's size and modification time against those when it was
+ * mapped: 0 unchanged, 1 changed (grown or rewritten while read: the
+ * caller's error), -errno when fstat fails. 0 for any other reader.
+ */
+int text_reader_unchanged(const text_reader *r);
+
+/*
  * Check a mapped run (text_reader_map, nothing read yet) whole: its XXH3
  * taken over every byte, in pieces as text_reader_next takes them, the
  * lines then all read (a merge that copies the run whole, text_concat).
- * Returns 0, -EBADMSG when the hash does not match, or -errno.
+ * A mapped input (text_reader_map_input) has no hash: its lines are
+ * counted into r->lines instead. Returns 0, -EBADMSG when the hash does
+ * not match, or -errno.
  */
 int text_reader_check_mapped(text_reader *r);
 

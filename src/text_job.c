@@ -410,6 +410,10 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 		int e;
 		if (it->path) {
 			e = text_reader_open(&rd[i], it->path, t->s->eol, block);
+			/* a regular file read through a mapping, as a run is: no
+			 * copies, and its blocks found on every free thread */
+			if (!e && strcmp(it->path, "-"))
+				(void)text_reader_map_input(&rd[i], w->fd); /* else: read */
 		} else {
 			/* a named run is opened now, and closed with its reader (or once its decompressor has it) */
 			int fd = !it->tmp ? it->fd : io_fault_sys(IO_FAULT_OPEN) ? -1 : open(it->tmp, O_RDONLY | O_CLOEXEC);
@@ -473,6 +477,20 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 	}
 	free(order);
 	free(lines);
+	/* a mapped input grown or rewritten while merged: its lines are not what it holds */
+	for (int i = 0; i < k && !rc; i++) {
+		int ch = its[i].path ? text_reader_unchanged(&rd[i]) : 0;
+		if (ch < 0)
+			rc = fail(t, "cannot read: %s: %s", its[i].path, strerror(-ch));
+		else if (ch)
+			rc = fail(t, "%s: the file changed while it was read (its size or modification time): nothing written",
+				  its[i].path);
+	}
+	for (int i = 0; i < k && !rc; i++)
+		if (its[i].path) { /* -m's inputs: the lines and bytes read */
+			t->res->lines += rd[i].lines;
+			t->res->bytes += rd[i].map ? rd[i].in_size : rd[i].off;
+		}
 	t->res->ties += ms.ties;
 	t->res->merge_wait_s += ms.wait_s;
 	t->res->merge_cut_s += ms.cut_s;

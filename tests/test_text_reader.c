@@ -7,7 +7,8 @@
  * hands a mapped run's lines out of the mapping itself, not copies, with
  * their prefixes and byte counts, found on one helper or on several (the
  * pieces of a block's range), and ends a run whose hash differs in
- * -EBADMSG.
+ * -EBADMSG; an input file read through a mapping (-m) gets a delimiter
+ * after a last line that lacks one, and is seen changed once grown.
  */
 #define _GNU_SOURCE
 #include "text_ahead.h"
@@ -213,6 +214,44 @@ int main(void)
 		CHECK(same && n == LINES, "%d lines, or their bytes, places or prefixes differ", n);
 		rc = ahead_read(&s, fd, hash ^ 1, bytes, ac[c].threads, ac[c].block, &in_place, &same, &n);
 		CHECK(rc == -EBADMSG, "a wrong hash ended with %d, not -EBADMSG", rc);
+		TEST_END();
+	}
+
+	/* -m's input read through a mapping: a last line without its
+	 * delimiter gets one after the file's end (a page boundary there
+	 * too); not the output's own file; grown once mapped: changed */
+	for (size_t size = 4095; size <= 4097; size++) {
+		char tname[80];
+		snprintf(tname, sizeof tname, "map-input-%zu-bytes", size);
+		TEST_BEGIN(tname);
+		char path[] = "/tmp/gpusort-test-input.XXXXXX";
+		int in = mkstemp(path);
+		CHECK(in >= 0, "mkstemp");
+		uint8_t *buf = malloc(size);
+		for (size_t j = 0; j < size; j++)
+			buf[j] = j % 10 == 9 ? '\n' : (uint8_t)('a' + j % 10);
+		buf[size - 1] = 'z'; /* no delimiter at the end */
+		CHECK(write(in, buf, size) == (ssize_t)size, "write");
+		text_reader ri;
+		CHECK(!text_reader_open(&ri, path, '\n', BUF), "open");
+		CHECK(text_reader_map_input(&ri, ri.fd) == -EINVAL, "mapped though it is the output's file");
+		CHECK(!text_reader_map_input(&ri, -1), "not mapped");
+		CHECK(ri.mapsize == size + 1 && ri.map[size] == '\n', "mapsize %zu, no delimiter added", ri.mapsize);
+		const uint8_t *line;
+		size_t len, got = 0;
+		int rc, same_bytes = 1;
+		while ((rc = text_reader_next(&ri, &line, &len)) == 1) {
+			same_bytes &= !memcmp(line, buf + got, len) && line[len] == '\n';
+			got += len + 1;
+		}
+		CHECK(rc == 0 && same_bytes && got == size + 1, "rc %d, %zu bytes of lines, or they differ", rc, got);
+		CHECK(text_reader_unchanged(&ri) == 0, "changed though untouched");
+		CHECK(write(in, "x", 1) == 1, "append");
+		CHECK(text_reader_unchanged(&ri) == 1, "not changed though grown");
+		text_reader_close(&ri);
+		close(in);
+		unlink(path);
+		free(buf);
 		TEST_END();
 	}
 

@@ -428,6 +428,52 @@ concat_case concat-ties-last-resort 0 "$d/tie" -k1,1n
 concat_case concat-unique 0 "$d/ord" -n -u
 rm -f "$d/ord" "$d/rev" "$d/tie"
 
+# -m's regular files are read through mappings, as runs are
+# (text_reader_map_input): files that do not overlap are copied whole,
+# files that do are merged with their blocks read ahead on every free
+# thread; a last line without its delimiter gets one; -o may name an
+# input; an input cut short while mapped is an error (exit 2, the old
+# output kept). Each against GNU sort.
+seq 1 100000 > "$d/mm1"
+seq 100001 200000 > "$d/mm2"
+printf '200001\n200002' > "$d/mm3"
+awk 'BEGIN { srand(9); for (i = 0; i < 150000; i++) print int(rand() * 300000) }' | LC_ALL=C sort -n > "$d/mm4"
+# mcase NAME WANT (a --stats pattern that must be there) OPTION...
+mcase() {
+	_n=$1 _pat=$2
+	shift 2
+	LC_ALL=C sort "$@" > "$d/exp"
+	if GPUSORT_TEXT_BLOCK=1048576 "$PWD/tests/bin/gpusort-test" --parallel=4 --stats "$@" > "$d/got" 2> "$d/err"; then
+		if grep -q "$_pat" "$d/err"; then same "$_n" "$d/exp" "$d/got"
+		else fail "$_n" "--stats lacks \"$_pat\": $(cat "$d/err")"; fi
+	else
+		fail "$_n" "status $?: $(cat "$d/err")"
+	fi
+}
+mcase m-mapped-disjoint "copied their runs whole" -m -n "$d/mm2" "$d/mm3" "$d/mm1"
+mcase m-mapped-disjoint-lines "text: 200002 lines" -m -n "$d/mm3" "$d/mm1" "$d/mm2"
+mcase m-mapped-overlap "blocks read ahead on several threads" -m -n "$d/mm1" "$d/mm4" "$d/mm3"
+mcase m-mapped-overlap-unique "lines" -m -n -u "$d/mm4" "$d/mm1" "$d/mm4"
+cp "$d/mm4" "$d/mm5"
+LC_ALL=C sort -m -n "$d/mm5" "$d/mm1" > "$d/exp"
+if "$G" -m -n "$d/mm5" "$d/mm1" -o "$d/mm5" 2> "$d/err"; then same m-mapped-output-is-input "$d/exp" "$d/mm5"
+else fail m-mapped-output-is-input "status $?: $(cat "$d/err")"; fi
+if [ -x "$PWD/tests/bin/gpusort-test" ]; then
+	for _in in mm4 mm2; do
+		cp "$d/$_in" "$d/mcut"
+		echo old > "$d/fo"
+		GPUSORT_FAULT=input-changes "$PWD/tests/bin/gpusort-test" -m -n "$d/mm1" "$d/mcut" -o "$d/fo" 2> "$d/err"
+		_rc=$?
+		if [ $_rc = 2 ] && [ "$(cat "$d/fo")" = old ] && grep -q "an input file shrank while it was read" "$d/err" &&
+			[ -z "$(ls -a "$d" | grep '\.gpusort\.')" ]; then
+			pass "m-mapped-input-truncated-$_in"
+		else
+			fail "m-mapped-input-truncated-$_in" "status $_rc (want 2 and the old output): $(cat "$d/err")"
+		fi
+	done
+fi
+rm -f "$d"/mm[1-5] "$d/mcut"
+
 # input nearly in order: its runs overlap only at their ends, so the merge
 # takes one run at a time, and that run's blocks are read ahead by every
 # free thread at once (text_ahead.c: a mapped run's pieces counted and
