@@ -381,20 +381,20 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 	/* the job's other threads read the sources ahead; the pool's merge them */
 	int helpers = t->o->knobs.text_helpers > 0 ? t->o->knobs.text_helpers : t->sorter.threads - 1;
 	/* into the output file, when it is regular and its size known (runs of
-	 * ours only: an input file may change), the pool's threads copy the
-	 * lines straight into its mapping (sort_write_chunk says why) */
+	 * ours, and input files read through their mappings, whose size is
+	 * checked after the merge), the pool's threads copy the lines
+	 * straight into its mapping (sort_write_chunk says why); decided once
+	 * the inputs are open */
 	io_outmap m = { 0 };
 	uint64_t before = w->bytes;
 	int64_t bytes = items_bytes(its, k);
-	for (int i = 0; i < k && bytes >= 0; i++)
-		if (its[i].path)
-			bytes = -1;
 	if (bytes >= 0 && mem)
 		bytes += (int64_t)(mem->start[mem->n] - mem->start[0]);
 	int mapped = name == t->out_name && t->pool && helpers > 0 && ns > 1 && bytes > 0 && !w->unique &&
-		     !w->verify && !w->debug && !w->len && !t->o->knobs.no_outmap && io_outmap_open(&m, w->fd, (uint64_t)bytes) == 0;
-	if (mapped)
-		t->res->mapped_out = 1;
+		     !w->verify && !w->debug && !w->len && !t->o->knobs.no_outmap;
+	for (int i = 0; i < k; i++)
+		if (its[i].path && (!strcmp(its[i].path, "-") || its[i].bytes <= 0))
+			mapped = 0; /* standard input, an empty file or not a regular one: not mapped */
 	/* the blocks read ahead (and each copying reader's buffer) sized to the memory -S leaves */
 	int nstable = mem != NULL;
 	for (int i = 0; i < k; i++)
@@ -452,6 +452,17 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 		src[k].c = mem;
 		src[k].order = t->sorter.order;
 	}
+	for (int i = 0; i < k && mapped; i++) {
+		if (!its[i].path)
+			continue;
+		if (rd[i].map) /* an input's bytes as mapped, a delimiter added */
+			bytes += (int64_t)rd[i].mapsize - its[i].bytes;
+		else
+			mapped = 0; /* read, not mapped: its size may change unseen */
+	}
+	mapped = mapped && io_outmap_open(&m, w->fd, (uint64_t)bytes) == 0;
+	if (mapped)
+		t->res->mapped_out = 1;
 	char err[4400];
 	double t0 = util_now();
 	text_merge_stats ms = { 0 };

@@ -431,9 +431,9 @@ rm -f "$d/ord" "$d/rev" "$d/tie"
 # -m's regular files are read through mappings, as runs are
 # (text_reader_map_input): files that do not overlap are copied whole,
 # files that do are merged with their blocks read ahead on every free
-# thread; a last line without its delimiter gets one; -o may name an
-# input; an input cut short while mapped is an error (exit 2, the old
-# output kept). Each against GNU sort.
+# thread, into the output's own mapping; a last line without its
+# delimiter gets one; -o may name an input; an input cut short while
+# mapped is an error (exit 2, the old output kept). Each against GNU sort.
 seq 1 100000 > "$d/mm1"
 seq 100001 200000 > "$d/mm2"
 printf '200001\n200002' > "$d/mm3"
@@ -443,7 +443,7 @@ mcase() {
 	_n=$1 _pat=$2
 	shift 2
 	LC_ALL=C sort "$@" > "$d/exp"
-	if GPUSORT_TEXT_BLOCK=1048576 "$PWD/tests/bin/gpusort-test" --parallel=4 --stats "$@" > "$d/got" 2> "$d/err"; then
+	if GPUSORT_TEXT_BLOCK=1048576 "$PWD/tests/bin/gpusort-test" --parallel=4 --stats "$@" -o "$d/got" 2> "$d/err"; then
 		if grep -q "$_pat" "$d/err"; then same "$_n" "$d/exp" "$d/got"
 		else fail "$_n" "--stats lacks \"$_pat\": $(cat "$d/err")"; fi
 	else
@@ -454,6 +454,7 @@ mcase m-mapped-disjoint "copied their runs whole" -m -n "$d/mm2" "$d/mm3" "$d/mm
 mcase m-mapped-disjoint-lines "text: 200002 lines" -m -n "$d/mm3" "$d/mm1" "$d/mm2"
 mcase m-mapped-overlap "blocks read ahead on several threads" -m -n "$d/mm1" "$d/mm4" "$d/mm3"
 mcase m-mapped-overlap-unique "lines" -m -n -u "$d/mm4" "$d/mm1" "$d/mm4"
+mcase m-mapped-output-mapped "(mapped, every thread)" -m -n "$d/mm4" "$d/mm3" "$d/mm1"
 cp "$d/mm4" "$d/mm5"
 LC_ALL=C sort -m -n "$d/mm5" "$d/mm1" > "$d/exp"
 if "$G" -m -n "$d/mm5" "$d/mm1" -o "$d/mm5" 2> "$d/err"; then same m-mapped-output-is-input "$d/exp" "$d/mm5"
