@@ -136,11 +136,15 @@ int text_reader_unchanged(const text_reader *r)
  * as fill() hashes what it reads. Returns bytes taken, 0 at the end, or -errno. */
 static ssize_t take_mapped(text_reader *r)
 {
-	size_t want = r->mapsize - r->end < r->cap ? r->mapsize - r->end : r->cap;
-	if (!want)
+	const size_t piece = r->mapsize - r->end < r->cap ? r->mapsize - r->end : r->cap;
+	if (!piece)
 		return 0;
-	if (io_fault_rw(IO_FAULT_READ, &want))
-		return -errno;
+	size_t want = piece;
+	while (io_fault_rw(IO_FAULT_READ, &want)) { /* the test build's faults, as a read's */
+		if (errno != EINTR)
+			return -errno;
+		want = piece; /* interrupted: taken again, as fill retries read() */
+	}
 	const uint8_t *p = r->map + r->end;
 	if (!r->xxh) {
 		/* an input: nothing to hash */
