@@ -143,6 +143,19 @@ int io_same_file(int fd, const io_file *f);
 int io_same_inode(int fd_a, int fd_b);
 
 /*
+ * Map `size` bytes (at least 1) of the regular file fd from byte offset
+ * off, private and read-only, to be read as lines ending in eol: when the
+ * last byte is not eol, one is written after it, in the file's own last
+ * page (copied on that write) or in an anonymous page reserved after the
+ * file's pages, so that every line has its delimiter without a copy of
+ * the file. Returns the address of byte off, with *base and *len the
+ * mapping to munmap and *added 1 when a delimiter was added, or NULL with
+ * errno set. A file cut short under the mapping raises SIGBUS
+ * (io_sigbus_install).
+ */
+uint8_t *io_map_lines(int fd, uint64_t off, size_t size, unsigned char eol, void **base, size_t *len, int *added);
+
+/*
  * O_DIRECT for the files opened from then on (gpusort --direct-io[=WHAT]):
  * IO_DIRECT_OFF (0, the default), IO_DIRECT_ALL (1: inputs, spill files and
  * the output) or IO_DIRECT_SPILL (spill files only). Such a file gets an

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -57,6 +58,44 @@ static void file_init(io_file *f, const char *name)
 	memset(f, 0, sizeof *f);
 	f->fd = f->dfd = -1;
 	snprintf(f->name, sizeof f->name, "%s", name);
+}
+
+uint8_t *io_map_lines(int fd, uint64_t off, size_t size, unsigned char eol, void **base, size_t *len, int *added)
+{
+	const size_t pg = (size_t)sysconf(_SC_PAGESIZE), skew = (size_t)(off % pg);
+	const size_t flen = (skew + size + pg - 1) / pg * pg, all = (skew + size + 1 + pg - 1) / pg * pg;
+	if (!size) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* an anonymous reservation, the file over its start: the page after
+	 * the file's last byte is there for a delimiter it may lack */
+	uint8_t *b = mmap(NULL, all, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (b == MAP_FAILED)
+		return NULL;
+	if (mmap(b, flen, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, (off_t)(off - skew)) == MAP_FAILED) {
+		int e = errno;
+		munmap(b, all);
+		errno = e;
+		return NULL;
+	}
+	uint8_t *data = b + skew;
+	*added = 0;
+	if (data[size - 1] != eol) {
+		uint8_t *page = b + (skew + size) / pg * pg;
+		if (mprotect(page, pg, PROT_READ | PROT_WRITE)) {
+			int e = errno;
+			munmap(b, all);
+			errno = e;
+			return NULL;
+		}
+		data[size] = eol;
+		(void)mprotect(page, pg, PROT_READ);
+		*added = 1;
+	}
+	*base = b;
+	*len = all;
+	return data;
 }
 
 int io_fd_changed(int fd, uint64_t size, int64_t mtime_ns)

@@ -89,35 +89,17 @@ int text_reader_map_input(text_reader *r, int out_fd)
 	if (!S_ISREG(st.st_mode) || st.st_size < 1 || (uint64_t)st.st_size > SIZE_MAX / 4 ||
 	    (out_fd >= 0 && io_same_inode(r->fd, out_fd)))
 		return -EINVAL;
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), size = (size_t)st.st_size;
-	size_t flen = (size + pg - 1) / pg * pg, len = (size + 1 + pg - 1) / pg * pg;
-	/* an anonymous reservation, the file over its start: the page after
-	 * the file's end is there for a delimiter it may lack */
-	uint8_t *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (base == MAP_FAILED)
+	size_t size = (size_t)st.st_size, len;
+	void *base;
+	int added;
+	uint8_t *data = io_map_lines(r->fd, 0, size, r->eol, &base, &len, &added);
+	if (!data)
 		return -errno;
-	if (mmap(base, flen, PROT_READ, MAP_PRIVATE | MAP_FIXED, r->fd, 0) == MAP_FAILED) {
-		int e = -errno;
-		munmap(base, len);
-		return e;
-	}
-	size_t bytes = size;
-	if (base[size - 1] != r->eol) {
-		uint8_t *page = base + size / pg * pg;
-		if (mprotect(page, pg, PROT_READ | PROT_WRITE)) {
-			int e = -errno;
-			munmap(base, len);
-			return e;
-		}
-		base[size] = r->eol;
-		(void)mprotect(page, pg, PROT_READ);
-		bytes++;
-	}
 	io_fault_change_input(r->name, size / 2); /* the test build: cut while mapped */
 	free(r->buf);
 	r->buf = NULL;
-	r->map = base;
-	r->mapsize = bytes;
+	r->map = data; /* == base: mapped from offset 0 */
+	r->mapsize = size + (size_t)added;
 	r->maplen = len;
 	r->in_size = (uint64_t)st.st_size;
 	r->in_mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;

@@ -382,45 +382,28 @@ static void end_input(text_loader *l)
  * The only input, a regular file whose lines fit the budget whole, mapped
  * instead of read: no new pages to zero and no bytes to copy (on one
  * thread those were a quarter of a -n sort's time). The mapping is
- * private and read-only but for the page after the file's last byte,
- * which takes the delimiter a last line may lack: the file's own last
- * page (copied on that write), or an anonymous page reserved after it
- * when the file ends on a page boundary. An input truncated while mapped
+ * private and read-only, a delimiter a last line may lack written after
+ * it (io_map_lines). An input truncated while mapped
  * raises SIGBUS, which io_sigbus_install turns into an error. Returns 1
  * (mapped and indexed: the chunk is all of it), 0 (not mapped: read it),
  * or -1 (l->err).
  */
 static int map_whole(text_loader *l)
 {
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 	if (l->ninputs != 1 || !l->reg || !l->left || l->left >= l->budget || l->left > SIZE_MAX / 4 ||
 	    io_same_inode(l->fd, l->out_fd)) /* the output will overwrite it in place */
 		return 0;
-	size_t size = (size_t)l->left, want = size, skew = (size_t)(l->pos % pg);
+	size_t size = (size_t)l->left, want = size, len;
 	if (io_fault_rw(IO_FAULT_READ, &want))
 		return fail(l, "read failed", errno);
 	if (want < size)
 		return 0; /* the test build's short read: the read path carries on */
-	size_t flen = (skew + size + pg - 1) / pg * pg, len = (skew + size + 1 + pg - 1) / pg * pg;
-	uint8_t *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (base == MAP_FAILED)
+	void *base;
+	int added;
+	if (!(l->buf = io_map_lines(l->fd, l->pos, size, l->eol, &base, &len, &added)))
 		return 0;
-	if (mmap(base, flen, PROT_READ, MAP_PRIVATE | MAP_FIXED, l->fd, (off_t)(l->pos - skew)) == MAP_FAILED) {
-		munmap(base, len);
-		return 0;
-	}
-	l->buf = base + skew;
 	io_fault_change_input(l->name, l->pos + size / 2); /* the test build: cut while mapped */
-	int r = index_lines(l, 0, size, (l->budget - size) / TEXT_LINE_COST);
-	if (r == 0 && l->buf[size - 1] != l->eol) {
-		uint8_t *page = base + (skew + size) / pg * pg;
-		if (mprotect(page, pg, PROT_READ | PROT_WRITE) == 0) {
-			l->buf[size] = l->eol;
-			r = add_start(l, size + 1);
-		} else {
-			r = 1;
-		}
-	}
+	int r = index_lines(l, 0, size + (size_t)added, (l->budget - size) / TEXT_LINE_COST);
 	if (r) { /* too many lines for the budget, or no memory for them: read instead */
 		munmap(base, len);
 		l->buf = NULL;
