@@ -283,3 +283,17 @@ void text_prefix(const text_spec *s, const uint8_t *line, size_t len, uint8_t ou
 	text_pos at;
 	text_prefix_at(s, 0, line, len, 0, out, &klen, next ? next : &at);
 }
+
+int text_raw_key(const text_spec *s, int ki, const uint8_t *line, size_t len, const uint8_t **b, const uint8_t **e)
+{
+	if (ki >= s->nkeys) {
+		*b = line;
+		*e = line + len;
+		return 1;
+	}
+	const text_key *k = &s->key[ki];
+	if (text_key_by_value(k) || k->ignore || k->fold)
+		return 0;
+	text_key_bounds(s, k, line, len, b, e);
+	return 1;
+}

@@ -49,4 +49,14 @@ void text_prefix(const text_spec *s, const uint8_t *line, size_t len, uint8_t ou
 int text_prefix_at(const text_spec *s, int ki, const uint8_t *line, size_t len, size_t off, uint8_t out[TEXT_PREFIX],
 		   size_t *klen, text_pos *next);
 
+/*
+ * Key ki of the line [line, line + len) as the raw bytes its prefixes are
+ * made of, [*b, *e) (ki == nkeys: the whole line): 1 when the key is
+ * compared by those bytes alone (no value order, -f, -d or -i), else 0
+ * and *b, *e untouched. Lines whose key ki starts with the same L bytes
+ * order as their prefixes from (ki, L) say, so a start that every line
+ * shares can be skipped (text_sort.c, text_merge_common_start).
+ */
+int text_raw_key(const text_spec *s, int ki, const uint8_t *line, size_t len, const uint8_t **b, const uint8_t **e);
+
 #endif

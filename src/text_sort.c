@@ -47,6 +47,7 @@ typedef struct job {
 	size_t rs;                /* their bytes: w + 4 */
 	uint8_t *dst;             /* narrow_records: the records rewritten at rs bytes */
 	int wide[WIDTH_PARTS];    /* narrow_records: part p met a prefix that is not padding after 4 bytes */
+	size_t start;             /* the key 0 bytes every line shares (chunk_start): the records' prefixes start there */
 	size_t giant;             /* finish_ties leaves runs of this many lines or more to refine_giant (0: none) */
 	int giant_seen;           /* finish_ties met one */
 } job;
@@ -62,7 +63,9 @@ static void make_records(void *arg, int part, int parts)
 		const uint64_t *st = j->c->start;
 		const uint8_t *line = j->c->buf + st[i];
 		size_t len = (size_t)(st[i + 1] - st[i] - 1);
-		text_prefix(j->t->s, line, len, r, NULL);
+		size_t kl;
+		text_pos next;
+		text_prefix_at(j->t->s, 0, line, len, j->start, r, &kl, &next);
 		r[12] = (uint8_t)(i >> 24), r[13] = (uint8_t)(i >> 16), r[14] = (uint8_t)(i >> 8), r[15] = (uint8_t)i;
 		if (j->t->verify)
 			sum += text_line_hash(line, len);
@@ -174,23 +177,27 @@ static inline void line_ahead(const job *j, const uint32_t *ord, size_t k, size_
 	}
 }
 
-/* Key ki of line i as the raw bytes it compares, [*b, *e): 1 for a key
- * without a value order and -f/-d/-i (ki == nkeys: the whole line), else 0. */
+/* Key ki of line i as the raw bytes it compares (text_raw_key): 1, or 0 for a key not compared by them. */
 static int raw_key(const job *j, uint32_t i, int ki, const uint8_t **b, const uint8_t **e)
 {
-	const text_spec *s = j->t->s;
-	const uint8_t *line = j->c->buf + j->c->start[i];
-	size_t len = (size_t)(j->c->start[i + 1] - j->c->start[i] - 1);
-	if (ki >= s->nkeys) {
-		*b = line;
-		*e = line + len;
-		return 1;
+	const uint64_t *st = j->c->start;
+	return text_raw_key(j->t->s, ki, j->c->buf + st[i], (size_t)(st[i + 1] - st[i] - 1), b, e);
+}
+
+/* The first q in [off, n) where a[q] != b[q], or n. */
+static inline size_t same_from(const uint8_t *a, const uint8_t *b, size_t off, size_t n)
+{
+	size_t q = off;
+	uint64_t x, y;
+	for (; q + 8 <= n; q += 8) { /* a word at a time: starts of hundreds of bytes */
+		memcpy(&x, a + q, 8);
+		memcpy(&y, b + q, 8);
+		if (x != y)
+			break;
 	}
-	const text_key *k = &s->key[ki];
-	if (text_key_by_value(k) || k->ignore || k->fold)
-		return 0;
-	text_key_bounds(s, k, line, len, b, e);
-	return 1;
+	while (q < n && a[q] == b[q])
+		q++;
+	return q;
 }
 
 /*
@@ -205,17 +212,7 @@ static size_t common_with(const job *j, uint32_t ref, const uint32_t *ord, size_
 	for (size_t k = 0; k < m && l > off; k++) {
 		line_ahead(j, ord, k, m, off, l - off < 256 ? l - off : 256);
 		raw_key(j, ord[k], ki, &b, &e);
-		size_t n = (size_t)(e - b) < l ? (size_t)(e - b) : l, q = off;
-		uint64_t x, y;
-		for (; q + 8 <= n; q += 8) { /* a word at a time: starts of hundreds of bytes */
-			memcpy(&x, b + q, 8);
-			memcpy(&y, b0 + q, 8);
-			if (x != y)
-				break;
-		}
-		while (q < n && b[q] == b0[q])
-			q++;
-		l = q;
+		l = same_from(b, b0, off, (size_t)(e - b) < l ? (size_t)(e - b) : l);
 	}
 	return l > off ? l : off;
 }
@@ -281,6 +278,49 @@ static size_t common_start(const job *j, const uint32_t *ord, size_t m, int ki, 
 	if (raw_key(j, ord[0], ki, &b0, &e0))
 		return common_with(j, ord[0], ord + 1, m - 1, ki, off, (size_t)(e0 - b0));
 	return random_same(j, ord, m, ki, off);
+}
+
+/* chunk_start's parts: line 0's key 0 against the part's lines'. */
+typedef struct chunk_start {
+	const job *j;
+	size_t l;                   /* line 0's key 0 length */
+	size_t part_l[WIDTH_PARTS]; /* what the part's lines share with it */
+} chunk_start;
+
+static void chunk_start_part(void *arg, int part, int parts)
+{
+	chunk_start *g = arg;
+	const job *j = g->j;
+	const uint8_t *b0, *e0, *b, *e;
+	size_t lo, hi, l = g->l;
+	util_split(j->c->n, part, parts, &lo, &hi);
+	raw_key(j, 0, 0, &b0, &e0);
+	for (size_t i = lo; i < hi && l; i++) { /* most chunks: over after a line or two */
+		raw_key(j, (uint32_t)i, 0, &b, &e);
+		l = same_from(b, b0, 0, (size_t)(e - b) < l ? (size_t)(e - b) : l);
+	}
+	g->part_l[part] = l;
+}
+
+/*
+ * The bytes of key 0 that every line of the chunk shares (0 for a key not
+ * compared by its raw bytes, raw_key), on j->par threads. The records'
+ * prefixes start past them: lines that all begin alike (log lines' dates,
+ * paths under one root, URLs) are then told apart by the chunk's radix
+ * sort, not left as one run of ties as large as the chunk to refine_giant.
+ * Every key is at least that long, so the prefixes keep the order.
+ */
+static size_t chunk_common_start(const job *j)
+{
+	const uint8_t *b0, *e0;
+	if (j->c->n < 2 || !raw_key(j, 0, 0, &b0, &e0) || b0 == e0)
+		return 0;
+	chunk_start g = { .j = j, .l = (size_t)(e0 - b0) };
+	util_par_run(j->par, chunk_start_part, &g);
+	size_t l = g.l;
+	for (int p = 0; p < j->par; p++)
+		l = g.part_l[p] < l ? g.part_l[p] : l;
+	return l;
 }
 
 /* common_start of a giant run (refine_giant), its lines cut into parts. */
@@ -639,7 +679,7 @@ static inline __attribute__((always_inline)) void finish_ties_w(job *j, int part
 		if (j->giant && e - i >= j->giant) {
 			__atomic_store_n(&j->giant_seen, 1, __ATOMIC_RELAXED); /* refine_giant's, after every part */
 		} else if (e - i > 1) {
-			text_pos at = next_pos(j, j->t->order[i], 0, 0);
+			text_pos at = next_pos(j, j->t->order[i], 0, j->start);
 			refine(j, j->t->order + i, e - i, at.ki, at.off, 1, &ties);
 		}
 		i = e;
@@ -678,7 +718,7 @@ static void finish_all(job *j)
 		while (e < n && !memcmp(R + e * rs, R + i * rs, w))
 			e++;
 		if (e - i >= j->giant) {
-			text_pos at = next_pos(j, j->t->order[i], 0, 0);
+			text_pos at = next_pos(j, j->t->order[i], 0, j->start);
 			refine_giant(j, j->t->order + i, e - i, at.ki, at.off, 1, &ties);
 		}
 		i = e;
@@ -739,6 +779,7 @@ int text_sort_chunk_parts(text_sorter *t, const text_chunk *c, text_part_fn part
 	job j = { .t = t, .c = c, .sorted = t->a, .hi = c->n, .part = part, .part_arg = arg, .par = par,
 		  .w = TEXT_PREFIX, .rs = TEXT_RECORD, .giant = giant > 65536 ? giant : par > 1 ? 65536 : 0 };
 	double t0 = util_now();
+	j.start = chunk_common_start(&j);
 	util_par_run(par, make_records, &j);
 	uint8_t *recs = t->a, *tmp = t->b;
 	/* the GPU engine was opened for 16-byte records: narrower ones on the CPU only */
