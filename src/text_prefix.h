@@ -55,7 +55,7 @@ int text_prefix_at(const text_spec *s, int ki, const uint8_t *line, size_t len, 
  * compared by those bytes alone (no value order, -f, -d or -i), else 0
  * and *b, *e untouched. Lines whose key ki starts with the same L bytes
  * order as their prefixes from (ki, L) say, so a start that every line
- * shares can be skipped (text_sort.c, text_merge_common_start).
+ * shares can be skipped (text_sort.c's chunk_common_start).
  */
 int text_raw_key(const text_spec *s, int ki, const uint8_t *line, size_t len, const uint8_t **b, const uint8_t **e);
 
