@@ -359,74 +359,13 @@ for o in "" "-r" "-u" "-s -k1,1" "-k2,2 -k1,1r"; do
 		ties_case "chunk-start($o)-parallel$p" "$d/dated" 100000 --parallel=$p $o
 	done
 done
-awk 'BEGIN { for (i = 0; i < 3000; i++) printf "%s,%d\n", i == 1 ? "zyxwvutsrq" : substr("abcd", 1 + i % 4, 2), i % 7 }' > "$d/probe"
-sort -t, -k1,1 "$d/probe" > "$d/exp"
-if "$G" --stats -t, -k1,1 "$d/probe" > "$d/got" 2> "$d/err"; then
-	if grep -q " 12-byte key prefixes" "$d/err"; then same prefix-width-probe-missed "$d/exp" "$d/got"
-	else fail prefix-width-probe-missed "not 12 bytes: $(cat "$d/err")"; fi
-else
-	fail prefix-width-probe-missed "status $?: $(cat "$d/err")"
-fi
-
-# ties_case NAME FILE MOST OPTION...: gpusort --stats OPTION... FILE is
-# sort's output, with at most MOST lines left to the full comparison (the
-# rest ordered by the prefixes; --stats counts them)
-ties_case() {
-	_n=$1 _f=$2 _most=$3
-	shift 3
-	sort "$@" "$_f" > "$d/exp"
-	if "$G" --stats "$@" "$_f" > "$d/got" 2> "$d/err"; then
-		t=$(sed -n 's/.* \([0-9]*\) ties finished by full comparison.*/\1/p' "$d/err")
-		if [ -z "$t" ] || [ "$t" -gt "$_most" ]; then fail "$_n" "$t lines left to the full comparison: $(cat "$d/err")"
-		else same "$_n" "$d/exp" "$d/got"; fi
-	else
-		fail "$_n" "status $?: $(cat "$d/err")"
-	fi
-}
-
-# lines sharing a start longer than the refinements reach (16 prefixes,
-# 192 bytes: paths, URLs): refined past it at once
-awk 'BEGIN { s = "https://example.org/"; while (length(s) < 300) s = s "abcdefghij/";
-	for (i = 0; i < 20000; i++) printf "%s%d,%s%d\n", s, (i * 7919) % 20011, s, (i * 104729) % 20011 }' > "$d/shared"
-for o in "" "-r" "-t, -k2,2" "-t, -k2,2r -k1,1" "-s -t, -k2,2"; do
-	# shellcheck disable=SC2086
-	ties_case "shared-start($o)" "$d/shared" 2000 $o
-done
-
-# a run of equal prefixes holding most of a chunk (lines that start
-# alike: log lines' dates, paths) refined by every thread (refine_giant),
-# the runs inside it too where they are large (two directories of 100000
-# paths each), or, for a value whose code ends (-g), by the full comparison
-# on every thread (pieces sorted, then merged two by two: 2, 3, 4 pieces)
-awk 'BEGIN { for (i = 0; i < 200000; i++) printf "2026-11-27T14:00:00 /var/lib/%s/files/%d,%d.5\n",
-	i % 2 ? "alpha" : "beta", (i * 7919) % 200003, i % 3 }' > "$d/giant"
-for o in "" "-r" "-u" "-t, -k1,1" "-s -t, -k2,2g" "-t, -k2,2g" "-t, -k2,2V -k1,1r"; do
-	for p in 2 3 4; do
-		# shellcheck disable=SC2086
-		ties_case "giant-run($o)-parallel$p" "$d/giant" 200000 --parallel=$p $o
-	done
-done
-ties_case "giant-run-prefixes-decide" "$d/giant" 100 --parallel=4
-# every line of the chunk sharing key 0's start (chunk_common_start): the
-# records' prefixes start past it. Lines that are the shared start alone or
-# it and a NUL, -b's blanks before it, a shared field, -z, two chunks
-# (each its own start), keys that are values (no start skipped)
-awk 'BEGIN { for (i = 0; i < 100000; i++) printf "2026-11-27T%02d:%02d:%02d.%03d host%d\n",
-	(i * 7) % 24, (i * 13) % 60, (i * 17) % 60, (i * 7919) % 1000, i % 5 }' > "$d/dated"
-for o in "" "-r" "-u" "-s -k1,1" "-k2,2 -k1,1r"; do
-	for p in 1 4; do
-		# shellcheck disable=SC2086
-		ties_case "chunk-start($o)-parallel$p" "$d/dated" 100000 --parallel=$p $o
-	done
-done
-# runs merged from past the start too (text_merge_common_start): times of
-# day that differ, so the merge's prefixes tell every pair apart (from
-# byte 0 each comparison was a tie: 2 to 3 a line)
+# runs whose chunks each skipped the start, merged (the merge's prefixes
+# are its own, from byte 0: about two full comparisons a line)
 awk 'BEGIN { for (i = 0; i < 100000; i++) { t = (i * 7919) % 86400000; printf "2026-11-27T%02d:%02d:%02d.%03d host%d\n",
 	int(t / 3600000), int(t / 60000) % 60, int(t / 1000) % 60, t % 1000, i % 5 } }' > "$d/stamped"
 for o in "" "-r"; do
 	# shellcheck disable=SC2086
-	ties_case "chunk-start-merged-runs($o)" "$d/stamped" 100 --parallel=2 -S 3M -T "$d/t" $o
+	ties_case "chunk-start-merged-runs($o)" "$d/stamped" 400000 --parallel=2 -S 3M -T "$d/t" $o
 done
 awk 'BEGIN { for (i = 0; i < 3000; i++) { if (i % 500 == 7) printf "abcdef\n"; else if (i % 700 == 3) printf "abcdef%c\n", 0;
 	else printf "%*sabcdef%s,%d\n", i % 3, "", substr("zyxwvutsrqponm", 1 + i % 13, 1 + i % 5), i % 11 } }' > "$d/edge"
@@ -436,7 +375,6 @@ for o in "" "-r" "-u" "-b -k1,1" "-b -k1,1 -u" "-t, -k1,1" "-s -t, -k1,1" "-t, -
 done
 tr '\n' '\000' < "$d/dated" > "$d/dated0"
 ties_case "chunk-start-zero-terminated" "$d/dated0" 100000 --parallel=3 -z
-
 # -R on a key with two values: equal keys have equal codes (MD5, key), so
 # their lines go on to the next key's bytes, not to the full comparison
 printf 'gpusort random source, 16+ bytes\n' > "$d/rs"
