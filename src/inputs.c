@@ -128,6 +128,13 @@ static void arrived(job_ctx *c, uint8_t *buf, size_t got, size_t *done)
 	*done = n;
 }
 
+/* Input i is a regular file that the checks saw with nothing left to read. */
+static int seen_empty(const job_ctx *c, int i)
+{
+	const io_file *seen = &c->in_seen[i];
+	return seen->regular && seen->pos >= seen->size;
+}
+
 ssize_t inputs_read_chunk(io_job *j, io_ring *ring)
 {
 	job_ctx *c = j->arg;
@@ -150,7 +157,10 @@ ssize_t inputs_read_chunk(io_job *j, io_ring *ring)
 			c->replay_bytes = c->replay_done = 0;
 		}
 	}
-	while (got < j->len && c->cur < c->nin) {
+	/* a regular input seen empty after a full chunk is opened, checked and
+	 * passed over too: the chunk is then known to be the last
+	 * (inputs_ended), as the plan counted on (one chunk: no second buffer) */
+	while (c->cur < c->nin && (got < j->len || seen_empty(c, c->cur))) {
 		io_file *f = &c->in[c->cur];
 		const io_file *seen = &c->in_seen[c->cur];
 		if (f->fd < 0) {
@@ -175,6 +185,10 @@ ssize_t inputs_read_chunk(io_job *j, io_ring *ring)
 		if (n < 0) {
 			c->bad_file = c->cur;
 			return n;
+		}
+		if (len == 0 && !f->eof) { /* seen empty, not at its end now: it changed */
+			c->bad_file = c->cur;
+			return -ESTALE;
 		}
 		got += (size_t)n;
 		c->in_bytes[c->cur] += (uint64_t)n;

@@ -482,4 +482,25 @@ for m in 1 0; do
 done
 mapped spill-gpu-fails-later-group "GPUSORT_FAULT=gpu-launch@$((last - 3))+" -S 8M --gpu-memory 4M -T "$d/tmp" --merge-engine=gpu
 
+# regular inputs seen empty after the one chunk's records (the chunk known
+# to be the last: the one-chunk plan has no buffer for a second read), on
+# the chunked path (-S too small for the staging, or GPUSORT_RESIDENT=0),
+# the resident path and the CPU engine; once an "out of memory" (exit 2)
+printf 'x' > "$d/one"; : > "$d/empty"; printf 'yz' > "$d/two"
+for c in "-S 2M|one empty|" "-S 2M|one empty empty|" "-S 2M|empty one empty|" "-S 2M|two empty one empty|" \
+	"|one empty|GPUSORT_RESIDENT=0" "|one empty|" "--cpu -S 2M|one empty|"; do
+	o=${c%%|*} r=${c#*|} v=${r#*|} f=${r%%|*}
+	case $o in --cpu*) ;; *) o="$o --device=0" ;; esac
+	nm="fakegpu-trailing-empty($o|$f|$v)"
+	set --
+	for x in $f; do set -- "$@" "$d/$x"; done
+	cat "$@" | od -An -v -tx1 -w1 | sort > "$d/te.exp"
+	# shellcheck disable=SC2086
+	env $v $G -k u8 $o "$@" > "$d/te.out" 2> "$d/te.err"
+	rc=$?
+	if [ $rc != 0 ]; then bad "$nm" "exit status $rc: $(head -n 1 "$d/te.err")"
+	elif [ "$(od -An -v -tx1 -w1 < "$d/te.out")" != "$(cat "$d/te.exp")" ]; then bad "$nm" "output $(od -An -c "$d/te.out")"
+	else echo "PASS $nm"; fi
+done
+
 exit $fails
