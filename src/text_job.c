@@ -405,11 +405,17 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 		fail(t, "out of memory");
 		goto out;
 	}
+	int stdin_taken = 0;
 	for (int i = 0; i < k; i++, opened++) {
 		const item *it = &its[i];
 		int e;
 		if (it->path) {
 			e = text_reader_open(&rd[i], it->path, t->s->eol, block);
+			/* standard input named again: already read through the first
+			 * one, so empty (as sort(1) has it); two readers of one
+			 * descriptor would each take pieces of the other's lines */
+			if (!e && !strcmp(it->path, "-"))
+				rd[i].eof = stdin_taken++ > 0;
 			/* a regular file read through a mapping, as a run is: no
 			 * copies, and its blocks found on every free thread */
 			if (!e && strcmp(it->path, "-"))
