@@ -512,6 +512,15 @@ int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, t
 		memset(p.cut, 0, (size_t)k * sizeof *p.cut);
 		if (nsp < p.nsl)
 			memcpy(p.cut + (size_t)p.nsl * k, p.cnt, (size_t)k * sizeof *p.cut);
+		/* a source out of order (-m of a file that is not sorted) gives
+		 * binary searches that may cut it backwards: each slice starts
+		 * where the one before ends, so that every line goes out once */
+		for (int j = 1; j <= p.nsl; j++)
+			for (int i = 0; i < k; i++) {
+				size_t *c = p.cut + (size_t)j * k + i;
+				if (*c < c[-(ptrdiff_t)k])
+					*c = c[-(ptrdiff_t)k];
+			}
 		size_t total = 0;
 		for (int j = 0; j < p.nsl; j++) {
 			p.so[j].off = total;
