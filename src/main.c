@@ -669,7 +669,17 @@ int main(int argc, char **argv)
 			ts.eol = '\0';
 			text_only = text_only ? text_only : "-z";
 			break;
-		case 'y': break; /* sort(1)'s obsolete -y N: accepted and ignored, as it does */
+		case 'y':
+			/* sort(1)'s obsolete -y N, ignored as it does: a separate
+			 * argument only when it is all digits (or empty), else it is
+			 * the next option or file */
+			if (optarg == argv[optind - 1]) {
+				const char *q = optarg;
+				while (*q >= '0' && *q <= '9')
+					q++;
+				optind -= *q != '\0';
+			}
+			break;
 		case OPT_FILES0:
 			files0 = optarg;
 			text_only = text_only ? text_only : "--files0-from";

@@ -48,6 +48,9 @@ bytes general-nan-inf 'inf\n-inf\nnan\nx\n1e3\n' 'x\nnan\n-inf\n1e3\ninf\n' -g
 bytes human '1M\n2K\n3\n1G\n' '3\n2K\n1M\n1G\n' -h
 bytes month 'mar\nxyz\n jan\nFeb\n' 'xyz\n jan\nFeb\nmar\n' -M
 bytes version 'a1.10\na1.9\na1.9~rc\n' 'a1.9~rc\na1.9\na1.10\n' -V
+# sort(1)'s obsolete -y: a separate argument of digits is ignored with it, another is not taken
+bytes y-digits-ignored 'b\na\n' 'a\nb\n' -y 100
+bytes y-next-option-kept 'b\na\n' 'b\na\n' -y -r
 
 # status NAME WANT 'MESSAGE' OPTION...: gpusort OPTION... exits WANT, says MESSAGE (one line), writes nothing
 status() {
