@@ -28,7 +28,7 @@ int text_files0_read(const char *from, char ***names, int *n, char *msg, size_t 
 			rc = -1;
 			break;
 		}
-		if (is_stdin && l == 1 && line[0] == '-') {
+		if (l == 1 && line[0] == '-') { /* sort(1) 9.1 refuses it in any list, whatever its wording says */
 			snprintf(msg, msglen, "when reading file names from stdin, no file name of '-' allowed");
 			rc = -1;
 			break;

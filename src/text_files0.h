@@ -10,7 +10,8 @@
  * Read the names in `from` into *names (malloc'd array of *n malloc'd
  * strings; the process keeps them). Returns 0, or -1 with the message in
  * msg: F cannot be read, a name is empty ("F:N: invalid zero-length file
- * name"), "-" when F is standard input, no names at all ("no input from F").
+ * name"), a name "-" (whatever F is, as sort(1) 9.1), no names at all
+ * ("no input from F").
  */
 int text_files0_read(const char *from, char ***names, int *n, char *msg, size_t msglen);
 

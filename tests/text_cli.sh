@@ -120,6 +120,11 @@ printf 'b\na\n' > "$d/io"
 printf 'y\nx\n' > "$d/f1"
 printf 'z\nw' > "$d/f2"
 printf '%s\0%s\0' "$d/f1" "$d/f2" | "$G" --files0-from=- > "$d/got" && printf 'w\nx\ny\nz\n' > "$d/exp" && same files0-from "$d/exp" "$d/got"
+# a list naming '-' (standard input): refused as sort(1) 9.1 does, from a file too
+printf '%s\0-\0' "$d/f1" > "$d/list0"
+if printf 'a\n' | "$G" --files0-from="$d/list0" > "$d/got" 2> "$d/err"; then fail files0-names-stdin "status 0: $(cat "$d/got")"
+elif grep -q "no file name of '-' allowed" "$d/err" && [ ! -s "$d/got" ]; then pass files0-names-stdin
+else fail files0-names-stdin "$(cat "$d/err")"; fi
 # -m of three sorted inputs
 printf 'a\nd\n' > "$d/m1"; printf 'b\nd\n' > "$d/m2"; printf 'c\n' > "$d/m3"
 "$G" -m "$d/m1" "$d/m2" "$d/m3" > "$d/got" && printf 'a\nb\nc\nd\nd\n' > "$d/exp" && same merge-three "$d/exp" "$d/got"
