@@ -89,6 +89,13 @@ int inputs_open(job_ctx *c, int keep_open)
 			job_fail(c, "cannot read '%s': %s", o->inputs[i], strerror(-rc));
 			return -1;
 		}
+		/* standard input named again: read through the first "-" by then,
+		 * so a file there has nothing left (as sort(1) finds it); its reads
+		 * are by offset, which would read the file again */
+		if (f->regular && !strcmp(o->inputs[i], "-"))
+			for (int k = 0; k < i; k++)
+				if (!strcmp(o->inputs[k], "-"))
+					f->pos = f->size;
 		c->in_seen[i] = *f;
 		if (f->regular && (f->size - f->pos) % c->R) {
 			job_fail_size(c, f->name, f->size - f->pos);

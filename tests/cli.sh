@@ -426,6 +426,16 @@ cat a.bin | gsrun $K > got.bin 2> gs.err
 check_ok "pipe-stdin-implicit" $? got.bin expa.bin gs.err
 gsrun $K - < a.bin > got.bin 2> gs.err
 check_ok "pipe-stdin-dash" $? got.bin expa.bin gs.err
+# standard input named twice, a regular file there: read once (the second
+# "-" finds it at its end, as sort(1) does), sorted, merged (-m of the
+# sorted file) and in a merge beside a file; it was read by offset twice
+for o in "" "--cpu" "-S 64K -T t1"; do
+	# shellcheck disable=SC2086
+	gsrun $K $o - - < a.bin > got.bin 2> gs.err
+	check_ok "stdin-twice-file[$o]" $? got.bin expa.bin gs.err
+done
+gsrun $K -m - - < expa.bin > got.bin 2> gs.err
+check_ok "stdin-twice-file-merge" $? got.bin expa.bin gs.err
 { gsrun $K a.bin 2> gs.err; echo $? > pipe.rc; } | cat > got.bin
 check_ok "pipe-stdout" "$(cat pipe.rc)" got.bin expa.bin gs.err
 { gsrun $K -S 64K -T t1 ab.bin 2> gs.err; echo $? > pipe.rc; } | cat > got.bin
