@@ -20,7 +20,7 @@ static size_t entry_size(const keys_spec *s)
 
 size_t cpusort_scratch_per_record(const keys_spec *s)
 {
-	if (s->key_only && s->record_size <= PREFIX_MAX)
+	if (cpusort_key_only(s))
 		return 0;
 	return 2 * entry_size(s);
 }
@@ -607,6 +607,21 @@ static void code_inplace(void *p, int t, int nt)
 	}
 }
 
+struct wordcode {
+	const keys_word *w;
+	uint8_t *recs;
+	size_t n;
+	int decode;
+};
+
+static void word_code_part(void *p, int t, int nt)
+{
+	struct wordcode *c = p;
+	size_t lo, hi;
+	util_split(c->n, t, nt, &lo, &hi);
+	keys_word_code(c->w, c->recs + lo * c->w->width, hi - lo, c->decode);
+}
+
 static int threads_for(size_t n, int threads)
 {
 	int max = (int)(n / 16384 + 1);
@@ -617,7 +632,7 @@ static int threads_for(size_t n, int threads)
 
 int cpusort_key_only(const keys_spec *s)
 {
-	return s->key_only && s->record_size <= PREFIX_MAX;
+	return keys_inplace(s) && s->record_size <= PREFIX_MAX;
 }
 
 size_t cpusort_entry_size(const keys_spec *s)
@@ -637,6 +652,12 @@ void cpusort_code(const keys_spec *s, uint8_t *recs, size_t n, int decode, int t
 {
 	struct inplace c = { s, recs, n, decode };
 	util_par_run(threads_for(n, threads), code_inplace, &c);
+}
+
+void cpusort_word_code(const keys_word *w, uint8_t *recs, size_t n, int decode, int threads)
+{
+	struct wordcode c = { w, recs, n, decode };
+	util_par_run(threads_for(n, threads), word_code_part, &c);
 }
 
 uint8_t *cpusort_radix(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int threads)
@@ -671,6 +692,17 @@ uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void
 	keys_native k;
 	if (keys_native_init(s, &k) == 0 && ((uintptr_t)a | (uintptr_t)b) % k.width == 0) {
 		uint8_t *res = native_msd(&k, a, b, n, threads_for(n, threads));
+		if (res)
+			return res;
+	}
+	keys_word w;
+	if (keys_word_init(s, &w) == 0 && ((uintptr_t)a | (uintptr_t)b) % w.width == 0) {
+		/* several keys covering a 4- or 8-byte record: as their keys'
+		 * integers, the records take the native passes */
+		cpusort_word_code(&w, a, n, 0, threads);
+		keys_native_identity(w.width, &k);
+		uint8_t *res = native_msd(&k, a, b, n, threads_for(n, threads));
+		cpusort_word_code(&w, res ? res : a, n, 1, threads);
 		if (res)
 			return res;
 	}

@@ -42,14 +42,21 @@ uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void
  * threads of its own (util_par_run), fewer for small n.
  */
 
-/* 1 when records are sorted as they are (key-only layout), 0 when through entries. */
+/*
+ * 1 when records are sorted as their own bytes, encoded in place
+ * (keys_inplace records of at most 16 bytes: one key, or keys that cover the
+ * record), 0 when through (prefix, index) entries.
+ */
 int cpusort_key_only(const keys_spec *s);
 
 /*
- * Key-only layout: turn n records at recs into their normalized keys in place
+ * cpusort_key_only layout: turn n records at recs into their normalized keys in place
  * (decode = 0), or back (decode = 1).
  */
 void cpusort_code(const keys_spec *s, uint8_t *recs, size_t n, int decode, int threads);
+
+/* keys_word_code on `threads` threads: n records of w->width bytes at recs, aligned to it. */
+void cpusort_word_code(const keys_word *w, uint8_t *recs, size_t n, int decode, int threads);
 
 /*
  * Stable LSD radix sort of n items of `stride` bytes at a by their bytes

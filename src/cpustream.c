@@ -31,6 +31,9 @@ struct cpustream {
 	 * big-endian) and the digit is their top `bits` bits, nshift = 8 num - bits */
 	int num, nshift;
 	keys_native kn;
+	int pre;                 /* num for several keys covering the record: items are
+				  * keys_word_enc's words, kn the identity */
+	keys_word kw;
 	uint8_t *ncnt;           /* num: cpusort_native_par's counters, a slice per pool thread */
 	tpool *tp;
 	int bits;                /* partition bits */
@@ -102,14 +105,14 @@ static void count_range(struct cpustream *S, size_t *c, size_t lo, size_t hi)
 	if (S->num == 8) {
 		uint64_t *v = (uint64_t *)S->recs;
 		for (size_t i = lo; i < hi; i++) {
-			uint64_t x = keys_native_enc64(&S->kn, v[i]);
+			uint64_t x = S->pre ? (uint64_t)keys_word_enc(&S->kw, v[i]) : keys_native_enc64(&S->kn, v[i]);
 			v[i] = x;
 			c[x >> S->nshift]++;
 		}
 	} else if (S->num == 4) {
 		uint32_t *v = (uint32_t *)S->recs;
 		for (size_t i = lo; i < hi; i++) {
-			uint32_t x = keys_native_enc32(&S->kn, v[i]);
+			uint32_t x = S->pre ? (uint32_t)keys_word_enc(&S->kw, v[i]) : keys_native_enc32(&S->kn, v[i]);
 			v[i] = x;
 			c[x >> S->nshift]++;
 		}
@@ -334,7 +337,10 @@ static void sort_bucket(struct cpustream *S, size_t d, int threads, int t)
 		return;
 	if (S->num) {
 		uint8_t *x = S->part + lo * S->isz, *y = S->spare + lo * S->isz;
-		S->where[d] = sort_native(S, x, y, m, threads, t) != x;
+		uint8_t *res = sort_native(S, x, y, m, threads, t);
+		if (S->pre)
+			cpusort_word_code(&S->kw, res, m, 1, threads);
+		S->where[d] = res != x;
 		return;
 	}
 	if (S->key_only) {
@@ -520,8 +526,15 @@ static struct cpustream *stream_init(const keys_spec *s, uint8_t *a, uint8_t *b,
 	S->dst = S->key_only ? b : (uint8_t *)scratch + cap * S->isz;
 	S->outbuf = b;
 	S->one_byte = S->key_only && S->R < 2;
-	if (S->key_only && keys_native_init(s, &S->kn) == 0 && ((uintptr_t)a | (uintptr_t)b) % S->kn.width == 0)
-		S->num = (int)S->kn.width;
+	if (S->key_only && ((uintptr_t)a | (uintptr_t)b) % S->R == 0) {
+		if (keys_native_init(s, &S->kn) == 0) {
+			S->num = (int)S->kn.width;
+		} else if (keys_word_init(s, &S->kw) == 0) {
+			keys_native_identity(S->kw.width, &S->kn);
+			S->num = (int)S->kw.width;
+			S->pre = 1;
+		}
+	}
 	/* With 8 or more threads one is left to the writer while buckets are
 	 * sorted: the write is the stage that bounds a streamed chunk, and a
 	 * writer that competes with every sorter for a core falls behind. */
@@ -618,7 +631,10 @@ static void restore(struct cpustream *S, size_t lo, size_t hi)
 		uint32_t *v = (uint32_t *)S->recs;
 		for (size_t i = lo; i < hi; i++)
 			v[i] = keys_native_dec32(&S->kn, v[i]);
-	} else if (S->key_only) {
+	}
+	if (S->pre)
+		keys_word_code(&S->kw, S->recs + lo * S->R, hi - lo, 1);
+	else if (!S->num && S->key_only) {
 		for (size_t i = lo; i < hi; i++)
 			keys_decode_inplace(S->s, S->recs + i * S->R);
 	}

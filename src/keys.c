@@ -159,21 +159,40 @@ static inline uint64_t load_num(const uint8_t *p, uint32_t w, int be)
 
 /*
  * A numeric field's normalized bytes (key_layout.h) read as one big-endian
- * unsigned integer, so that comparing the integers orders the field.
+ * unsigned integer, so that comparing the integers orders the field: v is
+ * the field's number (bits wide) as stored, kind and descending its key's.
  */
-static inline uint64_t norm_num(const keys_field *f, const uint8_t *rec)
+static inline uint64_t norm_bits(uint64_t v, uint32_t bits, int kind, int descending)
 {
-	uint32_t bits = f->width * 8;
 	uint64_t mask = bits == 64 ? ~0ull : ((1ull << bits) - 1);
 	uint64_t sign = 1ull << (bits - 1);
-	uint64_t v = load_num(rec + f->offset, f->width, f->big_endian);
-	if (f->kind == KEYS_SINT)
+	if (kind == KEYS_SINT)
 		v ^= sign;
-	else if (f->kind == KEYS_FLOAT)
+	else if (kind == KEYS_FLOAT)
 		v = (v & sign) ? (~v & mask) : (v | sign);
-	if (f->descending)
+	if (descending)
 		v = ~v & mask;
 	return v;
+}
+
+/* norm_bits undone: the field's number (bits wide) from its normalized integer. */
+static inline uint64_t denorm_bits(uint64_t v, uint32_t bits, int kind, int descending)
+{
+	uint64_t mask = bits == 64 ? ~0ull : ((1ull << bits) - 1);
+	uint64_t sign = 1ull << (bits - 1);
+	if (descending)
+		v = ~v & mask;
+	if (kind == KEYS_SINT)
+		v ^= sign;
+	else if (kind == KEYS_FLOAT)
+		v = (v & sign) ? (v & ~sign) : (~v & mask);
+	return v;
+}
+
+/* norm_bits of field f of rec. */
+static inline uint64_t norm_num(const keys_field *f, const uint8_t *rec)
+{
+	return norm_bits(load_num(rec + f->offset, f->width, f->big_endian), f->width * 8, f->kind, f->descending);
 }
 
 /* Store the low w bytes of v, big-endian (be) or little-endian. */
@@ -233,36 +252,60 @@ void keys_normalize(const keys_spec *s, const uint8_t *rec, uint8_t *out)
 	keys_normalize_prefix(s, rec, out, s->key_width);
 }
 
+/* Field f's normalized bytes at in written back as the record stores them, at rec + f->offset. */
+static void decode_field(const keys_field *f, const uint8_t *in, uint8_t *rec)
+{
+	uint8_t *out = rec + f->offset;
+	if (f->kind == KEYS_BYTES) {
+		for (uint32_t i = 0; i < f->width; i++)
+			out[i] = f->descending ? (uint8_t)~in[i] : in[i];
+		return;
+	}
+	uint64_t v = denorm_bits(load_num(in, f->width, 1), f->width * 8, f->kind, f->descending);
+	store_num(out, v, f->width, f->big_endian);
+}
+
+int keys_inplace(const keys_spec *s)
+{
+	if (s->key_only)
+		return 1;
+	if (s->n < 2 || s->key_width != s->record_size || s->record_size > KEYS_INPLACE_MAX)
+		return 0;
+	/* widths summing to the record's size cover it exactly when no two overlap */
+	for (int i = 0; i < s->n; i++)
+		for (int j = i + 1; j < s->n; j++)
+			if (s->f[i].offset < s->f[j].offset + s->f[j].width &&
+			    s->f[j].offset < s->f[i].offset + s->f[i].width)
+				return 0;
+	return 1;
+}
+
 void keys_encode_inplace(const keys_spec *s, uint8_t *rec)
 {
 	const keys_field *f = &s->f[0];
-	if (f->kind == KEYS_BYTES) {
-		if (f->descending)
+	if (s->n == 1) { /* the field is the record: no copy */
+		if (f->kind != KEYS_BYTES)
+			store_be(rec, norm_num(f, rec), f->width); /* the whole field is read before it is written */
+		else if (f->descending)
 			for (uint32_t i = 0; i < f->width; i++)
 				rec[i] = (uint8_t)~rec[i];
 		return;
 	}
-	store_be(rec, norm_num(f, rec), f->width); /* the whole field is read before it is written */
+	uint8_t key[KEYS_INPLACE_MAX];
+	keys_normalize(s, rec, key);
+	memcpy(rec, key, s->record_size);
 }
 
 void keys_decode_inplace(const keys_spec *s, uint8_t *rec)
 {
-	const keys_field *f = &s->f[0];
-	if (f->kind == KEYS_BYTES) {
-		keys_encode_inplace(s, rec); /* inversion is its own inverse */
+	if (s->n == 1) {
+		decode_field(&s->f[0], rec, rec);
 		return;
 	}
-	uint32_t bits = f->width * 8;
-	uint64_t mask = bits == 64 ? ~0ull : ((1ull << bits) - 1);
-	uint64_t sign = 1ull << (bits - 1);
-	uint64_t v = load_num(rec, f->width, 1);
-	if (f->descending)
-		v = ~v & mask;
-	if (f->kind == KEYS_SINT)
-		v ^= sign;
-	else if (f->kind == KEYS_FLOAT)
-		v = (v & sign) ? (v & ~sign) : (~v & mask);
-	store_num(rec, v, f->width, f->big_endian);
+	uint8_t key[KEYS_INPLACE_MAX];
+	memcpy(key, rec, s->record_size);
+	for (uint32_t i = 0, at = 0; i < (uint32_t)s->n; at += s->f[i].width, i++)
+		decode_field(&s->f[i], key + at, rec);
 }
 
 int keys_native_init(const keys_spec *s, keys_native *k)
@@ -277,6 +320,78 @@ int keys_native_init(const keys_spec *s, keys_native *k)
 	k->fmask = f->kind == KEYS_FLOAT ? all : 0;
 	k->dmask = f->descending ? all : 0;
 	return 0;
+}
+
+void keys_native_identity(uint32_t width, keys_native *k)
+{
+	*k = (keys_native){ .width = width };
+}
+
+int keys_word_init(const keys_spec *s, keys_word *w)
+{
+	uint32_t R = s->record_size;
+	if (s->n < 2 || s->n > 8 || (R != 4 && R != 8) || !keys_inplace(s))
+		return -1;
+	w->width = R;
+	w->n = s->n;
+	for (int i = 0, at = 0; i < s->n; at += (int)s->f[i].width, i++) {
+		const keys_field *f = &s->f[i];
+		w->f[i] = (struct keys_word_field){
+			.in_shift = (uint8_t)(8 * f->offset),
+			.out_shift = (uint8_t)(8 * (R - (uint32_t)at - f->width)),
+			.bits = (uint8_t)(8 * f->width),
+			.kind = (uint8_t)f->kind,
+			/* a bytes field is compared as its big-endian number */
+			.be = (uint8_t)(f->kind == KEYS_BYTES || f->big_endian),
+			.descending = (uint8_t)f->descending,
+		};
+	}
+	return 0;
+}
+
+/* The low `bits` bits of v, their bytes in the other order. */
+static inline uint64_t bswap_bits(uint64_t v, uint32_t bits)
+{
+	return __builtin_bswap64(v) >> (64 - bits);
+}
+
+uint64_t keys_word_enc(const keys_word *w, uint64_t raw)
+{
+	uint64_t key = 0;
+	for (int i = 0; i < w->n; i++) {
+		const struct keys_word_field *f = &w->f[i];
+		uint64_t v = raw >> f->in_shift & ((1ull << f->bits) - 1); /* bits < 64: two fields or more */
+		if (f->be)
+			v = bswap_bits(v, f->bits);
+		key |= norm_bits(v, f->bits, f->kind, f->descending) << f->out_shift;
+	}
+	return key;
+}
+
+uint64_t keys_word_dec(const keys_word *w, uint64_t key)
+{
+	uint64_t raw = 0;
+	for (int i = 0; i < w->n; i++) {
+		const struct keys_word_field *f = &w->f[i];
+		uint64_t v = denorm_bits(key >> f->out_shift & ((1ull << f->bits) - 1), f->bits, f->kind, f->descending);
+		if (f->be)
+			v = bswap_bits(v, f->bits);
+		raw |= v << f->in_shift;
+	}
+	return raw;
+}
+
+void keys_word_code(const keys_word *w, void *recs, size_t n, int decode)
+{
+	if (w->width == 8) {
+		uint64_t *v = recs;
+		for (size_t i = 0; i < n; i++)
+			v[i] = decode ? keys_word_dec(w, v[i]) : keys_word_enc(w, v[i]);
+	} else {
+		uint32_t *v = recs;
+		for (size_t i = 0; i < n; i++)
+			v[i] = (uint32_t)(decode ? keys_word_dec(w, v[i]) : keys_word_enc(w, v[i]));
+	}
 }
 
 int keys_compare(const keys_spec *s, const uint8_t *a, const uint8_t *b)

@@ -41,9 +41,22 @@ void keys_normalize(const keys_spec *s, const uint8_t *rec, uint8_t *out);
  */
 void keys_normalize_prefix(const keys_spec *s, const uint8_t *rec, uint8_t *out, uint32_t len);
 
+/* Largest record, bytes, that keys_inplace takes with more than one key. */
+#define KEYS_INPLACE_MAX 64
+
 /*
- * For key_only specs: turn a record into its normalized key in place, and
- * back (the transform is a bijection for every type).
+ * 1 when a record of s can be turned into its normalized key in place: the
+ * record is one key (key_only), or its keys cover it exactly, each byte in
+ * one key, in any order (`-k u32 -k u32` of 8-byte records), and it is at
+ * most KEYS_INPLACE_MAX bytes. Else 0. Such records need no (prefix, index)
+ * entries: sorting their encoded bytes sorts them, and records of equal keys
+ * are equal bytes, so no order among them can be seen (stability is free).
+ */
+int keys_inplace(const keys_spec *s);
+
+/*
+ * For keys_inplace specs: turn a record (record_size bytes) into its
+ * normalized key in place, and back (a bijection for every type).
  */
 void keys_encode_inplace(const keys_spec *s, uint8_t *rec);
 void keys_decode_inplace(const keys_spec *s, uint8_t *rec);
@@ -67,6 +80,36 @@ typedef struct keys_native {
 
 /* Fill *k for spec s. Returns 0, or -1 when s is not key_only with a 4- or 8-byte key. */
 int keys_native_init(const keys_spec *s, keys_native *k);
+
+/*
+ * Records of 4 or 8 bytes whose several keys cover them (keys_inplace, not
+ * key_only: `-k u32 -k u32`), as one native unsigned integer: enc(raw), raw
+ * the record's native (little-endian) load, is the normalized key read
+ * big-endian, so the CPU engine's native passes sort the words (with
+ * keys_native_identity) and dec turns them back into the records. Each field
+ * is taken out of raw by shift and mask and normalized as norm_num does.
+ */
+typedef struct keys_word {
+	uint32_t width; /* 4 or 8: bytes per record */
+	int n;          /* fields, 2..8 */
+	struct keys_word_field {
+		uint8_t in_shift, out_shift; /* bits: the field's place in raw and in the key */
+		uint8_t bits, kind, be, descending;
+	} f[8];
+} keys_word;
+
+/* Fill *w for spec s. Returns 0, or -1 when s is not such a layout. */
+int keys_word_init(const keys_spec *s, keys_word *w);
+
+/* The normalized key of the record whose native load is raw (low width bytes), and back. */
+uint64_t keys_word_enc(const keys_word *w, uint64_t raw);
+uint64_t keys_word_dec(const keys_word *w, uint64_t key);
+
+/* n records of w->width bytes at recs (aligned to it) into their keys in place (decode 0) or back (1). */
+void keys_word_code(const keys_word *w, void *recs, size_t n, int decode);
+
+/* keys_native that leaves a word as it is: for items that are already keys (keys_word_enc). */
+void keys_native_identity(uint32_t width, keys_native *k);
 
 static inline uint64_t keys_native_enc64(const keys_native *k, uint64_t raw)
 {

@@ -96,7 +96,7 @@ static inline int before(const struct lt *t, int a, int b)
 
 /*
  * The merge of key-only records of one 4- or 8-byte number (keys_native,
- * keys.h): the tree holds each leaf's head as one integer, the normalized
+ * keys.h), or of 4- or 8-byte records whose keys cover them (keys_word): the tree holds each leaf's head as one integer, the normalized
  * key above the leaf's index, so that a node's match is one unsigned
  * comparison (ties go to the lower index: run order, the merge's
  * stability) and the winner and loser are chosen by conditional moves, not
@@ -122,8 +122,8 @@ static inline uint32_t ld32(const uint8_t *p)
 
 #define LT_AHEAD 512 /* bytes: 8 cache lines */
 
-#define LT_NATIVE(NAME, T, W, ENC, ld)                                                                        \
-	static size_t NAME(const keys_native *kn, lt_range *r, int k, uint8_t *out, size_t total)           \
+#define LT_NATIVE(NAME, T, W, KT, ENC, ld)                                                                    \
+	static size_t NAME(const KT *kn, lt_range *r, int k, uint8_t *out, size_t total)                    \
 	{                                                                                                   \
 		int m = 1;                                                                                  \
 		while (m < k)                                                                               \
@@ -135,7 +135,7 @@ static inline uint32_t ld32(const uint8_t *p)
 		if (!tree || !w || !p || !left)                                                             \
 			abort(); /* k * 40 bytes; the merge plan already holds k windows */                 \
 		const int sh = (int)sizeof(T) * 8;                                                          \
-		const keys_native K = *kn; /* a local copy: the stores to out cannot alias it */           \
+		const KT K = *kn; /* a local copy: the stores to out cannot alias it */                    \
 		for (int i = 0; i < m; i++) {                                                               \
 			p[i] = i < k ? r[i].p : NULL;                                                      \
 			left[i] = i < k ? r[i].n : 0;                                                       \
@@ -177,8 +177,13 @@ static inline uint32_t ld32(const uint8_t *p)
 		return total;                                                                               \
 	}
 
-LT_NATIVE(lt_merge_n64, uint64_t, unsigned __int128, keys_native_enc64, ld64)
-LT_NATIVE(lt_merge_n32, uint32_t, uint64_t, keys_native_enc32, ld32)
+static inline uint32_t word_enc32(const keys_word *w, uint32_t raw) { return (uint32_t)keys_word_enc(w, raw); }
+
+LT_NATIVE(lt_merge_n64, uint64_t, unsigned __int128, keys_native, keys_native_enc64, ld64)
+LT_NATIVE(lt_merge_n32, uint32_t, uint64_t, keys_native, keys_native_enc32, ld32)
+/* records of several keys that cover them (keys_word): the same tree on their keys' words */
+LT_NATIVE(lt_merge_w64, uint64_t, unsigned __int128, keys_word, keys_word_enc, ld64)
+LT_NATIVE(lt_merge_w32, uint32_t, uint64_t, keys_word, word_enc32, ld32)
 
 size_t lt_merge(const keys_spec *s, lt_range *r, int k, uint8_t *out)
 {
@@ -196,6 +201,9 @@ size_t lt_merge(const keys_spec *s, lt_range *r, int k, uint8_t *out)
 	keys_native kn;
 	if (keys_native_init(s, &kn) == 0 && kn.width == R)
 		return kn.width == 8 ? lt_merge_n64(&kn, r, k, out, total) : lt_merge_n32(&kn, r, k, out, total);
+	keys_word kw;
+	if (keys_word_init(s, &kw) == 0)
+		return kw.width == 8 ? lt_merge_w64(&kw, r, k, out, total) : lt_merge_w32(&kw, r, k, out, total);
 	int m = 1;
 	while (m < k)
 		m <<= 1;

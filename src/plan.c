@@ -9,7 +9,7 @@
  * where the two engines broke even on the H200 machine's 16 threads once
  * the GPU's output went through a mapping (bench/results/h200-auto-2026-11-27.md:
  * u32 and u64 near 1.1 GiB, 16-byte records near 0.9 GiB, 100-byte near 1.8). */
-#define SMALL_CPU_NATIVE ((uint64_t)72 << 20)   /* records of one 4- or 8-byte key, nothing else */
+#define SMALL_CPU_NATIVE ((uint64_t)72 << 20)   /* 4- or 8-byte records: one key, or keys covering them */
 #define SMALL_CPU_ENTRIES ((uint64_t)56 << 20)  /* sort entries of records sorted through entries */
 #define SMALL_CPU_RECORDS ((uint64_t)112 << 20) /* ... and their record bytes */
 #define SMALL_CPU_BYTEWISE ((uint64_t)28 << 20) /* other key-only records (byte-wise radix passes) */
@@ -257,7 +257,8 @@ int plan_small_on_cpu(const plan_input *in)
 		return 0; /* not one CPU chunk: the run phase and merge favour the GPU */
 	uint64_t t = (uint64_t)in->threads;
 	keys_native kn;
-	if (keys_native_init(s, &kn) == 0)
+	keys_word kw;
+	if (keys_native_init(s, &kn) == 0 || keys_word_init(s, &kw) == 0)
 		return n * R <= t * SMALL_CPU_NATIVE;
 	if (cpusort_key_only(s))
 		return n * R <= t * SMALL_CPU_BYTEWISE;

@@ -90,6 +90,21 @@ gen -n 5000 --record-size 12 -k u8@0 --dist fewunique --seed 19 -o m.bin &&
 gen -n 5000 --record-size 16 -k bytes2@0 --dist fewunique --seed 20 -o m.bin &&
 	sortcase "multikey-later-offset-first" m.bin "--record-size 16 -k u16@14 -k bytes2@0 -k i64@2"
 
+# Keys that cover the record exactly, in any order: the CPU engine sorts the
+# records' own bytes, encoded in place (keys_inplace), not (prefix, index) entries
+gen -n 20000 -k u32 -k u32 --dist fewunique --seed 23 -o m.bin &&
+	sortcase "cover-u32-u32" m.bin "-k u32 -k u32" &&
+	sortcase "cover-u32@4-i32@0:r" m.bin "-k u32@4 -k i32@0:r" &&
+	sortcase "cover-i16-f32:r-u16be" m.bin "-k i16 -k f32:r -k u16be" &&
+	sortcase "cover-u32-u32-u" m.bin "-k u32 -k u32 -u" &&
+	sortcase "cover-u32-u32-r-S64K" m.bin "-k u32 -k u32 -r" "-S 64K -T spill" &&
+	sortcase "cover-u32-u32-pipe" - "-k u32 -k u32" < m.bin
+gen -n 20000 --record-size 16 -k u64 -k bytes8 --dist fewunique --seed 24 -o m.bin &&
+	sortcase "cover-u64-bytes8:r" m.bin "-k u64 -k bytes8:r" &&
+	sortcase "cover-bytes8@8-f64@0" m.bin "-k bytes8@8 -k f64@0" "--parallel=1"
+gen -n 20000 --record-size 3 -k u8 --dist uniform --seed 25 -o m.bin &&
+	sortcase "cover-u8@2-i16@0:r" m.bin "-k u8@2 -k i16@0:r"
+
 # Default record size: the end of the furthest key, not of the last one
 gen -n 3000 --record-size 12 -k u32@8 -k u8@0 --dist fewunique --seed 21 -o m.bin &&
 	sortcase "default-record-size-furthest-key" m.bin "-k u32@8 -k u8@0"

@@ -53,7 +53,8 @@ i=0
 for spec in "-k u64" "-k i32:r" "-k f64" "-k u8" "--record-size 7" \
 	"--record-size 100 -k bytes10" "--record-size 16 -k u64@8 -k i32@0:r" \
 	"--record-size 40 -k bytes24@4" "--record-size 12 -k u16be@10:r -k f32@0" \
-	"--record-size 3 -k i16@1"; do
+	"--record-size 3 -k i16@1" "-k u32 -k i32:r" "-k u64@8 -k i32@0:r -k bytes4@4" \
+	"-k u16 -k i8:r -k u8"; do
 	i=$((i + 1))
 	for d in $dists; do
 		sp=; case "$spec $d" in *f*uniform) sp=--specials ;; esac
@@ -220,7 +221,7 @@ export GPUSORT_FEED_PIECE
 RUN=gstrun
 i=0
 for spec in "-k u64" "-k i32:r" "-k f64" "-k u8" "--record-size 7" \
-	"--record-size 100 -k bytes10" "--record-size 16 -k u64@8 -k i32@0:r"; do
+	"--record-size 100 -k bytes10" "--record-size 16 -k u64@8 -k i32@0:r" "-k u32 -k i32:r"; do
 	i=$((i + 1))
 	for d in uniform zipf equal; do
 		sp=; case "$spec $d" in *f*uniform) sp=--specials ;; esac

@@ -46,7 +46,7 @@ int main(void)
 	/* 300007: past the MSD pass's threshold (cpusort.c MSD_MIN) */
 	static const size_t ns[] = { 0, 1, 2, 3, 7, 4097, 100003, 300007 };
 	unsigned long long seed = 5;
-	size_t cap = 300007 * 8;
+	size_t cap = 300007 * 16;
 	setvbuf(stdout, NULL, _IOLBF, 0); /* a FAIL line before a crash is not lost */
 	uint8_t *in = malloc(cap), *a = util_alloc_aligned(cap, 64), *b = util_alloc_aligned(cap, 64),
 		*want = malloc(cap);
@@ -77,6 +77,45 @@ int main(void)
 					cmp_spec = &s;
 					qsort(want, n, R, cmp);
 					for (int threads = 1; threads <= 7; threads += 2) {
+						memcpy(a, in, n * R);
+						const uint8_t *got = cpusort_sort(&s, a, b, n, NULL, threads);
+						CHECK(!memcmp(got, want, n * R), "dist %d n %zu threads %d", dist, n,
+						      threads);
+					}
+				}
+			}
+		} TEST_END();
+	}
+	/* keys that cover the record (keys_inplace, several keys): sorted as their
+	 * encoded bytes, so equal keys are equal records here too */
+	static const char *const layouts[][3] = { { "u32", "u32" }, { "u32@4", "i32@0:r" },
+						  { "i16", "f32:r", "u16be" }, { "u64", "bytes8:r" },
+						  { "u8@2", "i16@0" }, { "u16", "i16be:r" }, { "u8@3", "bytes2@0:r", "i8@2" } };
+	for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+		keys_spec s;
+		char msg[256], name[96];
+		memset(&s, 0, sizeof s);
+		for (uint32_t i = 0, off = 0; i < 3 && layouts[l][i]; off = s.f[i].offset + s.f[i].width, i++, s.n++)
+			if (keys_parse(layouts[l][i], off, &s.f[i], msg, sizeof msg))
+				abort();
+		if (keys_finish(&s, 0, 0, msg, sizeof msg) || !cpusort_key_only(&s))
+			abort();
+		size_t R = s.record_size;
+		snprintf(name, sizeof name, "cpusort/several-keys-cover-record/%s,%s%s%s", layouts[l][0], layouts[l][1],
+			 layouts[l][2] ? "," : "", layouts[l][2] ? layouts[l][2] : "");
+		TEST_BEGIN(name) {
+			for (int dist = 0; dist < 3; dist++) {
+				for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+					size_t n = ns[i];
+					for (size_t r = 0; r < n; r++)
+						for (size_t k = 0; k < R; k++) { /* few distinct values per byte with dist 1 */
+							uint64_t x = unit_rand(&seed);
+							in[r * R + k] = (uint8_t)(dist == 0 ? x : dist == 1 ? x % 3 : 7);
+						}
+					memcpy(want, in, n * R);
+					cmp_spec = &s;
+					qsort(want, n, R, cmp);
+					for (int threads = 1; threads <= 7; threads += 3) {
 						memcpy(a, in, n * R);
 						const uint8_t *got = cpusort_sort(&s, a, b, n, NULL, threads);
 						CHECK(!memcmp(got, want, n * R), "dist %d n %zu threads %d", dist, n,

@@ -177,6 +177,73 @@ int main(void)
 		}
 	} TEST_END();
 
+	TEST_BEGIN("keys/inplace-several-keys") {
+		/* keys that cover the record, in any order: encode = normalize, decode undoes it;
+		 * a gap, an overlap or a record over KEYS_INPLACE_MAX is refused */
+		static const char *const layouts[][4] = {
+			{ "u32", "u32" },		 { "u32@4", "u32@0:r" },      { "i16", "f32:r", "u16be" },
+			{ "u64", "bytes8:r" },	 { "f64be:r", "i8", "bytes7@9" }, { "u8@2", "i16@0", "f32be@3:r" },
+			{ "u16", "i16be:r" },	 { "u8@3", "bytes2@0:r", "i8@2" }, { "f32@4", "i16be@0", "bytes2@2" },
+		};
+		static const char *const refused[][3] = {
+			{ "u32@0", "u16@6" },   /* a gap: bytes 4-5 in no key */
+			{ "u32@0", "u32@2" },   /* an overlap, the widths summing to the record's */
+			{ "u32@0", "bytes4@0" } /* bytes 0-3 in two keys, 4-7 in none */
+		};
+		unsigned long long seed = 23;
+		char m[256];
+		for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+			keys_spec s;
+			memset(&s, 0, sizeof s);
+			uint32_t off = 0;
+			for (int i = 0; i < 4 && layouts[l][i]; i++, s.n++) {
+				CHECK(keys_parse(layouts[l][i], off, &s.f[i], m, sizeof m) == 0, "parse %s", layouts[l][i]);
+				off = s.f[i].offset + s.f[i].width;
+			}
+			CHECK(keys_finish(&s, 0, l % 2, m, sizeof m) == 0, "finish layout %zu", l);
+			CHECK(keys_inplace(&s) && !s.key_only, "layout %zu is in place", l);
+			for (int i = 0; i < 2000; i++) {
+				uint8_t r[16], o[16], want[16];
+				for (int b = 0; b < 16; b += 8) {
+					uint64_t x = unit_rand(&seed);
+					memcpy(r + b, &x, 8);
+				}
+				memcpy(o, r, 16);
+				keys_encode_inplace(&s, r);
+				keys_normalize(&s, o, want);
+				CHECK(!memcmp(r, want, s.record_size), "layout %zu: encode = normalize", l);
+				keys_decode_inplace(&s, r);
+				CHECK(!memcmp(r, o, s.record_size), "layout %zu: decode(encode(x)) = x", l);
+				keys_word w;
+				if (keys_word_init(&s, &w) != 0) {
+					CHECK(s.record_size != 4 && s.record_size != 8, "layout %zu has a word", l);
+					continue;
+				}
+				/* the word is the normalized key read big-endian */
+				uint64_t raw = 0, key = 0;
+				memcpy(&raw, o, s.record_size);
+				for (uint32_t b = 0; b < s.record_size; b++)
+					key = key << 8 | want[b];
+				CHECK(keys_word_enc(&w, raw) == key, "layout %zu: word = normalized key", l);
+				CHECK(keys_word_dec(&w, key) == raw, "layout %zu: dec(enc(x)) = x", l);
+			}
+		}
+		for (size_t l = 0; l < sizeof refused / sizeof refused[0]; l++) {
+			keys_spec s;
+			memset(&s, 0, sizeof s);
+			for (int i = 0; i < 2 && refused[l][i]; i++, s.n++)
+				CHECK(keys_parse(refused[l][i], 0, &s.f[i], m, sizeof m) == 0, "parse %s", refused[l][i]);
+			CHECK(keys_finish(&s, 8, 0, m, sizeof m) == 0 && !keys_inplace(&s), "layout %zu refused", l);
+		}
+		keys_spec big;
+		memset(&big, 0, sizeof big);
+		for (uint32_t i = 0; i < 9; i++, big.n++) /* 72 bytes: over KEYS_INPLACE_MAX */
+			CHECK(keys_parse("u64", i * 8, &big.f[i], m, sizeof m) == 0, "parse u64");
+		CHECK(keys_finish(&big, 0, 0, m, sizeof m) == 0 && !keys_inplace(&big), "72-byte record refused");
+		big.n = 8;
+		CHECK(keys_finish(&big, 0, 0, m, sizeof m) == 0 && keys_inplace(&big), "64-byte record taken");
+	} TEST_END();
+
 	TEST_BEGIN("keys/native") {
 		/* the native integer is the normalized key read big-endian, and dec(enc(x)) = x,
 		 * for every type of width 4 and 8 (specials included: +-0, +-inf, NaNs, extremes) */

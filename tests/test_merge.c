@@ -103,13 +103,15 @@ static int spec_cmp(const void *a, const void *b)
 	return keys_compare(g_spec, a, b);
 }
 
-static keys_spec key_only(const char *type)
+/* The spec of the keys in `types`, comma-separated, each after the one before. */
+static keys_spec key_only(const char *types)
 {
 	keys_spec s;
-	char m[128];
+	char m[128], buf[128], *save = NULL;
 	memset(&s, 0, sizeof s);
-	keys_parse(type, 0, &s.f[0], m, sizeof m);
-	s.n = 1;
+	snprintf(buf, sizeof buf, "%s", types);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save), s.n++)
+		keys_parse(t, s.n ? s.f[s.n - 1].offset + s.f[s.n - 1].width : 0, &s.f[s.n], m, sizeof m);
 	keys_finish(&s, 0, 0, m, sizeof m);
 	return s;
 }
@@ -156,11 +158,14 @@ int main(void)
 
 	TEST_BEGIN("losertree/native-keys") {
 		/* key-only records of one 4- or 8-byte number take the native tree
-		 * (keys_native): every type and direction, ties across runs, runs
+		 * (keys_native), records of several keys covering 4 or 8 bytes the
+		 * same tree on their words (keys_word): every type and direction, ties across runs, runs
 		 * of 0 and 1 record beside long ones, fan-ins past the tree's stack
 		 * arrays (65, 70), against qsort of everything (equal keys are equal
 		 * bytes, so the stable merge is that order) */
-		static const char *types[] = { "u64", "i64:r", "f64", "u64be", "u32", "i32", "f32:r", "u32be:r" };
+		static const char *types[] = { "u64",	      "i64:r",	 "f64",		 "u64be",
+					       "u32",	      "i32",	 "f32:r",	 "u32be:r",
+					       "u32,i32:r",   "f32,u32", "i16be,u8,bytes1:r", "u8@7,bytes7@0" };
 		static const int ks[] = { 2, 3, 5, 16, 64, 65, 70 };
 		for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
 			keys_spec w = key_only(types[ti]);

@@ -363,6 +363,18 @@ static void exact(void)
 		in.input_bytes = (int64_t)GiB;
 		in.mem = 256 * MiB;
 		CHECK(!plan_small_on_cpu(&in), "not one CPU chunk under -S: the GPU");
+		/* two u32 keys covering 8-byte records sort as native words: u64's bound */
+		keys_spec two = spec("u32", 0);
+		char msg[256];
+		two.f[1] = two.f[0];
+		two.f[1].offset = 4;
+		two.n = 2;
+		CHECK(keys_finish(&two, 0, 0, msg, sizeof msg) == 0 && two.record_size == 8, "two u32 keys");
+		in.keys = &two;
+		in.mem = 32 * GiB;
+		CHECK(plan_small_on_cpu(&in), "1 GiB of u32,u32 on 16 threads: the CPU");
+		in.input_bytes = 3 * (int64_t)GiB / 2;
+		CHECK(!plan_small_on_cpu(&in), "1.5 GiB of u32,u32 on 16 threads: the GPU");
 	} TEST_END();
 }
 
