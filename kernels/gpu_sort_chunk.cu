@@ -33,12 +33,13 @@ namespace {
 const size_t ALIGN = 256;
 inline size_t al(size_t x) { return (x + ALIGN - 1) & ~(ALIGN - 1); }
 
-/* The record is one 4- or 8-byte key, sorted as words (keys_spec's key_only
- * also holds for other widths). */
+/* The record is 4 or 8 bytes that its keys cover (one key, or several:
+ * keys_layout_cover), sorted as words, normalized in place (keys_spec's
+ * key_only is one key of any width). */
 bool key_only(const keys_spec &L)
 {
 	const uint32_t rs = L.record_size;
-	return L.n == 1 && L.f[0].width == rs && L.f[0].offset == 0 && (rs == 4 || rs == 8);
+	return (rs == 4 || rs == 8) && keys_layout_cover(&L);
 }
 
 size_t pair_bytes(const keys_spec &L) { return L.key_width <= 4 ? 8 : 16; }

@@ -76,6 +76,26 @@ static inline int keys_layout_check(const keys_spec *s)
 	return kw == s->key_width ? 0 : -2;
 }
 
+/*
+ * 1 when the fields of s cover its record exactly, each byte in one field,
+ * in any order (one field of the whole record, or `-k u32 -k u32` of 8-byte
+ * records), else 0. Such a record's normalized key is as long as the record
+ * and the transform a bijection, so the records themselves can be
+ * normalized in place, sorted and turned back, and equal keys are equal
+ * records (no order among them to keep).
+ */
+static inline int keys_layout_cover(const keys_spec *s)
+{
+	if (s->n < 1 || s->key_width != s->record_size)
+		return 0;
+	for (int i = 0; i < s->n; i++)
+		for (int j = i + 1; j < s->n; j++)
+			if (s->f[i].offset < s->f[j].offset + s->f[j].width &&
+			    s->f[j].offset < s->f[i].offset + s->f[i].width)
+				return 0;
+	return 1; /* widths summing to the record's size without overlaps cover it */
+}
+
 /* 1 when a and b describe the same key (n, record_size and fields f[0..n)
  * equal; the unused fields and padding may differ), else 0. */
 static inline int keys_layout_equal(const keys_spec *a, const keys_spec *b)

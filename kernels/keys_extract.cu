@@ -3,8 +3,9 @@
  *
  * Normalized key (the rules: key_layout.h): the concatenation of every
  * field's normalized bytes, compared as unsigned bytes. Kernels here
- *   - normalize / de-normalize key-only records in place (record == one 4- or
- *     8-byte key): the word's unsigned value is then the key's order;
+ *   - normalize / de-normalize key-only records in place (records of 4 or 8
+ *     bytes that their keys cover: one key, or several): the word's unsigned
+ *     value is then the key's order;
  *   - build (key, index) elements: u64 = 4 key bytes . u32 index, or
  *     u128 = 12 key bytes . u32 index, the key bytes big-endian at the top so
  *     that the element's unsigned value orders by (key, index);
@@ -63,6 +64,58 @@ __global__ void k_normalize(W *d, uint64_t n, int kind, int be, int desc, int ba
 				r = (r & sign) ? (W)(r ^ sign) : (W)~r;
 			d[i] = swap ? bswapw<W>(r) : r;
 		}
+	}
+}
+
+/*
+ * Records of 4 or 8 bytes that several keys cover (keys_layout_cover) <->
+ * their normalized keys as one unsigned word: each field taken out of the
+ * little-endian word by shift and mask, byte-swapped within its width when
+ * stored most significant byte first (bytes, big-endian numbers), ordered as
+ * k_normalize orders a whole word, and put at its place in the key (the
+ * first field highest). The CPU's keys_word (src/keys.c) is the same map.
+ */
+template <class W>
+__global__ void k_normalize_fields(W *d, uint64_t n, keys_spec L, int back)
+{
+	const uint32_t R = sizeof(W);
+	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+	     i += (uint64_t)gridDim.x * blockDim.x) {
+		const uint64_t v = d[i];
+		uint64_t r = 0;
+		uint32_t at = 0;
+		for (int fi = 0; fi < L.n; fi++) {
+			const keys_field f = L.f[fi];
+			const uint32_t bits = 8 * f.width; /* < 64: two fields or more */
+			const uint64_t mask = (1ull << bits) - 1, sign = 1ull << (bits - 1);
+			const uint32_t in_shift = 8 * f.offset, out_shift = 8 * (R - at - f.width);
+			const bool swap = f.kind == KEYS_BYTES || f.big_endian;
+			at += f.width;
+			if (!back) {
+				uint64_t x = v >> in_shift & mask;
+				if (swap)
+					x = bswap64(x) >> (64 - bits);
+				if (f.kind == KEYS_SINT)
+					x ^= sign;
+				else if (f.kind == KEYS_FLOAT)
+					x = (x & sign) ? (~x & mask) : (x | sign);
+				if (f.descending)
+					x = ~x & mask;
+				r |= x << out_shift;
+			} else {
+				uint64_t x = v >> out_shift & mask;
+				if (f.descending)
+					x = ~x & mask;
+				if (f.kind == KEYS_SINT)
+					x ^= sign;
+				else if (f.kind == KEYS_FLOAT)
+					x = (x & sign) ? (x & ~sign) : (~x & mask);
+				if (swap)
+					x = bswap64(x) >> (64 - bits);
+				r |= x << in_shift;
+			}
+		}
+		d[i] = (W)r;
 	}
 }
 
@@ -203,6 +256,13 @@ unsigned grid_for(uint64_t threads)
 
 cudaError_t gs_keys_normalize(void *d, size_t n, const keys_spec &L, cudaStream_t st, bool back)
 {
+	if (L.n > 1) {
+		if (L.record_size == 4)
+			k_normalize_fields<uint32_t><<<grid_for(n), 256, 0, st>>>((uint32_t *)d, n, L, back);
+		else
+			k_normalize_fields<uint64_t><<<grid_for(n), 256, 0, st>>>((uint64_t *)d, n, L, back);
+		return cudaGetLastError();
+	}
 	const keys_field &f = L.f[0];
 	const int be = f.big_endian, desc = f.descending;
 	if (f.width == 4)

@@ -267,17 +267,7 @@ static void decode_field(const keys_field *f, const uint8_t *in, uint8_t *rec)
 
 int keys_inplace(const keys_spec *s)
 {
-	if (s->key_only)
-		return 1;
-	if (s->n < 2 || s->key_width != s->record_size || s->record_size > KEYS_INPLACE_MAX)
-		return 0;
-	/* widths summing to the record's size cover it exactly when no two overlap */
-	for (int i = 0; i < s->n; i++)
-		for (int j = i + 1; j < s->n; j++)
-			if (s->f[i].offset < s->f[j].offset + s->f[j].width &&
-			    s->f[j].offset < s->f[i].offset + s->f[i].width)
-				return 0;
-	return 1;
+	return s->key_only || (s->record_size <= KEYS_INPLACE_MAX && keys_layout_cover(s));
 }
 
 void keys_encode_inplace(const keys_spec *s, uint8_t *rec)

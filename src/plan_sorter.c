@@ -8,12 +8,13 @@
 #include <string.h>
 
 /* The words the device sorts for s (kernels/gpu_sort_chunk.cu: key_only,
- * pair_bytes): 4 or 8 for key-only records, 8 or 16 for (key, index)
- * elements (+1 to tell them from key-only words of one width). */
+ * pair_bytes): 4 or 8 for records of 4 or 8 bytes that their keys cover,
+ * 8 or 16 for (key, index) elements (+1 to tell them from the records'
+ * words of one width). */
 static int word_class(const keys_spec *s)
 {
 	const uint32_t rs = s->record_size;
-	if (s->n == 1 && s->f[0].offset == 0 && s->f[0].width == rs && (rs == 4 || rs == 8))
+	if ((rs == 4 || rs == 8) && keys_layout_cover(s))
 		return (int)rs;
 	return s->key_width <= 4 ? 8 + 1 : 16 + 1;
 }

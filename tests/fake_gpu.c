@@ -136,14 +136,13 @@ const char *gpu_last_error(const gpu_ctx *ctx)
 }
 
 /* *s = *L when the kernels would take L, with key_only meaning what it means
- * to them: the record is one 4- or 8-byte key. */
+ * to them: a record of 4 or 8 bytes that its keys cover. */
 static int to_spec(const keys_spec *L, keys_spec *s)
 {
 	if (!L || keys_layout_check(L))
 		return GPU_EINVAL;
 	*s = *L;
-	s->key_only = s->n == 1 && s->f[0].offset == 0 && s->f[0].width == s->record_size &&
-		      (s->record_size == 4 || s->record_size == 8);
+	s->key_only = (s->record_size == 4 || s->record_size == 8) && keys_layout_cover(s);
 	return 0;
 }
 

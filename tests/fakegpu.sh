@@ -76,6 +76,9 @@ fi
 # u32 key-only, chunks of unequal piece counts
 $GEN -n 2500001 -k u32 --dist fewunique -o "$d/in" 2> /dev/null
 one u32 "-k u32" "-S 16M" GPUSORT_FAKE_CAP=700001
+# several keys covering 8-byte records: the records' words, as key-only
+$GEN -n 2000003 -k u32 -k u32 --dist fewunique -o "$d/in" 2> /dev/null
+one cover8 "-k u32@4 -k i32@0:r" "-S 16M" GPUSORT_FAKE_CAP=700001
 # general, 4-byte key (records apart from the sorted ones)
 $GEN -n 1000003 --record-size 16 -k u32@4 --dist zipf -o "$d/in" 2> /dev/null
 one rec16-u32 "--record-size 16 -k u32@4" "-S 32M" GPUSORT_FAKE_CAP=300007
@@ -364,6 +367,9 @@ spill rec16-ties "--record-size 16 -k u32@4" "-S 4M --gpu-memory 4M --merge-engi
 spill rec16-ties-u "--record-size 16 -k u32@4 -u" "-S 4M --gpu-memory 4M --merge-engine=gpu"
 # many small groups: the device holds 20000 records
 WANT_GROUPS=50 spill rec16-fake-cap "--record-size 16 -k u32@4" "-S 4M --merge-engine=gpu" GPUSORT_FAKE_CAP=20000
+# several keys covering 8-byte records, ties
+$GEN -n 1000003 -k u32 -k u32 --dist fewunique -o "$d/in" 2> /dev/null
+spill cover8-ties "-k u32 -k u32:r" "-S 4M --gpu-memory 4M --merge-engine=gpu"
 # 100-byte records with a 10-byte key (gensort's layout), --merge-engine=auto with
 # the planner's size rule skipped (GPUSORT_SPILL_MERGE=gpu)
 $GEN -n 300000 --record-size 100 -k bytes10 -o "$d/in" 2> /dev/null

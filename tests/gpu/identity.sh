@@ -57,6 +57,8 @@ for dist in uniform gaussian zipf sorted reverse equal bucket staggered fewuniqu
 	done
 	one "gpu-id-u64-$dist" "-n 300001 -k u64 --dist $dist" "-k u64" ""
 	one "gpu-id-rec16-$dist" "-n 200003 --record-size 16 -k u64@8 -k i32@0 --dist $dist" "--record-size 16 -k u64@8 -k i32@0:r" ""
+	one "gpu-id-cover8-$dist" "-n 300001 -k u32 -k i32 --dist $dist" "-k u32@4 -k i32@0:r" ""
+	one "gpu-id-cover4-$dist" "-n 300001 -k u16 -k u8 -k u8 --dist $dist" "-k i16 -k u8:r -k bytes1" ""
 	one "gpu-id-gensort-$dist" "-n 100001 --record-size 100 -k bytes10 --dist $dist" "--record-size 100 -k bytes10" ""
 done
 for t in u8 u16 i8 i16 i32 i64 f32 f64 u32be i64be f64be bytes3 bytes16 bytes33; do
@@ -72,6 +74,8 @@ one "gpu-id-floats-specials" "-n 100000 -k f64 --specials" "-k f64" ""
 one "gpu-id-2chunks" "-n 8M -k u64 --dist uniform" "-k u64" "--gpu-memory 40M"
 one "gpu-id-many-chunks" "-n 8M -k u64 --dist fewunique" "-k u64" "--gpu-memory 8M"
 one "gpu-id-many-chunks-rec100" "-n 1M --record-size 100 -k bytes10" "--record-size 100 -k bytes10" "--gpu-memory 16M"
+one "gpu-id-many-chunks-cover8" "-n 8M -k u32 -k u32 --dist fewunique" "-k f32@4 -k bytes4@0:r" "--gpu-memory 8M"
+one "gpu-id-resident-spilled-cover8" "-n 8M -k u32 -k u32 --dist zipf" "-k u32 -k u32" "--gpu-memory 40M -S 80M"
 # the device-resident path (the default when the input fits the device):
 # several 64 MiB pieces, and the chunked path it replaces, forced off
 one "gpu-id-resident-3pieces-u64" "-n 20M -k u64 --dist zipf" "-k u64" ""
@@ -112,6 +116,7 @@ piped_id() {
 piped_id "gpu-id-pipe-u64" "-n 3M -k u64 --dist zipf" "-k u64" ""
 piped_id "gpu-id-pipe-rec100" "-n 300001 --record-size 100 -k bytes10 --dist fewunique" "--record-size 100 -k bytes10" ""
 piped_id "gpu-id-pipe-rec16" "-n 1M --record-size 16 -k u64@8 -k i32@0 --dist fewunique" "--record-size 16 -k u64@8 -k i32@0:r" ""
+piped_id "gpu-id-pipe-cover8" "-n 3M -k u32 -k u32 --dist fewunique" "-k u32 -k i32:r" ""
 piped_id "gpu-id-pipe-many-kept" "-n 8M -k u64" "-k u64" "--gpu-memory 16M -S 160M"
 piped_id "gpu-id-pipe-spilled" "-n 8M -k u64 --dist fewunique" "-k u64" "--gpu-memory 16M -S 40M -T $d"
 # the cross-chunk overlap: chunk i+1 read and copied to the device while
@@ -170,6 +175,7 @@ one "gpu-id-gpumerge-bytes20-by-sort" "-n 2M --record-size 32 -k bytes20@4 --dis
 # key-only u32 and a 2-byte key (u64 elements) through the merge kernel, many groups
 one "gpu-id-gpumerge-u32" "-n 8M -k u32 --dist fewunique" "-k u32" "--gpu-memory 8M --merge-engine=gpu"
 one "gpu-id-gpumerge-u16-rec8" "-n 4M --record-size 8 -k u16@2 --dist fewunique" "--record-size 8 -k u16@2:r" "--gpu-memory 8M --merge-engine=gpu"
+one "gpu-id-gpumerge-cover8" "-n 8M -k u32 -k u32 --dist fewunique" "-k u32@4 -k i32@0:r" "--gpu-memory 8M --merge-engine=gpu"
 one "gpu-id-cpumerge-u64" "-n 8M -k u64 --dist zipf" "-k u64" "--gpu-memory 8M --merge-engine=cpu"
 # spilled runs merged on the GPU (gpumerge_spill.c): groups planned from
 # the runs' samples, each run read back once; many groups (a small device,
@@ -180,6 +186,7 @@ one "gpu-id-spillmerge-rec16-ties" "-n 3M --record-size 16 -k u64@8 -k i32@0 --d
 one "gpu-id-spillmerge-rec100" "-n 1M --record-size 100 -k bytes10 --dist fewunique" "--record-size 100 -k bytes10" "--gpu-memory 32M -S 32M -T $d --merge-engine=gpu"
 one "gpu-id-spillmerge-unique" "-n 4M --record-size 12 -k u32@4 --dist fewunique" "--record-size 12 -k u32@4 -u" "--gpu-memory 8M -S 8M -T $d --merge-engine=gpu"
 one "gpu-id-spillmerge-u32-by-sort" "-n 8M -k u32 --dist fewunique" "-k u32" "--gpu-memory 8M -S 8M -T $d --merge-engine=gpu" GPUSORT_GPU_MERGE=sort
+one "gpu-id-spillmerge-cover8" "-n 8M -k u32 -k u32 --dist fewunique" "-k u32 -k u32:r" "--gpu-memory 8M -S 16M -T $d --merge-engine=gpu"
 one "gpu-id-spillmerge-u64-auto" "-n 8M -k u64" "-k u64" "--gpu-memory 16M -S 16M -T $d" GPUSORT_SPILL_MERGE=gpu
 # --merge-engine=gpu (merge kernel), --merge-engine=gpu with GPUSORT_GPU_MERGE=sort and --merge-engine=cpu: one output
 $GEN -n 6M --record-size 16 -k u64@8 -k i32@0 --dist fewunique -o "$d/m16" 2> /dev/null

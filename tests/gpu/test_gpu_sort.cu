@@ -472,7 +472,12 @@ std::vector<Kind> kinds()
 		{"u64@8,i32@0:r", 16, {{8, 8, U, 0, 0}, {0, 4, S, 0, 1}}, false},
 		{"u8,f32:r,u16be,bytes3", 13,
 		 {{0, 1, U, 0, 0}, {4, 4, F, 0, 1}, {8, 2, U, 1, 0}, {10, 3, B, 0, 0}}, false},
-		{"u32,u32@4", 8, {{0, 4, U, 0, 0}, {4, 4, U, 0, 0}}, false},
+		/* several keys covering 4 or 8 bytes: the records' words, normalized field by field */
+		{"u32,u32@4", 8, {{0, 4, U, 0, 0}, {4, 4, U, 0, 0}}, true},
+		{"i16@2,u16be@0:r", 4, {{2, 2, S, 0, 0}, {0, 2, U, 1, 1}}, false},
+		{"f32@4,bytes4:r", 8, {{4, 4, F, 0, 0}, {0, 4, B, 0, 1}}, true},
+		{"u8,i16@1,u8@3,f32be@4:r", 8, {{0, 1, U, 0, 0}, {1, 2, S, 0, 0}, {3, 1, U, 0, 0}, {4, 4, F, 1, 1}},
+		 false},
 		{"i16@62", 64, {{62, 2, S, 0, 0}}, false},
 		{"f64@120:r", 128, {{120, 8, F, 0, 1}}, false},
 		{"f32be@3", 7, {{3, 4, F, 1, 0}}, false},
@@ -1167,7 +1172,7 @@ std::vector<Kind> merge_kinds(const std::vector<Kind> &K)
 {
 	std::vector<Kind> v;
 	for (const char *nm : {"u32", "u64", "f32:r", "i64:r", "u16", "i32@4", "bytes10", "bytes20@4", "u64@8,i32@0:r",
-			       "u64,u64@8,u32@16"})
+			       "u64,u64@8,u32@16", "f32@4,bytes4:r", "i16@2,u16be@0:r"})
 		for (const Kind &k : K)
 			if (k.name == nm) {
 				v.push_back(k);
