@@ -307,6 +307,117 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+#define SHORTOPTS "-:bcCdfghik:mMno:rRsS:t:T:uVy:z"
+
+/* 1 for the long options sort(1) does not have. */
+static int gpusort_only(const char *name)
+{
+	static const char *const own[] = { "record-size", "direct-io", "sync",	   "clean-temp", "gpu-memory", "device",
+					   "cpu",	  "algorithm", "merge-engine", "verify",	"progress",   "stats" };
+	for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+		if (!strcmp(name, own[i]))
+			return 1;
+	return 0;
+}
+
+/* 1 when argument a is an option whose value is the next argument ("-o", "-ko", "--output", "--out"). */
+static int takes_next(const char *a)
+{
+	if (a[0] != '-' || !a[1])
+		return 0;
+	if (a[1] == '-') {
+		if (!a[2] || strchr(a, '='))
+			return 0;
+		int n = 0, req = 0;
+		for (const struct option *o = longopts; o->name; o++) {
+			if (!strcmp(o->name, a + 2))
+				return o->has_arg == required_argument;
+			if (!strncmp(o->name, a + 2, strlen(a + 2))) {
+				n++;
+				req += o->has_arg == required_argument;
+			}
+		}
+		return n > 0 && req == n;
+	}
+	for (const char *c = a + 1; *c; c++) {
+		const char *d = strchr(SHORTOPTS, *c);
+		if (d && d[1] == ':' && *c != 'y') /* -y's value is optional (case 'y') */
+			return c[1] == '\0';
+	}
+	return 0;
+}
+
+/*
+ * sort(1)'s abbreviations of its long options stay its own where gpusort's
+ * options share the prefix: `--p` is --parallel (--progress), `--mer`
+ * --merge (--merge-engine), `--re` --reverse (--record-size), `--st`
+ * --stable (--stats), `--g` --general-numeric-sort (--gpu-memory). An
+ * argument that is a prefix of several long options, of which one alone is
+ * sort(1)'s, is rewritten to that one's full name (its "=VALUE" kept);
+ * option values and operands after "--" are left as they are. Returns 0,
+ * or -ENOMEM.
+ */
+static int gnu_abbreviations(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (i > 1 && takes_next(argv[i - 1]))
+			continue;
+		const char *a = argv[i];
+		if (a[0] != '-' || a[1] != '-' || !a[2])
+			continue;
+		size_t len = strcspn(a + 2, "=");
+		const char *gnu = NULL;
+		int many = 0, exact = 0;
+		for (const struct option *o = longopts; o->name; o++) {
+			if (strncmp(o->name, a + 2, len))
+				continue;
+			exact |= strlen(o->name) == len;
+			many++;
+			if (!gpusort_only(o->name))
+				gnu = gnu ? "" : o->name; /* "": two of sort(1)'s, ambiguous there too */
+		}
+		if (exact || many < 2 || !gnu || !*gnu)
+			continue;
+		char *r = malloc(strlen(gnu) + strlen(a + 2 + len) + 3);
+		if (!r)
+			return -ENOMEM;
+		sprintf(r, "--%s%s", gnu, a + 2 + len);
+		argv[i] = r;
+	}
+	return 0;
+}
+
+/* getopt_long's refusal of argument a, said as sort(1) says it. Does not return. */
+static _Noreturn void bad_option(const char *a)
+{
+	if (a[0] == '-' && a[1] == '-') {
+		size_t len = strcspn(a + 2, "=");
+		const struct option *one = NULL;
+		char list[1024] = "";
+		int n = 0;
+		for (const struct option *o = longopts; o->name; o++) {
+			if (strncmp(o->name, a + 2, len))
+				continue;
+			if (strlen(o->name) == len) { /* the name itself: no other is meant */
+				one = o;
+				n = 1;
+				break;
+			}
+			one = o;
+			n++;
+			snprintf(list + strlen(list), sizeof list - strlen(list), " '--%s'", o->name);
+		}
+		if (n > 1)
+			die("option '%.*s' is ambiguous; possibilities:%s (see gpusort --help)", (int)len + 2, a, list);
+		if (n == 1 && a[2 + len] == '=' && one->has_arg == no_argument)
+			die("option '--%s' doesn't allow an argument (see gpusort --help)", one->name);
+		die("unrecognized option '%s' (see gpusort --help)", a);
+	}
+	if (optopt > 0 && optopt < 256)
+		die("invalid option -- '%c' (see gpusort --help)", optopt);
+	die("unrecognized option '%s' (see gpusort --help)", a);
+}
+
 static uint64_t parse_size_arg(const char *opt, const char *arg)
 {
 	uint64_t v;
@@ -397,15 +508,29 @@ static void read_test_io(void)
 }
 #endif
 
+/*
+ * The index of arg among an option's n names: the name itself, or a prefix
+ * of one name alone (`--sort=gen`, `--check=q`), as sort(1)'s argmatch
+ * takes. Anything else, an empty or ambiguous prefix too, is a usage error
+ * that lists the names.
+ */
 static int pick(const char *opt, const char *arg, const char *const *names, int n)
 {
-	for (int i = 0; i < n; i++)
+	int found = -1, matches = 0;
+	for (int i = 0; i < n; i++) {
 		if (!strcmp(arg, names[i]))
 			return i;
+		if (!strncmp(arg, names[i], strlen(arg))) { /* "" is a prefix of every name: ambiguous */
+			found = i;
+			matches++;
+		}
+	}
+	if (matches == 1)
+		return found;
 	char list[256] = "";
 	for (int i = 0; i < n; i++)
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
-	usage_error("%s: invalid argument '%s' (valid: %s)", opt, arg, list);
+	usage_error("%s: %s argument '%s' (valid: %s)", opt, matches ? "ambiguous" : "invalid", arg, list);
 }
 
 /* 1 when a -k argument is a text key (sort(1)'s "2,2n": a field number), 0 for a typed key ("u32@4"). */
@@ -597,18 +722,8 @@ int main(int argc, char **argv)
 	int nops = 0;
 	if (!operands)
 		die("out of memory");
-	/* sort(1)'s --p is --parallel; here --progress shares the prefix */
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		if (!strcmp(argv[i], "--p")) {
-			argv[i] = (char *)"--parallel";
-		} else if (!strncmp(argv[i], "--p=", 4)) {
-			char *a = malloc(strlen(argv[i]) + 8);
-			if (!a)
-				die("out of memory");
-			sprintf(a, "--parallel=%s", argv[i] + 4);
-			argv[i] = a;
-		}
-	}
+	if (gnu_abbreviations(argc, argv))
+		die("out of memory");
 	const char *tmpdirs[64];
 	int ntmp = 0;
 	char msg[512];
@@ -621,7 +736,7 @@ int main(int argc, char **argv)
 		progname = getenv("GPUSORT_PROGRAM_NAME");
 #endif
 	opterr = 0; /* our own messages: they start with "gpusort: " whatever argv[0] is */
-	while ((c = getopt_long(argc, argv, "-:bcCdfghik:mMno:rRsS:t:T:uVy:z", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 1: /* an operand, in order: a file, or sort(1)'s obsolete +POS key */
 			if (obsolete_key(&ts, optarg, argv, argc, &optind))
@@ -753,9 +868,7 @@ int main(int argc, char **argv)
 				die("option requires an argument -- '%c' (see gpusort --help)", optopt);
 			die("option '%s' requires an argument (see gpusort --help)", argv[optind - 1]);
 		default:
-			if (optopt > 0 && optopt < 256)
-				die("invalid option -- '%c' (see gpusort --help)", optopt);
-			die("unrecognized option '%s' (see gpusort --help)", argv[optind - 1]);
+			bad_option(argv[optind - 1]);
 		}
 	}
 	while (optind < argc) /* after "--" */

@@ -20,7 +20,7 @@ fi
 sed -n '/^static const struct option longopts\[\]/,/^};/p' src/main.c |
 	sed -n 's/^[[:space:]]*{ "\([a-z][a-z0-9-]*\)",.*/\1/p' | sort -u > "$d/table"
 # the short options: the letters of getopt_long's option string
-sed -n 's/.*getopt_long(argc, argv, "\([^"]*\)".*/\1/p' src/main.c | sed 's/^[-+]//' | tr -d ':' | fold -w1 | sort -u > "$d/short"
+sed -n 's/^#define SHORTOPTS "\([^"]*\)".*/\1/p' src/main.c | sed 's/^[-+]//' | tr -d ':' | fold -w1 | sort -u > "$d/short"
 if [ "$(wc -l < "$d/table")" -lt 10 ] || [ ! -s "$d/short" ]; then
 	bad "options-table" "cannot read longopts[] or the option string from src/main.c"
 	exit 1

@@ -48,6 +48,16 @@ bytes general-nan-inf 'inf\n-inf\nnan\nx\n1e3\n' 'x\nnan\n-inf\n1e3\ninf\n' -g
 bytes human '1M\n2K\n3\n1G\n' '3\n2K\n1M\n1G\n' -h
 bytes month 'mar\nxyz\n jan\nFeb\n' 'xyz\n jan\nFeb\nmar\n' -M
 bytes version 'a1.10\na1.9\na1.9~rc\n' 'a1.9~rc\na1.9\na1.10\n' -V
+# sort(1)'s abbreviations of its long options, where gpusort's own options share the prefix
+bytes gnu-abbrev-mer 'b\na\n' 'b\na\n' --mer
+bytes gnu-abbrev-re 'a\nb\n' 'b\na\n' --re
+bytes gnu-abbrev-g '10\n9\n' '9\n10\n' --g
+bytes gnu-abbrev-st 'b 2\nb 1\n' 'b 2\nb 1\n' --st -k1,1
+bytes gnu-abbrev-di 'a-c\nab\n' 'ab\na-c\n' --di
+bytes gnu-abbrev-p 'b\na\n' 'a\nb\n' --p 1
+bytes gnu-abbrev-p-eq 'b\na\n' 'a\nb\n' --p=1
+bytes sort-word-prefix-gen '10\n9\n1K\n' '1K\n9\n10\n' --sort=gen
+bytes sort-word-prefix-h '10\n9\n1K\n' '9\n10\n1K\n' --sort=h
 # sort(1)'s obsolete -y: a separate argument of digits is ignored with it, another is not taken
 bytes y-digits-ignored 'b\na\n' 'a\nb\n' -y 100
 bytes y-next-option-kept 'b\na\n' 'b\na\n' -y -r
@@ -90,6 +100,22 @@ status mixed-keys 2 '' -k 2,2n -k u32
 status text-option-records 2 '' -t, --record-size 4
 status files0-with-operand 2 '' --files0-from=- "$d/in"
 status bad-sort-word 2 '' --sort=nope
+status opt-ambiguous 2 "gpusort: option '--m' is ambiguous; possibilities: '--merge' '--month-sort' '--merge-engine' (see gpusort --help)" --m
+status opt-no-argument 2 "gpusort: option '--merge' doesn't allow an argument (see gpusort --help)" --merge=x
+status opt-abbrev-no-argument 2 "gpusort: option '--merge' doesn't allow an argument (see gpusort --help)" --mer=x
+# an option's value that looks like an abbreviation is the value: -o --p writes the file "--p"
+printf 'b\na\n' > "$d/in"
+if (cd "$d" && "$G" -o --p in) && [ "$(cat "$d/--p")" = "$(printf 'a\nb')" ]; then
+	pass output-named-like-option
+else
+	fail output-named-like-option "no file '--p' with the sorted lines"
+fi
+rm -f -- "$d/--p"
+# a word's unambiguous prefix is the word (sort(1)'s argmatch); the empty one is ambiguous
+status sort-word-empty 2 "gpusort: --sort: ambiguous argument '' (valid: general-numeric, human-numeric, month, numeric, random, version)" --sort=
+printf '10\n9\n1K\n' > "$d/in"
+status check-word-prefix 1 '' --check=q
+status check-word-prefix-d 1 "gpusort: -:3: disorder: 1K" --check=d
 
 # a failure leaves the old output and no temporary file
 echo old > "$d/out"
