@@ -712,7 +712,7 @@ int main(int argc, char **argv)
 	o.device = -1;
 	o.use_gpu = 1;
 	uint32_t record_size = 0, next_off = 0;
-	int reverse = 0, check = 0, cpu = 0, clean = 0, c;
+	int reverse = 0, check = 0, cpu = 0, clean = 0, mem_given = 0, c;
 	/* text lines: the ordering, and what says the job is one on lines */
 	text_spec ts;
 	text_spec_init(&ts);
@@ -830,7 +830,17 @@ int main(int argc, char **argv)
 				usage_error("multiple output files specified");
 			o.output = optarg;
 			break;
-		case 'S': o.mem = parse_size_arg("-S", optarg); break;
+		case 'S': { /* sort(1)'s rules: 0 is the least, the largest of several -S counts */
+			uint64_t v;
+			int rc = util_parse_size(optarg, &v);
+			if (rc == -ERANGE)
+				usage_error("-S: size '%s' is too large", optarg);
+			if (rc)
+				usage_error("-S: invalid size '%s' (e.g. 512M, 4G, 50%%)", optarg);
+			mem_given = 1;
+			o.mem = v > o.mem ? v : o.mem;
+			break;
+		}
 		case 'T':
 			if (ntmp == 64)
 				usage_error("too many -T directories (at most 64)");
@@ -903,20 +913,28 @@ int main(int argc, char **argv)
 	if (check && o.output)
 		usage_error("options '-%co' are incompatible", check == JOB_CHECK_QUIET ? 'C' : 'c');
 
-	if (!o.mem) {
+	const char *cg_file = NULL;
+#if GPUSORT_TEST_HOOKS
+	cg_file = getenv("GPUSORT_CGROUP_MEMORY_FILE");
+#endif
+	uint64_t phys = util_physmem(), cg = util_cgroup_memory(cg_file);
+	if (cg && (!phys || cg < phys))
+		phys = cg;
+	if (mem_given) {
+		/* -S is a limit, not a demand: more than the machine (or the
+		 * cgroup) has is what it has, as sort(1) takes -S 200% or -S 1P,
+		 * where buffers of that size would only fail; 0 is the least */
+		if (phys && o.mem > phys)
+			o.mem = phys;
+		if (!o.mem)
+			o.mem = 1;
+	} else {
 		/* half of the smaller of RAM and the cgroup's limit: a 16 GiB
 		 * file of u64 on a 128 GiB machine is then one streamed chunk
 		 * on the CPU engine (9.2-9.4 s) instead of 4 runs and a merge
 		 * at 25% (22.0-27.6 s; bench/results/h100-cpu-default-S-2026-11-25.md).
 		 * GNU sort's default is larger still (the available memory, up
 		 * to 3/4 of RAM); both size their buffers by a file's size */
-		const char *cg_file = NULL;
-#if GPUSORT_TEST_HOOKS
-		cg_file = getenv("GPUSORT_CGROUP_MEMORY_FILE");
-#endif
-		uint64_t phys = util_physmem(), cg = util_cgroup_memory(cg_file);
-		if (cg && (!phys || cg < phys))
-			phys = cg;
 		o.mem = phys ? phys / 2 : (256ull << 20);
 		if (o.mem < (64ull << 20))
 			o.mem = 64ull << 20;

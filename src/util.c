@@ -111,12 +111,17 @@ int util_parse_size(const char *s, uint64_t *out)
 		case 'm': case 'M': shift = 20; break;
 		case 'g': case 'G': shift = 30; break;
 		case 't': case 'T': shift = 40; break;
+		case 'p': case 'P': shift = 50; break;
+		case 'e': case 'E': shift = 60; break;
+		case 'z': case 'Z': case 'y': case 'Y': return -ERANGE; /* sort(1)'s, past 64 bits */
 		case '%': {
-			if (end[1] || v > 100)
+			if (end[1])
 				return -EINVAL;
 			uint64_t mem = util_physmem();
 			if (!mem)
 				return -EINVAL;
+			if (v > UINT64_MAX / (mem / 100 + 1))
+				return -ERANGE;
 			*out = mem / 100 * v;
 			return 0;
 		}

@@ -303,6 +303,7 @@ sortcase "spill-S-bytes-suffix" big.bin "--record-size 16 -k u64@8" "-S 300000b 
 sortcase "spill-S-plain-KiB" big.bin "--record-size 16 -k u64@8" "-S 256 -T t1"
 sortcase "spill-S-percent" big.bin "--record-size 16 -k u64@8" "-S 1% -T t1"
 sortcase "spill-stdin" - "--record-size 16 -k u64@8" "-S 64K -T t1" < big.bin
+sortcase "pipe-S-past-memory" - "--record-size 16 -k u64@8" "-S 1P -T t1" < big.bin
 sortcase "in-memory-default-S" big.bin "--record-size 16 -k u64@8" "-T t1"
 sortcase "in-memory-S1G" gs100.bin "--record-size 100 -k bytes10@0" "-S 1G -T t1"
 sortcase "spill-direct-io" big.bin "--record-size 16 -k u64@8" "-S 64K -T t1 --direct-io"
@@ -870,6 +871,8 @@ e "bad-S-letters" "$K -S abc a.bin"
 e "bad-S-suffix" "$K -S 10X a.bin"
 e "bad-S-negative" "$K -S -5 a.bin"
 e "bad-S-empty" "$K --buffer-size= a.bin"
+e "bad-S-past-64-bits" "$K -S 1Z a.bin"
+[ "$ERRLINE" = "gpusort: -S: size '1Z' is too large" ] || fail "bad-S-past-64-bits-message" "said: $ERRLINE"
 e "parallel-0" "$K --parallel=0 a.bin"
 e "parallel-letters" "$K --parallel=abc a.bin"
 e "bad-algorithm" "$K --algorithm=nope a.bin"
@@ -1561,6 +1564,16 @@ if [ $HAVE_PY = 1 ]; then
 	c=$(bs)
 	if [ "$a" = 536870912 ] && [ "$b" = $((phys / 2)) ] && [ "$c" = 3145728 ]; then pass "S-default-cgroup"
 	else fail "S-default-cgroup" "limited $a (want 536870912), unlimited $b (want $((phys / 2))), -S 3M $c"; fi
+	# sort(1)'s -S rules: 0 is the least, the largest of several counts, and
+	# more than the machine or the cgroup has is what it has (200%, 1P)
+	want="1 2097152 2097152 1073741824 1073741824 $phys"
+	got=
+	for S in "0" "1M -S 2M" "2M -S 1M" "200%" "1P" "1E"; do
+		cgf=cg.max; [ "$S" = 1E ] && cgf=/nonexistent
+		GPUSORT_CGROUP_MEMORY_FILE=$cgf gstrun -k u32 -S $S own.bin --stats=json > /dev/null 2> gs.err
+		got="$got${got:+ }$(bs)"
+	done
+	if [ "$got" = "$want" ]; then pass "S-sort1-rules"; else fail "S-sort1-rules" "buffer sizes $got, want $want"; fi
 else
 	skip "S-default-cgroup" "no python3 to read the JSON"
 fi
