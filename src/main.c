@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -860,7 +861,10 @@ int main(int argc, char **argv)
 				usage_error("multiple compress programs specified");
 			o.compress = optarg;
 			break;
-		case OPT_PARALLEL: o.threads = (int)parse_int_arg("--parallel", optarg, 1, 1024); break;
+		case OPT_PARALLEL: /* more than 1024 threads is 1024 (sort(1) takes any N too) */
+			o.threads = (int)parse_int_arg("--parallel", optarg, 1, INT_MAX);
+			o.threads = o.threads > 1024 ? 1024 : o.threads;
+			break;
 		case OPT_GPU_MEMORY: o.gpu_mem = parse_size_arg("--gpu-memory", optarg); break;
 		case OPT_DEVICE: o.device = (int)parse_int_arg("--device", optarg, 0, 1023); break;
 		case OPT_CPU: cpu = 1; break;

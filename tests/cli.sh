@@ -875,6 +875,7 @@ e "bad-S-past-64-bits" "$K -S 1Z a.bin"
 [ "$ERRLINE" = "gpusort: -S: size '1Z' is too large" ] || fail "bad-S-past-64-bits-message" "said: $ERRLINE"
 e "parallel-0" "$K --parallel=0 a.bin"
 e "parallel-letters" "$K --parallel=abc a.bin"
+e "parallel-past-int" "$K --parallel=99999999999 a.bin"
 e "bad-algorithm" "$K --algorithm=nope a.bin"
 e "bad-merge-where" "$K --merge-engine=nope a.bin"
 e "merge-gpu-with-cpu" "$K --cpu --merge-engine=gpu a.bin"
@@ -1098,6 +1099,7 @@ for p in 1 2 3 64; do
 	sortcase "parallel-$p" big.bin "--record-size 16 -k u64@8" "--parallel=$p"
 	sortcase "parallel-$p-spill" big.bin "--record-size 16 -k u64@8" "--parallel=$p -S 64K -T t1"
 done
+sortcase "parallel-5000-is-1024" big.bin "--record-size 16 -k u64@8" "--parallel=5000"
 sortcase "long-options" u.bin "--record-size=2 --unique --reverse" "--stable"
 sortcase "key-equals-form" ab.bin "--record-size 16 --key=u32@0 --key=u8@15:r"
 gsrun --cpu $K a.bin > got.bin 2> gs.err
