@@ -168,7 +168,14 @@ static void key_part(const text_spec *s, const text_key *k, const uint8_t *line,
 	*beg = line, *lim = line + len;
 	if (!k)
 		return;
-	text_key_bounds(s, k, line, len, beg, lim);
+	/* A key from the line's start: GNU's debug_key takes the line's start
+	 * and skips the blanks below, up to the key's end alone (not past it,
+	 * as the comparison's start does): `-t' ' -b -k1,1` of "  a" marks
+	 * column 0, not 2. */
+	text_key from = *k;
+	if (k->sword == SIZE_MAX)
+		from.skipsblanks = 0;
+	text_key_bounds(s, &from, line, len, beg, lim);
 	const uint8_t *b = *beg, *e = *lim;
 	if (!((k->skipsblanks && k->sword == SIZE_MAX) || k->month || numeric(k)))
 		return;

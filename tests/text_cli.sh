@@ -289,6 +289,12 @@ debug_case debug-warn-t-dot "$d/dbg" -t. -k1n
 debug_case debug-big "$d/dups" -t, -k2,2 -k1,1n
 debug_case debug-big-spilled "$d/dups" -S 1M -T "$d/t" -t, -k3,3 -u
 debug_case debug-merge "$d/m2" -m -t, -k1,1n "$d/m1"
+# a key from the line's start with -b whose end comes before its first
+# non-blank: marked where the key ends (GNU skips blanks up to it alone)
+printf '  a b\nx y\n\n  \n\t\tq  r\n  -3 4\n b\n' > "$d/dbgb"
+debug_case debug-b-key-ends-in-blanks "$d/dbgb" -t' ' -b -k1,1.0 -s
+debug_case debug-b-key-ends-in-blanks-k1b "$d/dbgb" -t' ' -k1b,1
+debug_case debug-b-key-ends-in-blanks-field2 "$d/dbgb" -t' ' -b -k2,2
 if "$G" --debug -o "$d/got" "$d/dbg" 2> "$d/err" || [ $? != 2 ] || ! grep -q "options '-o --debug' are incompatible" "$d/err"; then
 	fail debug-with-o "$(cat "$d/err")"
 else pass debug-with-o; fi
