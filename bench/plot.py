@@ -17,12 +17,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-ORDER = ["u32", "u64", "rec100", "rec16"]
+ORDER = ["u32", "u64", "rec100", "rec16", "pair8"]
 TITLES = {
     "u32": "u32 keys",
     "u64": "u64 keys",
     "rec100": "100-byte records, 10-byte key",
     "rec16": "16-byte records, u64 + i32 desc",
+    "pair8": "8-byte records, u32 + i32 desc",
 }
 
 

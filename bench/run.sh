@@ -10,7 +10,8 @@
 #       [--baseline PATH] [--help]
 #
 #   --workloads  u32, u64: arrays; rec100: 100-byte records, 10-byte key
-#                (Sort Benchmark); rec16: u64 up then i32 down (bench/runlib.sh)
+#                (Sort Benchmark); rec16: u64 up then i32 down; pair8: u32 up
+#                then i32 down, the whole 8-byte record (bench/runlib.sh)
 #   --sizes      GiB of binary data per workload; fractions allowed (0.05)
 #   --runs       runs per tool; the median is reported (min-max beside)
 #   --dist       bench/gen's --dist for every workload (uniform, zipf, ...)

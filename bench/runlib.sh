@@ -32,6 +32,12 @@ workload() {
 		R=16 GENK="--record-size 16 -k u64 -k i32"
 		KEYS="--record-size 16 -k u64 -k i32:r" TEXT=conv SORTK="-s -k1,1n -k2,2nr"
 		TITLE="rec16: 16-byte records, u64 at 0 ascending then i32 at 8 descending, 4-byte payload; GNU sort: lines \"u64 i32 payload\", -s -k1,1n -k2,2nr" ;;
+	pair8)
+		# two keys that cover the record: gpusort sorts the records as
+		# words (keys_layout_cover), no (key, index) entries
+		R=8 GENK="-k u32 -k u32"
+		KEYS="-k u32 -k i32:r" TEXT=conv SORTK="-s -k1,1n -k2,2nr"
+		TITLE="pair8: 8-byte records, u32 at 0 ascending then i32 at 4 descending, nothing else; GNU sort: lines \"u32 i32\", -s -k1,1n -k2,2nr" ;;
 	*) return 1 ;;
 	esac
 }

@@ -6,6 +6,7 @@ usage: cupy_sort.py WORKLOAD IN OUT (workloads as in numpy_sort.py)
           bytes 0-7 and a u16 of bytes 8-9 (byte-reversed: big-endian order),
           sorted least significant first with stable argsorts; rows gathered
   rec16   stable argsort by ~i32 (descending), then by the u64; rows gathered
+  pair8   the same with the u32 at 0 and the i32 at 4
 Exits 3 when it does not fit the device (or the host)."""
 import sys
 import numpy as np
@@ -26,7 +27,7 @@ def main():
         cp.asnumpy(d, out=a)
         a.tofile(dst)
         return
-    size = {"rec100": 100, "rec16": 16}.get(work)
+    size = {"rec100": 100, "rec16": 16, "pair8": 8}.get(work)
     if size is None:
         sys.exit("cupy_sort.py: unknown workload " + work)
     a = np.fromfile(src, dtype=np.uint8).reshape(-1, size)
@@ -36,13 +37,19 @@ def main():
         idx = cp.argsort(lo)
         idx = idx[cp.argsort(hi[idx])]
         del hi, lo
+    elif work == "pair8":
+        s = ~cp.ascontiguousarray(d[:, 4:8]).view(cp.int32).ravel()
+        k = cp.ascontiguousarray(d[:, 0:4]).view(cp.uint32).ravel()
+        idx = cp.argsort(s)
+        idx = idx[cp.argsort(k[idx])]
+        del s, k
     else:
         s = ~cp.ascontiguousarray(d[:, 8:12]).view(cp.int32).ravel()
         k = cp.ascontiguousarray(d[:, 0:8]).view(cp.uint64).ravel()
         idx = cp.argsort(s)
         idx = idx[cp.argsort(k[idx])]
         del s, k
-    # gather whole rows as 4-byte words (100 and 16 are multiples of 4)
+    # gather whole rows as 4-byte words (100, 16 and 8 are multiples of 4)
     out = d.view(cp.uint32)[idx]
     del d, idx
     cp.asnumpy(out.view(cp.uint8), out=a)

@@ -6,6 +6,8 @@ usage: numpy_sort.py WORKLOAD IN OUT
   rec16     16-byte records: u64 at 0 ascending, then i32 at 8 descending
             (~x reverses an int's order without overflow), payload at 12:
             lexsort (stable), then take
+  pair8     8-byte records: u32 at 0 ascending, then i32 at 4 descending:
+            lexsort (stable), then take
 Exits 3 when the data does not fit in host memory."""
 import sys
 import numpy as np
@@ -21,6 +23,9 @@ try:
         a.take(np.argsort(a["k"], kind="stable")).tofile(dst)
     elif work == "rec16":
         a = np.fromfile(src, dtype=np.dtype([("k", "<u8"), ("s", "<i4"), ("p", "V4")]))
+        a.take(np.lexsort((~a["s"], a["k"]))).tofile(dst)
+    elif work == "pair8":
+        a = np.fromfile(src, dtype=np.dtype([("k", "<u4"), ("s", "<i4")]))
         a.take(np.lexsort((~a["s"], a["k"]))).tofile(dst)
     else:
         sys.exit("numpy_sort.py: unknown workload " + work)
