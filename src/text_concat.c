@@ -1,6 +1,7 @@
 /* text_concat.c - a merge of sources that do not overlap, copied whole (text_concat.h). */
 #include "text_concat.h"
 #include "progress.h"
+#include "quote.h"
 #include "text_cmp.h"
 #include "text_gather.h"
 #include "../io/io_fault.h"
@@ -179,7 +180,7 @@ int text_concat(text_source *src, int k, const int *order, const uint64_t *lines
 			off += n;
 		}
 		if (rc) {
-			snprintf(err, errlen, "write failed: %s: %s", out_name, strerror(-rc));
+			snprintf(err, errlen, "write failed: %s: %s", quote_name(out_name), strerror(-rc));
 			return -1;
 		}
 	}

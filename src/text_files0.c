@@ -1,6 +1,7 @@
 /* text_files0.c - --files0-from's list of inputs (text_files0.h). */
 #define _GNU_SOURCE
 #include "text_files0.h"
+#include "quote.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,7 +13,7 @@ int text_files0_read(const char *from, char ***names, int *n, char *msg, size_t 
 	int is_stdin = !strcmp(from, "-");
 	FILE *f = is_stdin ? stdin : fopen(from, "r");
 	if (!f) {
-		snprintf(msg, msglen, "open failed: %s: %s", from, strerror(errno));
+		snprintf(msg, msglen, "open failed: %s: %s", quote_name(from), strerror(errno));
 		return -1;
 	}
 	char **v = NULL, *line = NULL;

@@ -1,6 +1,7 @@
 /* text_job.c - a sort, merge or check of text lines (text_job.h). */
 #define _GNU_SOURCE
 #include "text_job.h"
+#include "quote.h"
 #include "engine.h"
 #include "progress.h"
 #include "text_cmp.h"
@@ -226,7 +227,7 @@ static int end_run(tjob *t, text_writer *w, item *it)
 	if (it->tmp && close(it->fd)) {
 		it->fd = -1;
 		drop_items(it, 1);
-		return fail(t, "write failed: %s: %s", it->tmp, strerror(errno));
+		return fail(t, "write failed: %s: %s", quote_name(it->tmp), strerror(errno));
 	}
 	if (it->tmp)
 		it->fd = -1;
@@ -262,7 +263,7 @@ static int write_chunk(tjob *t, const text_chunk *c, text_writer *w, const char 
 	} else {
 		rc = text_gather_write(c, so->order, so->sorted, so->srs, so->sw, w, t->pool);
 	}
-	return rc ? fail(t, "write failed: %s: %s", name, strerror(-rc)) : 0;
+	return rc ? fail(t, "write failed: %s: %s", quote_name(name), strerror(-rc)) : 0;
 }
 
 /* The streamed write's hand-over: a sorted part's lines queued for the writer. */
@@ -321,7 +322,7 @@ static int sort_write_chunk(tjob *t, const text_chunk *c, text_writer *w, const 
 	t->res->write_s += util_now() - t0 - (t->sorter.sort_s + t->sorter.ties_s - busy);
 	if (got < 0)
 		return fail(t, "%s", t->sorter.err);
-	return rc ? fail(t, "write failed: %s: %s", name, strerror(-rc)) : 0;
+	return rc ? fail(t, "write failed: %s: %s", quote_name(name), strerror(-rc)) : 0;
 }
 
 static int spill_chunk(tjob *t, const text_chunk *c)
@@ -424,7 +425,7 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 			/* a named run is opened now, and closed with its reader (or once its decompressor has it) */
 			int fd = !it->tmp ? it->fd : io_fault_sys(IO_FAULT_OPEN) ? -1 : open(it->tmp, O_RDONLY | O_CLOEXEC);
 			if (fd < 0) {
-				fail(t, "cannot read: %s: %s", it->tmp, strerror(errno));
+				fail(t, "cannot read: %s: %s", quote_name(it->tmp), strerror(errno));
 				goto out;
 			}
 			if (t->o->compress) {
@@ -447,7 +448,7 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 			}
 		}
 		if (e) {
-			fail(t, "cannot read: %s: %s", it->path ? it->path : "a temporary file", strerror(-e));
+			fail(t, "cannot read: %s: %s", it->path ? quote_name(it->path) : "a temporary file", strerror(-e));
 			goto out;
 		}
 		if (!it->path && (it->tmp || it->spill)) /* a corrupt run is named in the error */
@@ -498,7 +499,7 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 	for (int i = 0; i < k && !rc; i++) {
 		int ch = its[i].path ? text_reader_unchanged(&rd[i]) : 0;
 		if (ch < 0)
-			rc = fail(t, "cannot read: %s: %s", its[i].path, strerror(-ch));
+			rc = fail(t, "cannot read: %s: %s", quote_name(its[i].path), strerror(-ch));
 		else if (ch)
 			rc = fail(t, "%s: the file changed while it was read (its size or modification time): nothing written",
 				  its[i].path);
@@ -519,7 +520,7 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 	if (mapped) {
 		int urc = io_outmap_close(&m, w->bytes - before);
 		if (urc && !rc)
-			rc = fail(t, "write failed: %s: %s", name, strerror(-urc));
+			rc = fail(t, "write failed: %s: %s", quote_name(name), strerror(-urc));
 	}
 	t->res->merge_s += util_now() - t0;
 out:
@@ -632,7 +633,7 @@ static int open_output(tjob *t, text_writer *w)
 {
 	int rc = io_output_open(&t->out, t->o->output);
 	if (rc)
-		return fail(t, "open failed: %s: %s", t->o->output, strerror(-rc));
+		return fail(t, "open failed: %s: %s", quote_name(t->o->output), strerror(-rc));
 	t->out_open = 1;
 	t->out.sync = t->o->sync;
 	if (text_writer_open(w, t->out.f.fd, (size_t)1 << 20, t->s->eol, uniq(t), 0))
@@ -672,11 +673,11 @@ static int commit_output(tjob *t, text_writer *w)
 	t->out.f.pos += w->bytes; /* the commit cuts the file at pos */
 	text_writer_close(w);
 	if (rc)
-		return fail(t, "write failed: %s: %s", t->out_name, strerror(-rc));
+		return fail(t, "write failed: %s: %s", quote_name(t->out_name), strerror(-rc));
 	rc = io_output_commit(&t->out);
 	t->out_open = 0;
 	if (rc)
-		return fail(t, "write failed: %s: %s", t->out_name, strerror(-rc));
+		return fail(t, "write failed: %s: %s", quote_name(t->out_name), strerror(-rc));
 	return 0;
 }
 
@@ -870,8 +871,8 @@ static int check_job(tjob *t)
 	const char *name = t->o->inputs[0];
 	text_reader r;
 	int rc = text_reader_open(&r, name, t->s->eol, (size_t)1 << 20);
-	if (rc)
-		return fail(t, "cannot read: %s: %s", name, strerror(-rc));
+	if (rc) /* sort(1)'s check opens the file with xfopen: its message */
+		return fail(t, "open failed: %s: %s", quote_name(name), strerror(-rc));
 	uint8_t *prev = NULL;
 	size_t plen = 0, pcap = 0;
 	int have = 0, ret = 0;
@@ -906,7 +907,7 @@ static int check_job(tjob *t)
 		have = 1;
 	}
 	if (rc < 0)
-		ret = fail(t, "read failed: %s: %s", name, strerror(-rc));
+		ret = fail(t, "read failed: %s: %s", quote_name(name), strerror(-rc));
 	t->res->lines = r.lines;
 	free(prev);
 	text_reader_close(&r);

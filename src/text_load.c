@@ -1,6 +1,7 @@
 /* text_load.c - inputs read into chunks of lines (text_load.h). */
 #define _GNU_SOURCE
 #include "text_load.h"
+#include "quote.h"
 #include "text_par.h"
 #include "util.h"
 #include "../io/io.h"
@@ -40,7 +41,7 @@ void text_load_init(text_loader *l, char *const *inputs, int n, unsigned char eo
 
 static int fail(text_loader *l, const char *what, int err)
 {
-	snprintf(l->err, sizeof l->err, "%s: %s: %s", what, l->name, strerror(err));
+	snprintf(l->err, sizeof l->err, "%s: %s: %s", what, l->name ? quote_name(l->name) : "-", strerror(err));
 	return -1;
 }
 

@@ -1,5 +1,6 @@
 /* text_merge.c - k-way merge of sorted lines (text_merge.h). */
 #include "text_merge.h"
+#include "quote.h"
 #include "text_ahead.h"
 #include "text_cmp.h"
 #include "text_merge_par.h"
@@ -109,7 +110,7 @@ int text_merge_read_fail(const text_source *x, int rc, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: checksum mismatch (its XXH3 is not what was written): spilled data was corrupted; "
 			 "no output written", x->r->name);
 	else
-		snprintf(err, errlen, "read failed: %s: %s", x->r->name, strerror(-rc));
+		snprintf(err, errlen, "read failed: %s: %s", quote_name(x->r->name), strerror(-rc));
 	return -1;
 }
 
@@ -148,7 +149,7 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 		else if (rc && bad == -2)
 			snprintf(err, errlen, "out of memory merging %d sources", k);
 		else if (rc)
-			snprintf(err, errlen, "write failed: %s: %s", out_name, strerror(-rc));
+			snprintf(err, errlen, "write failed: %s: %s", quote_name(out_name), strerror(-rc));
 		ret = rc ? -1 : 0;
 		goto out;
 	}
@@ -164,7 +165,7 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 		text_source *x = &src[q.t[0]];
 		int rc = text_writer_line(w, x->line, x->len);
 		if (rc) {
-			snprintf(err, errlen, "write failed: %s: %s", out_name, strerror(-rc));
+			snprintf(err, errlen, "write failed: %s: %s", quote_name(out_name), strerror(-rc));
 			goto out;
 		}
 		rc = a ? text_ahead_next(a, q.t[0]) : advance(s, x);
@@ -177,7 +178,7 @@ int text_merge(const text_spec *s, text_source *src, int k, text_writer *w, cons
 	/* lines meant for dst went through w: in the file before dst is unmapped */
 	int rc = dst ? text_writer_flush(w, NULL) : 0;
 	if (rc) {
-		snprintf(err, errlen, "write failed: %s: %s", out_name, strerror(-rc));
+		snprintf(err, errlen, "write failed: %s: %s", quote_name(out_name), strerror(-rc));
 		goto out;
 	}
 	ret = 0;

@@ -92,6 +92,29 @@ status incompatible 2 "gpusort: options '-Mn' are incompatible" -n -M
 status multi-tab 2 "gpusort: multi-character tab 'ab'" -t ab
 status incompatible-tabs 2 "gpusort: incompatible tabs" -t a -t b
 status no-input 2 "gpusort: cannot read: $d/nofile: No such file or directory" "$d/nofile"
+# file names in messages quoted as sort(1) quotes them (gnulib's quotef):
+# each message against GNU sort's own, for names a shell would split or expand
+gnu_msg() {
+	_n=$1
+	shift
+	LC_ALL=C sort "$@" < /dev/null > /dev/null 2> "$d/exp.err"
+	_grc=$?
+	"$G" "$@" < /dev/null > /dev/null 2> "$d/got.err"
+	_rc=$?
+	sed 's/^sort: /gpusort: /' "$d/exp.err" > "$d/exp.err2"
+	if [ $_rc != $_grc ]; then fail "$_n" "status $_rc, GNU's $_grc"
+	elif cmp -s "$d/exp.err2" "$d/got.err"; then pass "$_n"
+	else fail "$_n" "said '$(cat "$d/got.err")', GNU '$(cat "$d/exp.err2")'"; fi
+}
+i=0
+for n in 'a b' "it's" 'a:b' '#x' 'x#' "a'\$b" 'a@b' "$(printf 'a\nb')" "$(printf 'a\303b')" "$(printf "a'\001")"; do
+	i=$((i + 1))
+	gnu_msg "quoted-name-read-$i" -- "$d/no/$n"
+	gnu_msg "quoted-name-check-$i" -c -- "$d/no/$n"
+	gnu_msg "quoted-name-output-$i" -o "$d/no/$n" /dev/null
+	gnu_msg "quoted-name-merge-$i" -m /dev/null "$d/no/$n"
+	gnu_msg "quoted-name-files0-$i" --files0-from="$d/no/$n"
+done
 status check-extra 2 "gpusort: extra operand '$d/in' not allowed with -c" -c "$d/in" "$d/in"
 status check-output 2 "gpusort: options '-co' are incompatible" -c -o "$d/x"
 status debug-check 2 "gpusort: options '-c --debug' are incompatible" --debug -c
