@@ -64,8 +64,8 @@ static const uint8_t *skip_fields(const text_spec *s, const uint8_t *p, const ui
 	return p;
 }
 
-void text_key_bounds(const text_spec *s, const text_key *k, const uint8_t *line, size_t len, const uint8_t **beg,
-		     const uint8_t **lim)
+void text_key_bounds_raw(const text_spec *s, const text_key *k, const uint8_t *line, size_t len,
+			 const uint8_t **beg, const uint8_t **lim)
 {
 	const uint8_t *end = line + len, *b = line, *e = end;
 	size_t fw = 0; /* b: the start of field fw */
@@ -93,7 +93,15 @@ void text_key_bounds(const text_spec *s, const text_key *k, const uint8_t *line,
 		}
 	}
 	*beg = b;
-	*lim = e > b ? e : b;
+	*lim = e;
+}
+
+void text_key_bounds(const text_spec *s, const text_key *k, const uint8_t *line, size_t len, const uint8_t **beg,
+		     const uint8_t **lim)
+{
+	text_key_bounds_raw(s, k, line, len, beg, lim);
+	if (*lim < *beg)
+		*lim = *beg;
 }
 
 size_t text_key_transform(const text_key *k, const uint8_t *p, size_t n, uint8_t *out)

@@ -20,6 +20,11 @@
 void text_key_bounds(const text_spec *s, const text_key *k, const uint8_t *line, size_t len, const uint8_t **beg,
 		     const uint8_t **lim);
 
+/* text_key_bounds without the clamp: *lim may come before *beg (--debug's
+ * marks tell the two apart, as GNU's debug_key does). */
+void text_key_bounds_raw(const text_spec *s, const text_key *k, const uint8_t *line, size_t len,
+			 const uint8_t **beg, const uint8_t **lim);
+
 /*
  * The bytes of the key [p, p + n) that key k compares, -d/-i's dropped and
  * -f's folded, into out (room for n bytes); returns how many. A value key

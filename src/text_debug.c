@@ -175,12 +175,22 @@ static void key_part(const text_spec *s, const text_key *k, const uint8_t *line,
 	text_key from = *k;
 	if (k->sword == SIZE_MAX)
 		from.skipsblanks = 0;
-	text_key_bounds(s, &from, line, len, beg, lim);
+	text_key_bounds_raw(s, &from, line, len, beg, lim);
 	const uint8_t *b = *beg, *e = *lim;
-	if (!((k->skipsblanks && k->sword == SIZE_MAX) || k->month || numeric(k)))
+	if (!((k->skipsblanks && k->sword == SIZE_MAX) || k->month || numeric(k))) {
+		*lim = e > b ? e : b;
 		return;
-	while (b < e && text_blank(*b))
+	}
+	/* GNU ends the key with a NUL at its end, so the blanks are skipped up
+	 * to there, or, for an end before the start, up to the line's end:
+	 * "-k1.4,1.1n" of "abc d" marks column 4 */
+	const uint8_t *stop = e >= b ? e : line + len;
+	while (b < stop && text_blank(*b))
 		b++;
+	if (e < b) { /* no match: marked at the start */
+		*beg = *lim = b;
+		return;
+	}
 	const uint8_t *t = b;
 	if (k->month) {
 		if (text_month(b, (size_t)(e - b)))

@@ -318,6 +318,13 @@ printf '  a b\nx y\n\n  \n\t\tq  r\n  -3 4\n b\n' > "$d/dbgb"
 debug_case debug-b-key-ends-in-blanks "$d/dbgb" -t' ' -b -k1,1.0 -s
 debug_case debug-b-key-ends-in-blanks-k1b "$d/dbgb" -t' ' -k1b,1
 debug_case debug-b-key-ends-in-blanks-field2 "$d/dbgb" -t' ' -b -k2,2
+# a numeric or month key whose end comes before its start: the blanks at
+# its start skipped up to the line's end before "no match" is marked
+printf 'abc d\n3 : 1G : Dec\nx  y 1K z\n' > "$d/dbgn"
+debug_case debug-numeric-end-before-start "$d/dbgn" -k1.4,1.1n
+debug_case debug-month-end-before-start "$d/dbgn" -k1.4,1.1M
+debug_case debug-human-end-before-start-b "$d/dbgn" -b -k1.4h,1
+debug_case debug-general-end-before-start-t "$d/dbgn" -b -t' ' -k2.4g,2b
 if "$G" --debug -o "$d/got" "$d/dbg" 2> "$d/err" || [ $? != 2 ] || ! grep -q "options '-o --debug' are incompatible" "$d/err"; then
 	fail debug-with-o "$(cat "$d/err")"
 else pass debug-with-o; fi
