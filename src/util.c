@@ -111,9 +111,9 @@ int util_parse_size(const char *s, uint64_t *out)
 		case 'm': case 'M': shift = 20; break;
 		case 'g': case 'G': shift = 30; break;
 		case 't': case 'T': shift = 40; break;
-		case 'p': case 'P': shift = 50; break;
-		case 'e': case 'E': shift = 60; break;
-		case 'z': case 'Z': case 'y': case 'Y': return -ERANGE; /* sort(1)'s, past 64 bits */
+		case 'P': shift = 50; break; /* sort(1) takes these upper case only */
+		case 'E': shift = 60; break;
+		case 'Z': case 'Y': return end[1] ? -EINVAL : -ERANGE; /* sort(1)'s, past 64 bits */
 		case '%': {
 			if (end[1])
 				return -EINVAL;

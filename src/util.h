@@ -24,7 +24,8 @@ int util_ncores(void);
 
 /*
  * Parse a SIZE argument: digits with an optional suffix b (bytes),
- * K M G T P E (powers of 1024, also spelled KiB or KB), % (of physical
+ * K M G T P E (powers of 1024; k m g t too, not p e; also spelled KiB or
+ * KB), % (of physical
  * memory, any percentage); a plain number means KiB, as in GNU sort's -S.
  * Returns 0 and *out in bytes (0 for "0"), or -EINVAL (bad syntax) /
  * -ERANGE (past 64 bits: Z and Y always).
