@@ -102,17 +102,23 @@ int cpustream_bits(const keys_spec *s, size_t n)
  * entries) and count their digits (at the current bits) in c. */
 static void count_range(struct cpustream *S, size_t *c, size_t lo, size_t hi)
 {
-	if (S->num == 8) {
+	if (S->pre) { /* apart from the one-key loops below, which stay as tight as they were */
+		keys_word_code(&S->kw, S->recs + lo * S->R, hi - lo, 0);
+		for (size_t i = lo; i < hi; i++) {
+			uint64_t x = S->num == 8 ? ((uint64_t *)S->recs)[i] : ((uint32_t *)S->recs)[i];
+			c[x >> S->nshift]++;
+		}
+	} else if (S->num == 8) {
 		uint64_t *v = (uint64_t *)S->recs;
 		for (size_t i = lo; i < hi; i++) {
-			uint64_t x = S->pre ? (uint64_t)keys_word_enc(&S->kw, v[i]) : keys_native_enc64(&S->kn, v[i]);
+			uint64_t x = keys_native_enc64(&S->kn, v[i]);
 			v[i] = x;
 			c[x >> S->nshift]++;
 		}
 	} else if (S->num == 4) {
 		uint32_t *v = (uint32_t *)S->recs;
 		for (size_t i = lo; i < hi; i++) {
-			uint32_t x = S->pre ? (uint32_t)keys_word_enc(&S->kw, v[i]) : keys_native_enc32(&S->kn, v[i]);
+			uint32_t x = keys_native_enc32(&S->kn, v[i]);
 			v[i] = x;
 			c[x >> S->nshift]++;
 		}
