@@ -1,6 +1,7 @@
 /* text_ahead.c - the merge's sources read ahead by helper threads (text_ahead.h). */
 #define _GNU_SOURCE /* memrchr */
 #include "text_ahead.h"
+#include "text_cmp.h"
 #include "util.h"
 
 #include <errno.h>
@@ -17,6 +18,7 @@ typedef struct block {
 	ahead_line *l;
 	size_t n, lcap, pos;   /* lines, room, the next one to hand out */
 	int rc;                /* after the lines: 0 more to come, 1 the source's end, -errno */
+	size_t last_desc;      /* an unordered source's: the last line that goes before the one above it; 0: none */
 	size_t *pc, pccap;     /* a mapped run's pieces (fill_mapped): eols in each, then lines before each */
 } block;
 
@@ -32,6 +34,7 @@ typedef struct pjob {
 	ahead_line *l;         /* the block's lines */
 	size_t beg, end;       /* fill_mapped's pieces: their range of the mapping, piece 0 at beg */
 	size_t *pc;            /* fill_mapped's pieces: eols in each, then lines before each */
+	size_t *last_desc;     /* find_descents' result (a block's last_desc) */
 } pjob;
 
 typedef struct feed {
@@ -180,6 +183,36 @@ static int fill_prefixes(text_ahead *a, const uint8_t *base, block *b)
 	return run_job(a, &j);
 }
 
+/* Lines [i, i + n) of job j's block that go before the line above them
+ * (their prefixes made): the last of them into *j->last_desc, if later. */
+static void descents(const text_ahead *a, const pjob *j, size_t i, size_t n)
+{
+	size_t last = 0;
+	for (size_t e = i ? i : 1; e < i + n; e++) {
+		const ahead_line *x = &j->l[e - 1], *y = &j->l[e];
+		if (x->ph != y->ph ? x->ph > y->ph
+		    : x->pl != y->pl ? x->pl > y->pl
+				     : text_cmp(a->s, j->base + x->off, x->len, j->base + y->off, y->len) > 0)
+			last = e;
+	}
+	size_t cur = __atomic_load_n(j->last_desc, __ATOMIC_RELAXED);
+	while (last > cur && !__atomic_compare_exchange_n(j->last_desc, &cur, last, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/*
+ * Where block b of an unordered source (-m of an input that may not be
+ * sorted) goes out of order: b->last_desc, on every free thread. A window
+ * past it is in order and merges in rounds; one before it is merged as
+ * sort(1) merges, a head line at a time (text_merge_par.c says why).
+ * Returns run_job's.
+ */
+static int find_descents(text_ahead *a, const uint8_t *base, block *b)
+{
+	pjob j = { .fn = descents, .n = b->n, .step = PREFIX_STEP, .base = base, .l = b->l, .last_desc = &b->last_desc };
+	return run_job(a, &j);
+}
+
 /* Count the line ends in pieces [i, i + n) of job j's range into j->pc. */
 static void count_pieces(const text_ahead *a, const pjob *j, size_t i, size_t n)
 {
@@ -321,6 +354,7 @@ static void fill(text_ahead *a, text_source *x, block *b)
 	b->n = b->used = b->pos = 0;
 	b->out = 0;
 	b->rc = 0;
+	b->last_desc = 0;
 	const uint8_t *sb = stable_base(x);
 	size_t maxlines = max_lines(a->blockbytes, sb != NULL);
 	if (b->lcap < maxlines) {
@@ -346,6 +380,8 @@ static void fill(text_ahead *a, text_source *x, block *b)
 		fill_lines(a, x, b, sb ? 4 * a->blockbytes : a->blockbytes, maxlines);
 		posted = fill_prefixes(a, sb ? sb : b->bytes, b); /* lines before an error are handed out first */
 	}
+	if (x->unordered && b->n > 1)
+		posted |= find_descents(a, sb ? sb : b->bytes, b);
 	if (posted) {
 		pthread_mutex_lock(&a->mu);
 		a->shared++;
@@ -525,6 +561,7 @@ int text_ahead_window(text_ahead *a, int i, text_window *w)
 	w->base = sb ? sb : b->bytes;
 	w->l = b->l + b->pos;
 	w->n = b->n - b->pos;
+	w->sorted = b->last_desc <= b->pos;
 	if (w->n)
 		return 1;
 	x->done = 1;

@@ -13,6 +13,8 @@
  * prefixes) the filler shares with every thread that is free, the merge
  * thread waiting for a block among them: input nearly in order, whose
  * runs overlap only at their ends, feeds the merge from one run at a time.
+ * In a block of an unordered source (-m's inputs) they also find the last
+ * line that goes before the line above it (text_window.sorted).
  */
 #ifndef GPUSORT_TEXT_AHEAD_H
 #define GPUSORT_TEXT_AHEAD_H
@@ -33,11 +35,14 @@ typedef struct text_ahead_line {
 	uint64_t cum;
 } text_ahead_line;
 
-/* A source's lines read ahead and not yet taken: l[0, n), bytes at base. */
+/* A source's lines read ahead and not yet taken: l[0, n), bytes at base;
+ * sorted: no line of them goes before the line above it (always so but
+ * for an unordered source, text_source.unordered). */
 typedef struct text_window {
 	const uint8_t *base;
 	const text_ahead_line *l;
 	size_t n;
+	int sorted;
 } text_window;
 
 /*

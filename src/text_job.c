@@ -10,6 +10,7 @@
 #include "text_io.h"
 #include "text_load.h"
 #include "text_merge.h"
+#include "text_order.h"
 #include "text_sort.h"
 #include "tpool.h"
 #include "util.h"
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -66,6 +68,7 @@ typedef struct tjob {
 	progress *prog;   /* --progress, or NULL */
 	int pass, passes; /* --progress: the merge passes reported so far, and in all */
 	uint64_t merged;  /* -m: the bytes merged (--progress's done line) */
+	int gnu_groups;   /* -m of inputs not all known to be in order: passes grouped as sort(1)'s (gnu_group_size) */
 } tjob;
 
 static int fail(tjob *t, const char *fmt, ...)
@@ -454,6 +457,7 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 		if (!it->path && (it->tmp || it->spill)) /* a corrupt run is named in the error */
 			snprintf(rd[i].name, sizeof rd[i].name, "temporary file %s", it->tmp ? it->tmp : it->spill);
 		src[i].r = &rd[i];
+		src[i].unordered = t->o->merge_only; /* -m's inputs, and runs merged from them */
 	}
 	if (mem) {
 		src[k].c = mem;
@@ -476,7 +480,11 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 	/* sources that do not overlap (an input in order) are copied whole */
 	int *order = !w->unique && !w->verify && !w->debug && ns > 1 ? malloc((size_t)ns * sizeof *order) : NULL;
 	uint64_t *lines = order ? malloc((size_t)ns * sizeof *lines) : NULL;
-	if (lines && text_concat_order(t->s, src, ns, order)) {
+	int concat = lines && text_concat_order(t->s, src, ns, order);
+	/* -m's inputs copied whole only when each is in order */
+	for (int i = 0; i < k && concat; i++)
+		concat = !src[i].unordered || text_order_sorted(t->s, rd[i].map, rd[i].mapsize, t->pool);
+	if (concat) {
 		for (int i = 0; i < k; i++)
 			lines[i] = its[i].lines;
 		if (mem)
@@ -550,13 +558,34 @@ static int group_size(int F, int excess, int n, int i)
 	return n - i < F ? n - i : F;
 }
 
+/*
+ * sort(1)'s groups (sort.c's merge), for -m of inputs that may be out of
+ * order, whose merge's order depends on which go together: groups of F
+ * while F are left, then, when the rest would not fit beside the merged
+ * ones in the next pass, the fewest that make them fit; the rest one by
+ * one. (Of sorted inputs every grouping gives the same lines: group_size
+ * merges fewer bytes again.)
+ */
+static int gnu_group_size(int F, int n, int i)
+{
+	int full = n / F * F, rest = n - full, cheap = F - n / F % F;
+	int shrt = cheap < rest ? rest - cheap + 1 : 0;
+	return i < full ? F : i == full && shrt ? shrt : 1;
+}
+
+/* Item i's group in a pass over n items, excess of them over the fan-in F. */
+static int pass_group(const tjob *t, int F, int excess, int n, int i)
+{
+	return t->gnu_groups ? gnu_group_size(F, n, i) : group_size(F, excess, n, i);
+}
+
 /* The passes reduce(t, reserve) would make of n items: --progress's "of M". */
 static int reduce_passes(const tjob *t, int n, int reserve)
 {
 	int F = fanin(t), p = 0;
 	while (n + reserve > F) {
 		int excess = n + reserve - F, out = 0;
-		for (int i = 0; i < n; i += group_size(F, excess, n, i))
+		for (int i = 0; i < n; i += pass_group(t, F, excess, n, i))
 			out++;
 		n = out;
 		p++;
@@ -592,14 +621,14 @@ static int reduce(tjob *t, int reserve, int report)
 		if (report) {
 			int64_t total = 0; /* the groups merged, not the runs only moved */
 			for (int i = 0, k; i < t->n && total >= 0; i += k)
-				if ((k = group_size(F, excess, t->n, i)) > 1) {
+				if ((k = pass_group(t, F, excess, t->n, i)) > 1) {
 					int64_t b = items_bytes(t->items + i, k);
 					total = b < 0 ? -1 : total + b;
 				}
 			merge_phase(t, total);
 		}
 		for (int i = 0, k; i < t->n; i += k) {
-			k = group_size(F, excess, t->n, i);
+			k = pass_group(t, F, excess, t->n, i);
 			item merged = t->items[i];
 			if (k > 1) {
 				text_writer w;
@@ -846,12 +875,44 @@ out:
 	return rc;
 }
 
+/*
+ * Whether -m's input `path` is known to be in order: a regular file whose
+ * lines are (text_order_sorted). Standard input, a pipe, or one that
+ * cannot be read now (its merge says why) is not known: 0.
+ */
+static int input_sorted(tjob *t, const char *path)
+{
+	if (!strcmp(path, "-"))
+		return 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok = 0;
+	struct stat st;
+	if (fd < 0)
+		return 0;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
+		if (st.st_size == 0) {
+			ok = 1;
+		} else if ((uint64_t)st.st_size <= SIZE_MAX) {
+			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+			if (m != MAP_FAILED) {
+				ok = text_order_sorted(t->s, m, (size_t)st.st_size, t->pool);
+				munmap(m, (size_t)st.st_size);
+			}
+		}
+	}
+	close(fd);
+	return ok;
+}
+
 static int merge_job(tjob *t)
 {
 	const job_opts *o = t->o;
 	for (int i = 0; i < o->ninputs; i++)
 		if (push(t, (item){ o->inputs[i], -1, 0, NULL, -1, NULL, input_bytes(o->inputs[i]) }))
 			return -1;
+	/* more inputs than one merge takes: grouped as sort(1) groups them
+	 * unless every one is in order (then gpusort's groups, fewer bytes) */
+	for (int i = 0; i < t->n && t->n > fanin(t) && !t->gnu_groups; i++)
+		t->gnu_groups = !input_sorted(t, t->items[i].path);
 	text_writer w;
 	t->passes = reduce_passes(t, t->n, 0) + 1;
 	if (reduce(t, 0, 1) || open_output(t, &w))

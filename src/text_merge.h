@@ -24,6 +24,7 @@ typedef struct text_source {
 	uint64_t ph;                /* the head's prefix as integers (text_merge_prefix) */
 	uint32_t pl;
 	int done;                   /* no line left */
+	int unordered;              /* -m's: its lines may be out of order (text_ahead finds where) */
 } text_source;
 
 /* What a merge counts for --stats. */
@@ -39,8 +40,11 @@ typedef struct text_merge_stats {
 } text_merge_stats;
 
 /*
- * Merge src[0, k) (in input order) into w. helpers: threads that read the
- * sources ahead in blocks of about `block` bytes each (text_ahead.h; 0:
+ * Merge src[0, k) (in input order) into w, in sort(1)'s order: each line
+ * out is the least of the sources' head lines, ties to the earlier
+ * source, so that a source out of order (src[i].unordered: -m of an input
+ * that is not sorted) merges as sort -m merges it. helpers: threads that
+ * read the sources ahead in blocks of about `block` bytes each (text_ahead.h; 0:
  * the sources are read on this thread). pool: the job's threads, which
  * merge the lines read ahead in rounds (text_merge_par.h) when it has more
  * than one and there are helpers; NULL: one thread merges (a tree of

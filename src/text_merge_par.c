@@ -139,6 +139,7 @@ typedef struct par {
 	atomic_int next;          /* the next splitter or slice to take */
 	int *tt;                  /* each thread's tree nodes (K of them) */
 	cursor *tc;               /* each thread's cursors (k of them) */
+	int *from;                /* greedy_slice's cursors' sources */
 	int K;
 	uint64_t *pties;          /* each thread's full comparisons in cuts */
 
@@ -150,6 +151,43 @@ typedef struct par {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 } par;
+
+/* Whether a slice keeps `line`, after prev (NULL: its first): -u drops
+ * a line equal to the one before; --verify marks the first out of order. */
+static inline int keeps(const par *p, slice_out *o, const uint8_t *prev, size_t prev_len, const uint8_t *line, size_t len)
+{
+	if (!prev || !p->adj)
+		return 1;
+	int d = text_cmp(p->adj, prev, prev_len, line, len);
+	if (p->unique && !d)
+		return 0;
+	if (p->verify && d > 0 && !o->bad)
+		o->bad = o->lines + 1;
+	return 1;
+}
+
+/* A line kept: counted (its hash, its place as the first) and copied to dst, delimiter and all. */
+static inline void put_line(const par *p, slice_out *o, uint8_t *dst, const uint8_t *line, size_t len)
+{
+	if (!o->lines)
+		o->first = line, o->first_len = len;
+	else if (p->verify)
+		o->vsum += text_line_hash(line, len);
+	memcpy(dst, line, len + 1); /* the delimiter follows every line read ahead */
+	o->lines++;
+}
+
+/* Cursor wi advanced: its matches replayed up to the root. */
+static inline void sreplay(stree *q, int wi)
+{
+	for (int node = (wi + q->K) / 2; node >= 1; node /= 2)
+		if (sbefore(q, q->t[node], wi)) {
+			int l = q->t[node];
+			q->t[node] = wi;
+			wi = l;
+		}
+	q->t[0] = wi;
+}
 
 /* Merge slice j of the round into p->out + so[j].off on thread t's scratch. */
 static void merge_slice(par *p, int j, int t)
@@ -180,36 +218,73 @@ static void merge_slice(par *p, int j, int t)
 			break;
 		const uint8_t *line = x->base + x->l->off;
 		size_t len = x->l->len;
-		int keep = 1;
-		if (prev && p->adj) {
-			int d = text_cmp(p->adj, prev, prev_len, line, len);
-			if (p->unique && !d)
-				keep = 0;
-			else if (p->verify && d > 0 && !o->bad)
-				o->bad = o->lines + 1;
-		}
-		if (keep) {
-			if (!o->lines)
-				o->first = line, o->first_len = len;
-			else if (p->verify)
-				o->vsum += text_line_hash(line, len);
-			memcpy(dst, line, len + 1); /* the delimiter follows every line read ahead */
+		if (keeps(p, o, prev, prev_len, line, len)) {
+			put_line(p, o, dst, line, len);
 			dst += len + 1;
-			o->lines++;
 			prev = line, prev_len = len;
 		}
 		x->l++;
-		for (int node = (wi + q.K) / 2; node >= 1; node /= 2)
-			if (sbefore(&q, q.t[node], wi)) {
-				int l = q.t[node];
-				q.t[node] = wi;
-				wi = l;
-			}
-		q.t[0] = wi;
+		sreplay(&q, wi);
 	}
 	o->last = prev, o->last_len = prev_len;
 	o->bytes = (size_t)(dst - (p->out + o->off));
 	o->ties = q.ties;
+}
+
+/*
+ * A round of sort(1)'s merge, on this thread, for windows of which one is
+ * out of order: the least head line out, again and again (sort.c's
+ * mergefps), until a window is used up or about `limit` bytes are out.
+ * Rounds cut at a bound are this merge only while every window is in
+ * order: a source's next line is then no earlier than its last, so none
+ * still unread goes before the bound; after a line that goes before the
+ * one above it, sort(1) puts out lines of other sources that a round would
+ * have left for later. Into p->out, `room` bytes; each source's lines
+ * taken into row 1 of p->cut, what went out into p->so[0]. Returns 0, or
+ * the bytes of the first line to keep when it does not fit in room
+ * (nothing taken; the caller makes room and calls again).
+ */
+static size_t greedy_slice(par *p, size_t room, size_t limit)
+{
+	slice_out *o = &p->so[0];
+	stree q = { p->s, p->tc, 0, 1, p->tt, 0 };
+	int *from = p->from;
+	for (int i = 0; i < p->k; i++)
+		if (p->win[i].n) {
+			from[q.n] = i;
+			q.c[q.n++] = (cursor){ p->win[i].l, p->win[i].l + p->win[i].n, p->win[i].base };
+		}
+	while (q.K < q.n)
+		q.K *= 2;
+	memset(o, 0, sizeof *o);
+	const uint8_t *prev = NULL;
+	size_t prev_len = 0, need = 0;
+	q.t[0] = sbuild(&q, 1);
+	for (;;) {
+		int wi = q.t[0];
+		cursor *x = &q.c[wi];
+		const uint8_t *line = x->base + x->l->off;
+		size_t len = x->l->len;
+		if (keeps(p, o, prev, prev_len, line, len)) {
+			if (o->bytes + len + 1 > room) {
+				need = o->lines ? 0 : len + 1;
+				break;
+			}
+			put_line(p, o, p->out + o->bytes, line, len);
+			o->bytes += len + 1;
+			prev = line, prev_len = len;
+		}
+		if (++x->l == x->end || o->bytes >= limit)
+			break;
+		sreplay(&q, wi);
+	}
+	o->last = prev, o->last_len = prev_len;
+	o->ties = q.ties;
+	size_t *row = p->cut + (size_t)p->k;
+	memset(row, 0, (size_t)p->k * sizeof *row);
+	for (int c = 0; c < q.n && !need; c++)
+		row[from[c]] = (size_t)(q.c[c].l - p->win[from[c]].l);
+	return need;
 }
 
 static void slices_step(void *arg, int t, int n)
@@ -429,6 +504,7 @@ int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, t
 	p.so = calloc((size_t)maxsl, sizeof *p.so);
 	p.tt = calloc((size_t)p.P * (size_t)p.K, sizeof *p.tt);
 	p.tc = calloc((size_t)p.P * (size_t)k, sizeof *p.tc);
+	p.from = calloc((size_t)k, sizeof *p.from);
 	p.pties = calloc((size_t)p.P, sizeof *p.pties);
 	mline *samp = NULL;
 	size_t scap = 0;
@@ -436,7 +512,7 @@ int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, t
 	uint64_t prog = 0; /* --progress: bytes merged, not yet reported */
 	int rc = 0;
 	*bad = -2;
-	if (!p.win || !p.cnt || !p.spl || !p.cut || !p.so || !p.tt || !p.tc || !p.pties) {
+	if (!p.win || !p.cnt || !p.spl || !p.cut || !p.so || !p.tt || !p.tc || !p.from || !p.pties) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -478,96 +554,151 @@ int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, t
 		double t1 = util_now();
 		st->wait_s += t1 - t0;
 		st->rounds++;
-		mline bound = { &p.win[m].l[p.win[m].n - 1], p.win[m].base, m, p.win[m].n - 1, 0 };
-		uint64_t lines = 0, bytes = 0;
-		for (int i = 0; i < k; i++) {
-			if (!p.win[i].n)
-				continue;
-			p.cnt[i] = i == m ? p.win[i].n : count_before(s, &p.win[i], i, p.win[i].n, &bound, ties);
-			lines += p.cnt[i];
-			bytes += range_bytes(&p.win[i], 0, p.cnt[i]);
-		}
-		/* the slices, and where each source's round lines are cut among them */
-		uint64_t take = lines;
-		if (bytes > max_round)
-			take = (uint64_t)((double)lines * (double)max_round / (double)bytes) + 1;
-		p.nsl = take / SLICE_LINES < (uint64_t)maxsl ? (int)(take / SLICE_LINES) : maxsl;
-		if (p.nsl < 1)
-			p.nsl = 1;
-		int nsp = 0;
-		if (p.nsl > 1 || take < lines) {
-			nsp = choose_splitters(&p, lines, take, &samp, &scap);
-			if (nsp < 0) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			p.nsp = nsp;
-			atomic_store(&p.next, 0);
-			if (pool && nsp > 1)
-				tpool_run(pool, cuts_step, &p);
-			else
-				for (int j = 1; j <= nsp; j++)
-					cut_row(&p, j, 0);
-		}
-		memset(p.cut, 0, (size_t)k * sizeof *p.cut);
-		if (nsp < p.nsl)
-			memcpy(p.cut + (size_t)p.nsl * k, p.cnt, (size_t)k * sizeof *p.cut);
-		/* a source out of order (-m of a file that is not sorted) gives
-		 * binary searches that may cut it backwards: each slice starts
-		 * where the one before ends, so that every line goes out once */
-		for (int j = 1; j <= p.nsl; j++)
-			for (int i = 0; i < k; i++) {
-				size_t *c = p.cut + (size_t)j * k + i;
-				if (*c < c[-(ptrdiff_t)k])
-					*c = c[-(ptrdiff_t)k];
-			}
-		size_t total = 0;
-		for (int j = 0; j < p.nsl; j++) {
-			p.so[j].off = total;
-			for (int i = 0; i < k; i++)
-				total += range_bytes(&p.win[i], p.cut[(size_t)j * k + i], p.cut[(size_t)(j + 1) * k + i]);
-		}
-		double t2 = util_now();
-		st->cut_s += t2 - t1;
+		/* a window out of order: a round of sort(1)'s merge (greedy_slice) */
+		int greedy = 0;
+		for (int i = 0; i < k; i++)
+			greedy |= p.win[i].n && !p.win[i].sorted;
 		obuf *b;
-		if (dst) {
-			/* the test build's write faults reach a mapped output here */
-			size_t want = total;
-			if (io_fault_rw(IO_FAULT_WRITE, &want)) {
-				rc = -errno, *bad = -1;
+		size_t total;
+		if (greedy) {
+			p.nsl = 1;
+			memset(p.cut, 0, (size_t)k * sizeof *p.cut);
+			size_t room;
+			if (dst) {
+				size_t want = dcap - dlen < max_round ? dcap - dlen : max_round;
+				if (io_fault_rw(IO_FAULT_WRITE, &want)) {
+					rc = -errno, *bad = -1;
+					goto out;
+				}
+				b = &p.b[0];
+				p.out = dst + dlen;
+				room = dcap - dlen;
+			} else if ((rc = take_buffer(&p, &b))) {
+				*bad = -1;
 				goto out;
+			} else {
+				room = b->cap;
 			}
-			if (total > dcap - dlen) {
-				rc = -EFBIG, *bad = -1; /* more than the caller mapped: a caller's error */
+			double t3 = util_now();
+			st->cut_s += t3 - t1;
+			for (size_t need = !dst && room < max_round ? max_round : 0;;) {
+				if (need) { /* a buffer of a round, or of the long line that comes first */
+					util_map_free(b->p, b->cap);
+					b->cap = need + max_round;
+					if (!(b->p = util_map_resize(NULL, 0, b->cap))) {
+						b->cap = 0;
+						rc = -ENOMEM;
+						goto out;
+					}
+					room = b->cap;
+				}
+				if (!dst)
+					p.out = b->p;
+				if (!(need = greedy_slice(&p, room, max_round)))
+					break;
+				if (dst) {
+					rc = -EFBIG, *bad = -1; /* more than the caller mapped: a caller's error */
+					goto out;
+				}
+			}
+			total = p.so[0].bytes;
+			b->nseg = 0;
+			b->in = 0;
+			for (int i = 0; i < k; i++)
+				b->in += range_bytes(&p.win[i], 0, p.cut[(size_t)k + i]);
+			st->slice_s += util_now() - t3;
+		} else {
+			mline bound = { &p.win[m].l[p.win[m].n - 1], p.win[m].base, m, p.win[m].n - 1, 0 };
+			uint64_t lines = 0, bytes = 0;
+			for (int i = 0; i < k; i++) {
+				if (!p.win[i].n)
+					continue;
+				p.cnt[i] = i == m ? p.win[i].n : count_before(s, &p.win[i], i, p.win[i].n, &bound, ties);
+				lines += p.cnt[i];
+				bytes += range_bytes(&p.win[i], 0, p.cnt[i]);
+			}
+			/* the slices, and where each source's round lines are cut among them */
+			uint64_t take = lines;
+			if (bytes > max_round)
+				take = (uint64_t)((double)lines * (double)max_round / (double)bytes) + 1;
+			p.nsl = take / SLICE_LINES < (uint64_t)maxsl ? (int)(take / SLICE_LINES) : maxsl;
+			if (p.nsl < 1)
+				p.nsl = 1;
+			int nsp = 0;
+			if (p.nsl > 1 || take < lines) {
+				nsp = choose_splitters(&p, lines, take, &samp, &scap);
+				if (nsp < 0) {
+					rc = -ENOMEM;
+					goto out;
+				}
+				p.nsp = nsp;
+				atomic_store(&p.next, 0);
+				if (pool && nsp > 1)
+					tpool_run(pool, cuts_step, &p);
+				else
+					for (int j = 1; j <= nsp; j++)
+						cut_row(&p, j, 0);
+			}
+			memset(p.cut, 0, (size_t)k * sizeof *p.cut);
+			if (nsp < p.nsl)
+				memcpy(p.cut + (size_t)p.nsl * k, p.cnt, (size_t)k * sizeof *p.cut);
+			/* the windows are in order, but should a comparison not be a
+			 * strict weak order the binary searches could cut a source
+			 * backwards: each slice starts where the one before ends, so
+			 * that every line goes out once */
+			for (int j = 1; j <= p.nsl; j++)
+				for (int i = 0; i < k; i++) {
+					size_t *c = p.cut + (size_t)j * k + i;
+					if (*c < c[-(ptrdiff_t)k])
+						*c = c[-(ptrdiff_t)k];
+				}
+			total = 0;
+			for (int j = 0; j < p.nsl; j++) {
+				p.so[j].off = total;
+				for (int i = 0; i < k; i++)
+					total += range_bytes(&p.win[i], p.cut[(size_t)j * k + i], p.cut[(size_t)(j + 1) * k + i]);
+			}
+			double t2 = util_now();
+			st->cut_s += t2 - t1;
+			if (dst) {
+				/* the test build's write faults reach a mapped output here */
+				size_t want = total;
+				if (io_fault_rw(IO_FAULT_WRITE, &want)) {
+					rc = -errno, *bad = -1;
+					goto out;
+				}
+				if (total > dcap - dlen) {
+					rc = -EFBIG, *bad = -1; /* more than the caller mapped: a caller's error */
+					goto out;
+				}
+				b = &p.b[0];
+				p.out = dst + dlen;
+			} else if ((rc = take_buffer(&p, &b))) {
+				*bad = -1;
 				goto out;
+			} else if (total > b->cap) {
+				/* mapped apart, so that freeing returns it (util_map_resize) */
+				util_map_free(b->p, b->cap);
+				b->cap = total + total / 4;
+				if (!(b->p = util_map_resize(NULL, 0, b->cap))) {
+					b->cap = 0;
+					rc = -ENOMEM;
+					goto out;
+				}
 			}
-			b = &p.b[0];
-			p.out = dst + dlen;
-		} else if ((rc = take_buffer(&p, &b))) {
-			*bad = -1;
-			goto out;
-		} else if (total > b->cap) {
-			/* mapped apart, so that freeing returns it (util_map_resize) */
-			util_map_free(b->p, b->cap);
-			b->cap = total + total / 4;
-			if (!(b->p = util_map_resize(NULL, 0, b->cap))) {
-				b->cap = 0;
-				rc = -ENOMEM;
-				goto out;
-			}
+			if (!dst)
+				p.out = b->p;
+			b->nseg = 0;
+			b->in = total;
+			atomic_store(&p.next, 0);
+			double t3 = util_now();
+			st->out_wait_s += t3 - t2;
+			if (pool && p.nsl > 1)
+				tpool_run(pool, slices_step, &p);
+			else
+				slices_step(&p, 0, 1);
+			st->slice_s += util_now() - t3;
 		}
-		if (!dst)
-			p.out = b->p;
-		b->nseg = 0;
-		b->in = total;
-		atomic_store(&p.next, 0);
-		double t3 = util_now();
-		st->out_wait_s += t3 - t2;
-		if (pool && p.nsl > 1)
-			tpool_run(pool, slices_step, &p);
-		else
-			slices_step(&p, 0, 1);
-		st->slice_s += util_now() - t3;
 
 		/* each slice's first line against the line before it; what -u keeps goes out */
 		for (int j = 0; j < p.nsl; j++) {
@@ -644,6 +775,7 @@ out:
 	free(p.so);
 	free(p.tt);
 	free(p.tc);
+	free(p.from);
 	free(p.pties);
 	return rc;
 }

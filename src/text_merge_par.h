@@ -11,7 +11,10 @@
  * the next round is merged. The order is text_merge's: prefix, text_cmp,
  * source number, so the output is byte for byte the serial merge's, -u
  * and --verify included (each slice filters and checks its own lines; the
- * line at each slice's start is settled against the one before it).
+ * line at each slice's start is settled against the one before it). Where
+ * a window is out of order (text_window.sorted: -m of an input that is not
+ * sorted), that round is the serial merge itself, on the calling thread,
+ * until a window is used up: sort(1)'s order of such input.
  */
 #ifndef GPUSORT_TEXT_MERGE_PAR_H
 #define GPUSORT_TEXT_MERGE_PAR_H

@@ -565,18 +565,50 @@ for _o in "-S 256K --parallel=1" "--parallel=3" "--batch-size=2 --parallel=2"; d
 	if "$G" -m $_o - - "$d/twice2" - < "$d/twice" > "$d/got" 2> "$d/err"; then same "m-stdin-twice($_o)" "$d/exp" "$d/got"
 	else fail "m-stdin-twice($_o)" "status $?: $(cat "$d/err")"; fi
 done
-# -m of an input out of order, merged on several threads: its order is
-# not sort(1)'s (the man page says so), but every line goes out once (the
-# cuts of a round are kept in order; backwards, they had lines out twice
-# and a mapped output overrun: "File too large")
+# -m of inputs out of order merges as sort(1) merges them, a head line at
+# a time: on one thread and on several (the merge in rounds takes only
+# windows in order; small blocks through the test build: many windows,
+# each kind of round), into a file (mapped) and a pipe, with -u and -n;
+# inputs that look disjoint by their ends (not copied whole); and more
+# inputs than --batch-size, grouped as sort(1) groups them (their order
+# depends on which go together)
 awk 'BEGIN { for (i = 0; i < 20000; i++) print (i * 37) % 1000 }' > "$d/unsorted"
 LC_ALL=C sort "$d/unsorted" > "$d/usorted"
-cat "$d/unsorted" "$d/usorted" | LC_ALL=C sort > "$d/exp"
-for _p in 2 4; do
-	if "$G" -m --parallel=$_p "$d/unsorted" "$d/usorted" -o "$d/uout" 2> "$d/err"; then
-		LC_ALL=C sort "$d/uout" > "$d/got"
-		same "m-unsorted-input-each-line-once(parallel$_p)" "$d/exp" "$d/got"
-	else fail "m-unsorted-input-each-line-once(parallel$_p)" "status $?: $(cat "$d/err")"; fi
+awk 'NR % 997 == 0 { print "0" } { print }' "$d/usorted" > "$d/usorted1"
+printf '1\n5\n2\n' > "$d/ue"
+printf '3\n4\n' > "$d/uf"
+for _f in "unsorted usorted" "usorted1 unsorted usorted" "ue uf"; do
+	_fs=""
+	for _x in $_f; do _fs="$_fs $d/$_x"; done
+	for _o in "" -u -n "-r -u"; do
+		# shellcheck disable=SC2086
+		LC_ALL=C sort -m $_o $_fs > "$d/exp"
+		for _p in 1 2 4; do
+			_n="m-unsorted-as-sort($_f,$_o,parallel$_p)"
+			# shellcheck disable=SC2086
+			if "$G" -m --parallel=$_p $_o $_fs -o "$d/got" 2> "$d/err"; then same "$_n" "$d/exp" "$d/got"
+			else fail "$_n" "status $?: $(cat "$d/err")"; fi
+			[ -x "$PWD/tests/bin/gpusort-test" ] || continue
+			# shellcheck disable=SC2086
+			GPUSORT_TEXT_BLOCK=4096 "$PWD/tests/bin/gpusort-test" -m --parallel=$_p $_o $_fs 2> "$d/err" | cat > "$d/got"
+			same "$_n-small-blocks-pipe" "$d/exp" "$d/got"
+		done
+	done
+done
+_fs=""
+for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19; do
+	awk -v s=$_i 'BEGIN { for (j = 0; j < 50 * s; j++) print (j * 7919 + s * 31) % 997 }' > "$d/ug$_i"
+	[ $((_i % 4)) = 0 ] && LC_ALL=C sort -o "$d/ug$_i" "$d/ug$_i"
+	_fs="$_fs $d/ug$_i"
+done
+for _o in "" --batch-size=2 --batch-size=3 --batch-size=5; do
+	# shellcheck disable=SC2086
+	LC_ALL=C sort -m $_o $_fs > "$d/exp"
+	for _p in 1 3; do
+		# shellcheck disable=SC2086
+		if "$G" -m --parallel=$_p $_o -T "$d" $_fs -o "$d/got" 2> "$d/err"; then same "m-unsorted-groups($_o,parallel$_p)" "$d/exp" "$d/got"
+		else fail "m-unsorted-groups($_o,parallel$_p)" "status $?: $(cat "$d/err")"; fi
+	done
 done
 cp "$d/mm4" "$d/mm5"
 LC_ALL=C sort -m -n "$d/mm5" "$d/mm1" > "$d/exp"

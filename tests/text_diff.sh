@@ -5,8 +5,8 @@
 # standard output byte for byte, the exit status, and -c's message (with
 # "gpusort:" for "sort:"). One case in ten checks (-c or -C, on sorted or
 # unsorted input), one merges (-m of two inputs GNU sort sorted: halves
-# sorted apart, or the sorted whole cut in two; some without a last
-# delimiter), one
+# sorted apart, or the sorted whole cut in two; or of the input cut in
+# three as it is, out of order; some without a last delimiter), one
 # writes -o onto its input; a third spill (the input 8-24 times over,
 # -S 1K, --batch-size 2 to 4; half of them in order or in reverse order).
 # -R keys get the same --random-source.
@@ -99,10 +99,20 @@ while [ $i -lt "$n" ]; do
 		;;
 	2)
 		# merge: the input split in two, each sorted by GNU sort; or, in
-		# half the cases, sorted whole and cut in two (files that do not
-		# overlap: copied whole); in half of each, the second file's last
-		# delimiter cut off (read through a mapping, it gets one back)
-		if [ $((seed / 10 % 2)) = 1 ]; then
+		# a third of the cases, sorted whole and cut in two (files that do
+		# not overlap: copied whole); or, in a third, cut in three as it is
+		# (lines out of order, merged as sort(1) merges them: a head line
+		# at a time, and with --batch-size in its groups); in half of
+		# each, the last file's last delimiter cut off (read through a
+		# mapping, it gets one back)
+		mfiles="$d/m1 $d/m2"
+		if [ $((seed / 10 % 3)) = 2 ]; then
+			split -n l/3 "$d/in" "$d/part." 2>/dev/null || { cp "$d/in" "$d/part.aa"; : > "$d/part.ab"; : > "$d/part.ac"; }
+			mv "$d/part.aa" "$d/m1"
+			mv "$d/part.ab" "$d/m2"
+			mv "$d/part.ac" "$d/m3"
+			mfiles="$mfiles $d/m3"
+		elif [ $((seed / 10 % 3)) = 1 ]; then
 			ref "$@" "$d/in" > "$d/all" 2>/dev/null
 			# cut between lines (-z's end in NUL): a first file with its
 			# last delimiter. (When both files lack theirs, GNU sort 9.1's
@@ -119,10 +129,13 @@ while [ $i -lt "$n" ]; do
 			ref "$@" "$d/part.aa" > "$d/m1" 2>/dev/null
 			ref "$@" "$d/part.ab" > "$d/m2" 2>/dev/null
 		fi
-		[ $((seed / 20 % 2)) = 1 ] && [ -s "$d/m2" ] && truncate -s -1 "$d/m2"
-		ref "$@" -m "$d/m1" "$d/m2" > "$d/exp" 2>/dev/null
+		_last=${mfiles##* }
+		[ $((seed / 30 % 2)) = 1 ] && [ -s "$_last" ] && truncate -s -1 "$_last"
+		# shellcheck disable=SC2086
+		ref "$@" -m $mfiles > "$d/exp" 2>/dev/null
 		erc=$?
-		"$G" "$@" -m "$d/m1" "$d/m2" > "$d/got" 2> "$d/got.err"
+		# shellcheck disable=SC2086
+		"$G" "$@" -m $mfiles > "$d/got" 2> "$d/got.err"
 		grc=$?
 		;;
 	3)
