@@ -481,9 +481,11 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 	int *order = !w->unique && !w->verify && !w->debug && ns > 1 ? malloc((size_t)ns * sizeof *order) : NULL;
 	uint64_t *lines = order ? malloc((size_t)ns * sizeof *lines) : NULL;
 	int concat = lines && text_concat_order(t->s, src, ns, order);
-	/* -m's inputs copied whole only when each is in order */
-	for (int i = 0; i < k && concat; i++)
-		concat = !src[i].unordered || text_order_sorted(t->s, rd[i].map, rd[i].mapsize, t->pool);
+	/* -m's inputs copied whole only when each is in order, but for the
+	 * last: sort(1) puts out its lines as they are once the others are done */
+	for (int i = 0; i + 1 < ns && concat; i++)
+		concat = !src[order[i]].unordered ||
+			 text_order_sorted(t->s, rd[order[i]].map, rd[order[i]].mapsize, t->pool);
 	if (concat) {
 		for (int i = 0; i < k; i++)
 			lines[i] = its[i].lines;

@@ -2,7 +2,6 @@
 #define _GNU_SOURCE /* memrchr */
 #include "text_order.h"
 #include "text_cmp.h"
-#include "text_merge.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -17,30 +16,24 @@ typedef struct order_job {
 	atomic_int bad;
 } order_job;
 
-/* A line and its merge prefix (text_merge_prefix). */
+/* A line: its bytes, delimiter not counted. */
 typedef struct oline {
 	const uint8_t *at;
 	size_t len;
-	uint64_t ph;
-	uint32_t pl;
 } oline;
 
 /* The line at byte `start`, which ends at the next delimiter or at the end. */
 static oline line_at(const order_job *j, size_t start)
 {
 	const uint8_t *e = memchr(j->p + start, j->s->eol, j->size - start);
-	oline l = { j->p + start, e ? (size_t)(e - (j->p + start)) : j->size - start, 0, 0 };
-	text_merge_prefix(j->s, l.at, l.len, &l.ph, &l.pl);
-	return l;
+	return (oline){ j->p + start, e ? (size_t)(e - (j->p + start)) : j->size - start };
 }
 
-/* 1 when y goes before x, the line above it. */
+/* 1 when y goes before x, the line above it. Compared whole, not by the
+ * merge's prefixes: making a line's prefix costs more than the one
+ * comparison it would save here (-n: code_key and the number parsed). */
 static int goes_back(const text_spec *s, const oline *x, const oline *y)
 {
-	if (x->ph != y->ph)
-		return x->ph > y->ph;
-	if (x->pl != y->pl)
-		return x->pl > y->pl;
 	return text_cmp(s, x->at, x->len, y->at, y->len) > 0;
 }
 

@@ -577,7 +577,9 @@ LC_ALL=C sort "$d/unsorted" > "$d/usorted"
 awk 'NR % 997 == 0 { print "0" } { print }' "$d/usorted" > "$d/usorted1"
 printf '1\n5\n2\n' > "$d/ue"
 printf '3\n4\n' > "$d/uf"
-for _f in "unsorted usorted" "usorted1 unsorted usorted" "ue uf"; do
+printf '1\n2\n' > "$d/ul1"
+printf '7\n6\n' > "$d/ul2"
+for _f in "unsorted usorted" "usorted1 unsorted usorted" "ue uf" "ul2 ul1"; do
 	_fs=""
 	for _x in $_f; do _fs="$_fs $d/$_x"; done
 	for _o in "" -u -n "-r -u"; do
@@ -595,6 +597,12 @@ for _f in "unsorted usorted" "usorted1 unsorted usorted" "ue uf"; do
 		done
 	done
 done
+# the last input in output order may be out of order and still be copied
+# whole: sort(1) puts its lines out as they are once the others are done
+printf '1\n2\n7\n6\n' > "$d/exp"
+if "$G" -m --parallel=2 --stats "$d/ul2" "$d/ul1" -o "$d/got" 2> "$d/err" && grep -q "1 of the merges copied" "$d/err"; then
+	same m-unsorted-last-copied-whole "$d/exp" "$d/got"
+else fail m-unsorted-last-copied-whole "status $?: $(cat "$d/err")"; fi
 _fs=""
 for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19; do
 	awk -v s=$_i 'BEGIN { for (j = 0; j < 50 * s; j++) print (j * 7919 + s * 31) % 997 }' > "$d/ug$_i"
