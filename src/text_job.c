@@ -929,9 +929,65 @@ static int merge_job(tjob *t)
 	return commit_output(t, &w);
 }
 
+/* -c's disorder: the message, and the line (delimiter added) for main to print after it. */
+static void disorder(tjob *t, const char *name, uint64_t line_no, const uint8_t *line, size_t len)
+{
+	text_result *res = t->res;
+	res->r.status = 1;
+	snprintf(res->r.msg, sizeof res->r.msg, "%s:%" PRIu64 ": disorder: ", name, line_no);
+	if ((res->disorder = malloc(len + 1))) {
+		memcpy(res->disorder, line, len);
+		res->disorder[len] = t->s->eol;
+		res->disorder_len = len + 1;
+	}
+}
+
+/*
+ * -c of a regular file: mapped and checked on every thread
+ * (text_order_first), the first line out of order numbered by the
+ * delimiters before it. Returns 0 (checked: in order, or t->res holds
+ * the disorder), -1 (an error, in t->res), or 1 when the input is not a
+ * regular file that maps (standard input, a pipe): read line by line.
+ */
+static int check_mapped(tjob *t, const char *name)
+{
+	if (!strcmp(name, "-"))
+		return 1;
+	int fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) /* sort(1)'s check opens the file with xfopen: its message */
+		return fail(t, "open failed: %s: %s", quote_name(name), strerror(errno));
+	struct stat st;
+	void *m = MAP_FAILED;
+	int regular = !fstat(fd, &st) && S_ISREG(st.st_mode);
+	if (regular && st.st_size == 0) {
+		close(fd);
+		return 0; /* no lines: in order */
+	}
+	if (regular && (uint64_t)st.st_size <= SIZE_MAX)
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return 1;
+	const uint8_t *p = m;
+	size_t size = (size_t)st.st_size;
+	size_t off = text_order_first(t->s, p, size, t->s->unique, t->pool);
+	if (off == SIZE_MAX) {
+		t->res->lines = text_order_lines(t->s, p, size, t->pool);
+	} else {
+		const uint8_t *e = memchr(p + off, t->s->eol, size - off);
+		t->res->lines = text_order_lines(t->s, p, off, t->pool) + 1;
+		disorder(t, name, t->res->lines, p + off, e ? (size_t)(e - (p + off)) : size - off);
+	}
+	munmap(m, size);
+	return 0;
+}
+
 static int check_job(tjob *t)
 {
 	const char *name = t->o->inputs[0];
+	int mc = check_mapped(t, name);
+	if (mc <= 0)
+		return mc;
 	text_reader r;
 	int rc = text_reader_open(&r, name, t->s->eol, (size_t)1 << 20);
 	if (rc) /* sort(1)'s check opens the file with xfopen: its message */
@@ -945,14 +1001,7 @@ static int check_job(tjob *t)
 		if (have) {
 			int d = text_cmp(t->s, prev, plen, line, len);
 			if (t->s->unique ? d >= 0 : d > 0) {
-				text_result *res = t->res;
-				res->r.status = 1;
-				snprintf(res->r.msg, sizeof res->r.msg, "%s:%" PRIu64 ": disorder: ", name, r.lines);
-				if ((res->disorder = malloc(len + 1))) {
-					memcpy(res->disorder, line, len);
-					res->disorder[len] = t->s->eol;
-					res->disorder_len = len + 1;
-				}
+				disorder(t, name, r.lines, line, len);
 				break;
 			}
 		}

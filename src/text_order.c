@@ -4,6 +4,7 @@
 #include "text_cmp.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 #define ORDER_PIECE ((size_t)1 << 20) /* bytes of lines a step (their starts in it) */
@@ -12,8 +13,10 @@ typedef struct order_job {
 	const text_spec *s;
 	const uint8_t *p;
 	size_t size, pieces;
+	int strict;
 	atomic_size_t next;
-	atomic_int bad;
+	atomic_size_t first;  /* the first line out of order found so far (its byte), or SIZE_MAX */
+	atomic_uint_fast64_t lines; /* text_order_lines: the delimiters counted */
 } order_job;
 
 /* A line: its bytes, delimiter not counted. */
@@ -29,22 +32,26 @@ static oline line_at(const order_job *j, size_t start)
 	return (oline){ j->p + start, e ? (size_t)(e - (j->p + start)) : j->size - start };
 }
 
-/* 1 when y goes before x, the line above it. Compared whole, not by the
- * merge's prefixes: making a line's prefix costs more than the one
- * comparison it would save here (-n: code_key and the number parsed). */
-static int goes_back(const text_spec *s, const oline *x, const oline *y)
+/* 1 when y is out of order after x, the line above it: goes before it
+ * (or, strict, ties it). Compared whole, not by the merge's prefixes:
+ * making a line's prefix costs more than the one comparison it would
+ * save here (-n: code_key and the number parsed). */
+static int out_of_order(const order_job *j, const oline *x, const oline *y)
 {
-	return text_cmp(s, x->at, x->len, y->at, y->len) > 0;
+	int d = text_cmp(j->s, x->at, x->len, y->at, y->len);
+	return j->strict ? d >= 0 : d > 0;
 }
 
-/* The lines that start in piece q, each against the line above it. */
-static int piece_sorted(order_job *j, size_t q)
+/* The first line that starts in piece q and is out of order after the
+ * line above it (its byte), or SIZE_MAX; stops early, SIZE_MAX, once a
+ * line out of order before the piece is found. */
+static size_t piece_first(order_job *j, size_t q)
 {
 	size_t lo = q * ORDER_PIECE, hi = j->size - lo < ORDER_PIECE ? j->size : lo + ORDER_PIECE, start = lo;
 	if (lo) { /* a line starts after a delimiter */
 		const uint8_t *e = memchr(j->p + lo - 1, j->s->eol, j->size - (lo - 1));
 		if (!e || (size_t)(e + 1 - j->p) >= hi)
-			return 1;
+			return SIZE_MAX;
 		start = (size_t)(e + 1 - j->p);
 	}
 	oline prev = { 0 };
@@ -55,32 +62,68 @@ static int piece_sorted(order_job *j, size_t q)
 	}
 	for (unsigned n = 0; start < hi; n++) {
 		oline cur = line_at(j, start);
-		if (have && goes_back(j->s, &prev, &cur))
-			return 0;
-		if ((n & 255) == 255 && atomic_load_explicit(&j->bad, memory_order_relaxed))
-			return 1; /* another piece found one: this one's answer is moot */
+		if (have && out_of_order(j, &prev, &cur))
+			return start;
+		if ((n & 255) == 255 && atomic_load_explicit(&j->first, memory_order_relaxed) < lo)
+			return SIZE_MAX; /* one was found before this piece */
 		prev = cur, have = 1;
 		start += cur.len + 1;
 	}
-	return 1;
+	return SIZE_MAX;
 }
 
-static void order_step(void *arg, int t, int n)
+static void first_step(void *arg, int t, int n)
 {
 	(void)t, (void)n;
 	order_job *j = arg;
-	for (size_t q; !atomic_load_explicit(&j->bad, memory_order_relaxed) &&
-		       (q = atomic_fetch_add(&j->next, 1)) < j->pieces;)
-		if (!piece_sorted(j, q))
-			atomic_store(&j->bad, 1);
+	for (size_t q; (q = atomic_fetch_add(&j->next, 1)) < j->pieces;) {
+		if (atomic_load_explicit(&j->first, memory_order_relaxed) < q * ORDER_PIECE)
+			break; /* pieces are taken in order: the rest start later still */
+		size_t f = piece_first(j, q), cur = atomic_load(&j->first);
+		while (f < cur && !atomic_compare_exchange_weak(&j->first, &cur, f))
+			;
+	}
+}
+
+size_t text_order_first(const text_spec *s, const uint8_t *p, size_t size, int strict, tpool *pool)
+{
+	order_job j = { .s = s, .p = p, .size = size, .pieces = (size + ORDER_PIECE - 1) / ORDER_PIECE, .strict = strict };
+	atomic_init(&j.next, 0);
+	atomic_init(&j.first, SIZE_MAX);
+	if (pool && j.pieces > 1)
+		tpool_run(pool, first_step, &j);
+	else
+		first_step(&j, 0, 1);
+	return atomic_load(&j.first);
 }
 
 int text_order_sorted(const text_spec *s, const uint8_t *p, size_t size, tpool *pool)
 {
-	order_job j = { s, p, size, (size + ORDER_PIECE - 1) / ORDER_PIECE, 0, 0 };
+	return text_order_first(s, p, size, 0, pool) == SIZE_MAX;
+}
+
+static void count_step(void *arg, int t, int n)
+{
+	(void)t, (void)n;
+	order_job *j = arg;
+	const uint8_t eol = j->s->eol;
+	for (size_t q; (q = atomic_fetch_add(&j->next, 1)) < j->pieces;) {
+		size_t lo = q * ORDER_PIECE, len = j->size - lo < ORDER_PIECE ? j->size - lo : ORDER_PIECE;
+		uint64_t c = 0;
+		for (size_t i = 0; i < len; i++)
+			c += j->p[lo + i] == eol;
+		atomic_fetch_add(&j->lines, c);
+	}
+}
+
+uint64_t text_order_lines(const text_spec *s, const uint8_t *p, size_t size, tpool *pool)
+{
+	order_job j = { .s = s, .p = p, .size = size, .pieces = (size + ORDER_PIECE - 1) / ORDER_PIECE };
+	atomic_init(&j.next, 0);
+	atomic_init(&j.lines, 0);
 	if (pool && j.pieces > 1)
-		tpool_run(pool, order_step, &j);
+		tpool_run(pool, count_step, &j);
 	else
-		order_step(&j, 0, 1);
-	return !atomic_load(&j.bad);
+		count_step(&j, 0, 1);
+	return atomic_load(&j.lines) + (size && p[size - 1] != s->eol);
 }

@@ -85,6 +85,31 @@ status check-quiet-long 1 '' --check=quiet
 printf 'a\na\n' > "$d/in"
 status check-unique 1 'gpusort: -:2: disorder: a' -c -u
 status check-sorted 0 '' -c
+# -c of a regular file: mapped, checked in pieces of a MiB on every
+# thread; the first line out of order is the one reported (several out of
+# order, in different pieces), as sort(1)'s -c reports it, line number
+# and all; -u's ties; a last line without its delimiter; an empty file
+awk 'BEGIN { for (i = 0; i < 300000; i++) printf "%07d\n", i }' > "$d/cbig"
+awk 'NR == 150001 || NR == 290000 { print "0000000"; next } { print }' "$d/cbig" > "$d/cbig2"
+awk 'NR == 290000 { print "0000000"; next } { print }' "$d/cbig" > "$d/cbig3"
+awk 'NR == 200000 { print; print; next } { print }' "$d/cbig" > "$d/cbig4"
+{ cat "$d/cbig"; printf 0; } > "$d/cbig5"
+: > "$d/cempty"
+for _f in cbig cbig2 cbig3 cbig4 cbig5 cempty; do
+	for _o in "" -u -n -r; do
+		# shellcheck disable=SC2086
+		LC_ALL=C sort -c $_o "$d/$_f" > /dev/null 2> "$d/exp"
+		_erc=$?
+		sed 's/^sort: /gpusort: /' "$d/exp" > "$d/exp2"
+		for _p in 1 4; do
+			# shellcheck disable=SC2086
+			"$G" --parallel=$_p -c $_o "$d/$_f" > "$d/got" 2> "$d/err"
+			_grc=$?
+			if [ $_grc = $_erc ] && cmp -s "$d/exp2" "$d/err" && [ ! -s "$d/got" ]; then pass "check-mapped($_f,$_o,parallel$_p)"
+			else fail "check-mapped($_f,$_o,parallel$_p)" "status $_grc (GNU $_erc): $(head -c 200 "$d/err") / $(head -c 200 "$d/exp2")"; fi
+		done
+	done
+done
 status key-zero 2 "gpusort: field number is zero: invalid field specification '0'" -k0
 status key-char-zero 2 "gpusort: character offset is zero: invalid field specification '1.0'" -k1.0
 status key-stray 2 "gpusort: stray character in field spec: invalid field specification '1x'" -k1x
