@@ -575,6 +575,20 @@ static int gnu_group_size(int F, int n, int i)
 	return i < full ? F : i == full && shrt ? shrt : 1;
 }
 
+/* Whether gpusort's and sort(1)'s groups are the same in every pass of
+ * n items merged F at a time (-m's inputs then need no order check). */
+static int same_groups(int F, int n)
+{
+	while (n > F) {
+		int out = 0;
+		for (int i = 0, k; i < n; i += k, out++)
+			if ((k = group_size(F, n - F, n, i)) != gnu_group_size(F, n, i))
+				return 0;
+		n = out;
+	}
+	return 1;
+}
+
 /* Item i's group in a pass over n items, excess of them over the fan-in F. */
 static int pass_group(const tjob *t, int F, int excess, int n, int i)
 {
@@ -912,8 +926,9 @@ static int merge_job(tjob *t)
 		if (push(t, (item){ o->inputs[i], -1, 0, NULL, -1, NULL, input_bytes(o->inputs[i]) }))
 			return -1;
 	/* more inputs than one merge takes: grouped as sort(1) groups them
-	 * unless every one is in order (then gpusort's groups, fewer bytes) */
-	for (int i = 0; i < t->n && t->n > fanin(t) && !t->gnu_groups; i++)
+	 * unless every one is in order (then gpusort's groups, fewer bytes);
+	 * where the two groupings are one, nothing to check */
+	for (int i = 0; i < t->n && !same_groups(fanin(t), t->n) && !t->gnu_groups; i++)
 		t->gnu_groups = !input_sorted(t, t->items[i].path);
 	text_writer w;
 	t->passes = reduce_passes(t, t->n, 0) + 1;
