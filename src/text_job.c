@@ -892,30 +892,41 @@ out:
 }
 
 /*
+ * The regular file open on fd mapped read-only, fd closed: 0 with *p and
+ * *size (NULL and 0 for an empty file), or 1 when fd is -1 or not a
+ * regular file that maps (a pipe, a terminal).
+ */
+static int map_file(int fd, const uint8_t **p, size_t *size)
+{
+	struct stat st;
+	void *m = MAP_FAILED;
+	if (fd < 0)
+		return 1;
+	int regular = !fstat(fd, &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= SIZE_MAX;
+	if (regular && st.st_size > 0)
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (!regular || (st.st_size > 0 && m == MAP_FAILED))
+		return 1;
+	*p = st.st_size > 0 ? m : NULL;
+	*size = (size_t)st.st_size;
+	return 0;
+}
+
+/*
  * Whether -m's input `path` is known to be in order: a regular file whose
  * lines are (text_order_sorted). Standard input, a pipe, or one that
  * cannot be read now (its merge says why) is not known: 0.
  */
 static int input_sorted(tjob *t, const char *path)
 {
-	if (!strcmp(path, "-"))
+	const uint8_t *p;
+	size_t size;
+	if (!strcmp(path, "-") || map_file(open(path, O_RDONLY | O_CLOEXEC), &p, &size))
 		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ok = 0;
-	struct stat st;
-	if (fd < 0)
-		return 0;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
-		if (st.st_size == 0) {
-			ok = 1;
-		} else if ((uint64_t)st.st_size <= SIZE_MAX) {
-			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-			if (m != MAP_FAILED) {
-				ok = text_order_sorted(t->s, m, (size_t)st.st_size, t->pool);
-				munmap(m, (size_t)st.st_size);
-			}
-		}
-	}
-	close(fd);
+	int ok = !size || text_order_sorted(t->s, p, size, t->pool);
+	if (size)
+		munmap((void *)p, size);
 	return ok;
 }
 
@@ -928,7 +939,8 @@ static int merge_job(tjob *t)
 	/* more inputs than one merge takes: grouped as sort(1) groups them
 	 * unless every one is in order (then gpusort's groups, fewer bytes);
 	 * where the two groupings are one, nothing to check */
-	for (int i = 0; i < t->n && !same_groups(fanin(t), t->n) && !t->gnu_groups; i++)
+	int check = !same_groups(fanin(t), t->n);
+	for (int i = 0; i < t->n && check && !t->gnu_groups; i++)
 		t->gnu_groups = !input_sorted(t, t->items[i].path);
 	text_writer w;
 	t->passes = reduce_passes(t, t->n, 0) + 1;
@@ -971,20 +983,12 @@ static int check_mapped(tjob *t, const char *name)
 	int fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) /* sort(1)'s check opens the file with xfopen: its message */
 		return fail(t, "open failed: %s: %s", quote_name(name), strerror(errno));
-	struct stat st;
-	void *m = MAP_FAILED;
-	int regular = !fstat(fd, &st) && S_ISREG(st.st_mode);
-	if (regular && st.st_size == 0) {
-		close(fd);
-		return 0; /* no lines: in order */
-	}
-	if (regular && (uint64_t)st.st_size <= SIZE_MAX)
-		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
+	const uint8_t *p;
+	size_t size;
+	if (map_file(fd, &p, &size))
 		return 1;
-	const uint8_t *p = m;
-	size_t size = (size_t)st.st_size;
+	if (!size)
+		return 0; /* no lines: in order */
 	size_t off = text_order_first(t->s, p, size, t->s->unique, t->pool);
 	if (off == SIZE_MAX) {
 		t->res->lines = text_order_lines(t->s, p, size, t->pool);
@@ -993,7 +997,7 @@ static int check_mapped(tjob *t, const char *name)
 		t->res->lines = text_order_lines(t->s, p, off, t->pool) + 1;
 		disorder(t, name, t->res->lines, p + off, e ? (size_t)(e - (p + off)) : size - off);
 	}
-	munmap(m, size);
+	munmap((void *)p, size);
 	return 0;
 }
 

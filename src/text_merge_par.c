@@ -360,6 +360,45 @@ static int take_buffer(par *p, obuf **out)
 	return rc;
 }
 
+/* Buffer b grown to cap bytes, what it held dropped (mapped apart, so
+ * that freeing returns it: util_map_resize). 0, or -ENOMEM. */
+static int grow_buffer(obuf *b, size_t cap)
+{
+	util_map_free(b->p, b->cap);
+	b->cap = cap;
+	if (!(b->p = util_map_resize(NULL, 0, b->cap))) {
+		b->cap = 0;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Where the round's `want` bytes go, p->out set: the mapped output dst
+ * from dlen (dcap bytes in all; -EFBIG when they would pass it, a
+ * caller's error; the test build's write faults reach it here), with *bp
+ * a buffer that only counts segments; else the round buffer the writer
+ * has freed, grown to hold them. 0, or -errno.
+ */
+static int round_out(par *p, uint8_t *dst, size_t dcap, size_t dlen, size_t want, obuf **bp)
+{
+	int rc;
+	if (dst) {
+		size_t w = want;
+		if (io_fault_rw(IO_FAULT_WRITE, &w))
+			return -errno;
+		if (want > dcap - dlen)
+			return -EFBIG;
+		*bp = &p->b[0];
+		p->out = dst + dlen;
+		return 0;
+	}
+	if ((rc = take_buffer(p, bp)) || (want > (*bp)->cap && (rc = grow_buffer(*bp, want + want / 4))))
+		return rc;
+	p->out = (*bp)->p;
+	return 0;
+}
+
 /* Hand the filled buffer to the writer (or write it here when there is no writer thread). */
 static int give_buffer(par *p)
 {
@@ -563,43 +602,22 @@ int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, t
 		if (greedy) {
 			p.nsl = 1;
 			memset(p.cut, 0, (size_t)k * sizeof *p.cut);
-			size_t room;
-			if (dst) {
-				size_t want = dcap - dlen < max_round ? dcap - dlen : max_round;
-				if (io_fault_rw(IO_FAULT_WRITE, &want)) {
-					rc = -errno, *bad = -1;
-					goto out;
-				}
-				b = &p.b[0];
-				p.out = dst + dlen;
-				room = dcap - dlen;
-			} else if ((rc = take_buffer(&p, &b))) {
-				*bad = -1;
+			/* a round's bytes of room (the mapped output has all it needs) */
+			if ((rc = round_out(&p, dst, dcap, dlen, dst && dcap - dlen < max_round ? dcap - dlen : max_round, &b))) {
+				*bad = rc == -ENOMEM ? -2 : -1;
 				goto out;
-			} else {
-				room = b->cap;
 			}
 			double t3 = util_now();
 			st->cut_s += t3 - t1;
-			for (size_t need = !dst && room < max_round ? max_round : 0;;) {
-				if (need) { /* a buffer of a round, or of the long line that comes first */
-					util_map_free(b->p, b->cap);
-					b->cap = need + max_round;
-					if (!(b->p = util_map_resize(NULL, 0, b->cap))) {
-						b->cap = 0;
-						rc = -ENOMEM;
-						goto out;
-					}
-					room = b->cap;
-				}
-				if (!dst)
-					p.out = b->p;
-				if (!(need = greedy_slice(&p, room, max_round)))
-					break;
-				if (dst) {
-					rc = -EFBIG, *bad = -1; /* more than the caller mapped: a caller's error */
+			size_t room = dst ? dcap - dlen : b->cap, need;
+			while ((need = greedy_slice(&p, room, max_round))) {
+				/* the long line that comes first: a buffer of its size and a round */
+				if (dst || (rc = grow_buffer(b, need + max_round))) {
+					rc = dst ? -EFBIG : rc, *bad = dst ? -1 : -2;
 					goto out;
 				}
+				p.out = b->p;
+				room = b->cap;
 			}
 			total = p.so[0].bytes;
 			b->nseg = 0;
@@ -660,34 +678,10 @@ int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, t
 			}
 			double t2 = util_now();
 			st->cut_s += t2 - t1;
-			if (dst) {
-				/* the test build's write faults reach a mapped output here */
-				size_t want = total;
-				if (io_fault_rw(IO_FAULT_WRITE, &want)) {
-					rc = -errno, *bad = -1;
-					goto out;
-				}
-				if (total > dcap - dlen) {
-					rc = -EFBIG, *bad = -1; /* more than the caller mapped: a caller's error */
-					goto out;
-				}
-				b = &p.b[0];
-				p.out = dst + dlen;
-			} else if ((rc = take_buffer(&p, &b))) {
-				*bad = -1;
+			if ((rc = round_out(&p, dst, dcap, dlen, total, &b))) {
+				*bad = rc == -ENOMEM ? -2 : -1;
 				goto out;
-			} else if (total > b->cap) {
-				/* mapped apart, so that freeing returns it (util_map_resize) */
-				util_map_free(b->p, b->cap);
-				b->cap = total + total / 4;
-				if (!(b->p = util_map_resize(NULL, 0, b->cap))) {
-					b->cap = 0;
-					rc = -ENOMEM;
-					goto out;
-				}
 			}
-			if (!dst)
-				p.out = b->p;
 			b->nseg = 0;
 			b->in = total;
 			atomic_store(&p.next, 0);
