@@ -173,9 +173,13 @@ static int keys_from(const text_spec *s, int ki, const uint8_t *a, size_t alen, 
 {
 	for (int i = ki; i < s->nkeys; i++) {
 		const text_key *k = &s->key[i];
-		const uint8_t *ta, *la, *tb, *lb;
-		text_key_bounds(s, k, a, alen, &ta, &la);
-		text_key_bounds(s, k, b, blen, &tb, &lb);
+		const uint8_t *ta = a, *la = a + alen, *tb = b, *lb = b + blen;
+		/* a key of whole lines (no -k, or -k1) needs no field walk: a
+		 * comparison of short numbers spent a quarter of its time there */
+		if (!(k->sword == 0 || k->sword == SIZE_MAX) || k->schar || k->skipsblanks || k->eword != SIZE_MAX) {
+			text_key_bounds(s, k, a, alen, &ta, &la);
+			text_key_bounds(s, k, b, blen, &tb, &lb);
+		}
 		int d = key_cmp(s, k, ta, la, tb, lb);
 		if (d)
 			return k->reverse ? (d < 0) - (d > 0) : d;

@@ -28,21 +28,21 @@ static size_t skip_blanks(const uint8_t *a, size_t len)
 int text_num_parse(const uint8_t *a, size_t alen, text_decimal *d)
 {
 	size_t i = skip_blanks(a, alen);
-	int neg = at(a, alen, i) == '-', seps = 0;
+	int neg = at(a, alen, i) == '-';
 	i += (size_t)neg;
 	d->own = NULL;
-	while (at(a, alen, i) == '0' || at(a, alen, i) == TEXT_NUM_SEP)
+	while (i < alen && (a[i] == '0' || a[i] == TEXT_NUM_SEP))
 		i++;
 	d->ip = a + i;
 	size_t s = i;
-	while (digit(at(a, alen, i))) {
+	/* a comparison is mostly these two loops: bound and digit tests only,
+	 * the separator's loop entered once one is met (it is rare) */
+	while (i < alen && digit(a[i]))
 		i++;
-		while (at(a, alen, i) == TEXT_NUM_SEP)
-			i++, seps = 1;
-	}
-	d->int_len = i - s;
-	if (seps) {
-		/* rare: the digits without the separators, copied */
+	if (i < alen && a[i] == TEXT_NUM_SEP) {
+		while (i < alen && (digit(a[i]) || a[i] == TEXT_NUM_SEP))
+			i++;
+		/* the digits without the separators, copied */
 		if (!(d->own = malloc(i - s))) {
 			memset(d, 0, sizeof *d);
 			return -1;
@@ -53,14 +53,16 @@ int text_num_parse(const uint8_t *a, size_t alen, text_decimal *d)
 				d->own[n++] = a[j];
 		d->ip = d->own;
 		d->int_len = n;
+	} else {
+		d->int_len = i - s;
 	}
 	d->fp = a + i + 1;
 	d->frac_len = 0;
 	if (at(a, alen, i) == '.') {
 		size_t f = ++i, last = f;
-		while (digit(at(a, alen, i)))
-			if (a[i++] != '0')
-				last = i;
+		for (; i < alen && digit(a[i]); i++)
+			if (a[i] != '0')
+				last = i + 1;
 		d->frac_len = last - f;
 	}
 	d->neg = neg && (d->int_len || d->frac_len);
@@ -81,12 +83,57 @@ static int magnitude_cmp(const text_decimal *x, const text_decimal *y)
 	return (x->frac_len > y->frac_len) - (x->frac_len < y->frac_len);
 }
 
+/* Past the blanks, the sign and the leading zeros of an -n key; *minus
+ * for a '-' sign. */
+static inline size_t int_start(const uint8_t *a, size_t alen, int *minus)
+{
+	size_t i = 0;
+	while (i < alen && text_blank(a[i]))
+		i++;
+	*minus = i < alen && a[i] == '-';
+	i += (size_t)*minus;
+	while (i < alen && (a[i] == '0' || a[i] == TEXT_NUM_SEP))
+		i++;
+	return i;
+}
+
+/* 1 where an -n key's integer digits end at i for good: no fraction and no
+ * separator follows, which text_num_parse would read on. */
+static inline int int_ends(const uint8_t *a, size_t alen, size_t i)
+{
+	return i == alen || (a[i] != '.' && a[i] != TEXT_NUM_SEP);
+}
+
 int text_num_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
+	/* Most keys are plain integers: their digits are walked side by side,
+	 * the first difference kept, and the count of digits decides first;
+	 * the rest go through text_num_parse's decimals */
+	int am, bm, c = 0;
+	size_t as = int_start(a, alen, &am), bs = int_start(b, blen, &bm);
+	const uint8_t *pa = a + as, *pb = b + bs;
+	size_t n = alen - as < blen - bs ? alen - as : blen - bs, k = 0;
+	while (k < n && pa[k] == pb[k] && digit(pa[k]))
+		k++;
+	if (k < n && digit(pa[k]) && digit(pb[k]))
+		c = (int)pa[k] - (int)pb[k];
+	size_t i = as + k, j = bs + k;
+	while (i < alen && digit(a[i]))
+		i++;
+	while (j < blen && digit(b[j]))
+		j++;
+	if (int_ends(a, alen, i) && int_ends(b, blen, j)) {
+		int an = am && i > as, bn = bm && j > bs;
+		if (an != bn)
+			return an ? -1 : 1;
+		if (i - as != j - bs)
+			c = i - as < j - bs ? -1 : 1;
+		return an ? -c : c;
+	}
 	text_decimal x, y;
 	if (text_num_parse(a, alen, &x) || text_num_parse(b, blen, &y))
 		abort(); /* no memory for a copy of a number's digits: as -g's copies */
-	int c = x.neg != y.neg ? (x.neg ? -1 : 1) : x.neg ? -magnitude_cmp(&x, &y) : magnitude_cmp(&x, &y);
+	c = x.neg != y.neg ? (x.neg ? -1 : 1) : x.neg ? -magnitude_cmp(&x, &y) : magnitude_cmp(&x, &y);
 	text_num_done(&x);
 	text_num_done(&y);
 	return c;
