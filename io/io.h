@@ -156,6 +156,15 @@ int io_same_inode(int fd_a, int fd_b);
 uint8_t *io_map_lines(int fd, uint64_t off, size_t size, unsigned char eol, void **base, size_t *len, int *added);
 
 /*
+ * The regular file open on fd mapped whole, private and read-only, and fd
+ * closed in every case: 0 with *p and *size (bytes; NULL and 0 for an
+ * empty file), or 1 when fd is -1, or not a regular file that maps (a
+ * pipe, a terminal, a file larger than the address space): the caller
+ * reads it another way. Unmap with munmap(*p, *size).
+ */
+int io_map_regular(int fd, const uint8_t **p, size_t *size);
+
+/*
  * O_DIRECT for the files opened from then on (gpusort --direct-io[=WHAT]):
  * IO_DIRECT_OFF (0, the default), IO_DIRECT_ALL (1: inputs, spill files and
  * the output) or IO_DIRECT_SPILL (spill files only). Such a file gets an

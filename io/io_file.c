@@ -98,6 +98,23 @@ uint8_t *io_map_lines(int fd, uint64_t off, size_t size, unsigned char eol, void
 	return data;
 }
 
+int io_map_regular(int fd, const uint8_t **p, size_t *size)
+{
+	struct stat st;
+	void *m = MAP_FAILED;
+	if (fd < 0)
+		return 1;
+	int regular = !fstat(fd, &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= SIZE_MAX;
+	if (regular && st.st_size > 0)
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (!regular || (st.st_size > 0 && m == MAP_FAILED))
+		return 1;
+	*p = st.st_size > 0 ? m : NULL;
+	*size = (size_t)st.st_size;
+	return 0;
+}
+
 int io_fd_changed(int fd, uint64_t size, int64_t mtime_ns)
 {
 	struct stat st;

@@ -4,9 +4,11 @@
 #include "quote.h"
 #include "engine.h"
 #include "progress.h"
+#include "text_check.h"
 #include "text_cmp.h"
 #include "text_concat.h"
 #include "text_gather.h"
+#include "text_groups.h"
 #include "text_io.h"
 #include "text_load.h"
 #include "text_merge.h"
@@ -68,7 +70,7 @@ typedef struct tjob {
 	progress *prog;   /* --progress, or NULL */
 	int pass, passes; /* --progress: the merge passes reported so far, and in all */
 	uint64_t merged;  /* -m: the bytes merged (--progress's done line) */
-	int gnu_groups;   /* -m of inputs not all known to be in order: passes grouped as sort(1)'s (gnu_group_size) */
+	int gnu_groups;   /* -m of inputs not all known to be in order: passes grouped as sort(1)'s (text_group_size_gnu) */
 } tjob;
 
 static int fail(tjob *t, const char *fmt, ...)
@@ -551,48 +553,10 @@ out:
 	return rc;
 }
 
-/* How many items, from item i of n, one group of a pass merges (reduce):
- * with excess items over the fan-in F, only the first few, else F at once. */
-static int group_size(int F, int excess, int n, int i)
-{
-	if (excess + 1 <= F)
-		return i ? 1 : excess + 1;
-	return n - i < F ? n - i : F;
-}
-
-/*
- * sort(1)'s groups (sort.c's merge), for -m of inputs that may be out of
- * order, whose merge's order depends on which go together: groups of F
- * while F are left, then, when the rest would not fit beside the merged
- * ones in the next pass, the fewest that make them fit; the rest one by
- * one. (Of sorted inputs every grouping gives the same lines: group_size
- * merges fewer bytes again.)
- */
-static int gnu_group_size(int F, int n, int i)
-{
-	int full = n / F * F, rest = n - full, cheap = F - n / F % F;
-	int shrt = cheap < rest ? rest - cheap + 1 : 0;
-	return i < full ? F : i == full && shrt ? shrt : 1;
-}
-
-/* Whether gpusort's and sort(1)'s groups are the same in every pass of
- * n items merged F at a time (-m's inputs then need no order check). */
-static int same_groups(int F, int n)
-{
-	while (n > F) {
-		int out = 0;
-		for (int i = 0, k; i < n; i += k, out++)
-			if ((k = group_size(F, n - F, n, i)) != gnu_group_size(F, n, i))
-				return 0;
-		n = out;
-	}
-	return 1;
-}
-
 /* Item i's group in a pass over n items, excess of them over the fan-in F. */
 static int pass_group(const tjob *t, int F, int excess, int n, int i)
 {
-	return t->gnu_groups ? gnu_group_size(F, n, i) : group_size(F, excess, n, i);
+	return t->gnu_groups ? text_group_size_gnu(F, n, i) : text_group_size(F, excess, n, i);
 }
 
 /* The passes reduce(t, reserve) would make of n items: --progress's "of M". */
@@ -892,28 +856,6 @@ out:
 }
 
 /*
- * The regular file open on fd mapped read-only, fd closed: 0 with *p and
- * *size (NULL and 0 for an empty file), or 1 when fd is -1 or not a
- * regular file that maps (a pipe, a terminal).
- */
-static int map_file(int fd, const uint8_t **p, size_t *size)
-{
-	struct stat st;
-	void *m = MAP_FAILED;
-	if (fd < 0)
-		return 1;
-	int regular = !fstat(fd, &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= SIZE_MAX;
-	if (regular && st.st_size > 0)
-		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (!regular || (st.st_size > 0 && m == MAP_FAILED))
-		return 1;
-	*p = st.st_size > 0 ? m : NULL;
-	*size = (size_t)st.st_size;
-	return 0;
-}
-
-/*
  * Whether -m's input `path` is known to be in order: a regular file whose
  * lines are (text_order_sorted). Standard input, a pipe, or one that
  * cannot be read now (its merge says why) is not known: 0.
@@ -922,7 +864,7 @@ static int input_sorted(tjob *t, const char *path)
 {
 	const uint8_t *p;
 	size_t size;
-	if (!strcmp(path, "-") || map_file(open(path, O_RDONLY | O_CLOEXEC), &p, &size))
+	if (!strcmp(path, "-") || io_map_regular(open(path, O_RDONLY | O_CLOEXEC), &p, &size))
 		return 0;
 	int ok = !size || text_order_sorted(t->s, p, size, t->pool);
 	if (size)
@@ -939,7 +881,7 @@ static int merge_job(tjob *t)
 	/* more inputs than one merge takes: grouped as sort(1) groups them
 	 * unless every one is in order (then gpusort's groups, fewer bytes);
 	 * where the two groupings are one, nothing to check */
-	int check = !same_groups(fanin(t), t->n);
+	int check = !text_groups_same(fanin(t), t->n);
 	for (int i = 0; i < t->n && check && !t->gnu_groups; i++)
 		t->gnu_groups = !input_sorted(t, t->items[i].path);
 	text_writer w;
@@ -954,95 +896,6 @@ static int merge_job(tjob *t)
 	}
 	t->merged = w.prog_done;
 	return commit_output(t, &w);
-}
-
-/* -c's disorder: the message, and the line (delimiter added) for main to print after it. */
-static void disorder(tjob *t, const char *name, uint64_t line_no, const uint8_t *line, size_t len)
-{
-	text_result *res = t->res;
-	res->r.status = 1;
-	snprintf(res->r.msg, sizeof res->r.msg, "%s:%" PRIu64 ": disorder: ", name, line_no);
-	if ((res->disorder = malloc(len + 1))) {
-		memcpy(res->disorder, line, len);
-		res->disorder[len] = t->s->eol;
-		res->disorder_len = len + 1;
-	}
-}
-
-/*
- * -c of a regular file: mapped and checked on every thread
- * (text_order_first), the first line out of order numbered by the
- * delimiters before it. Returns 0 (checked: in order, or t->res holds
- * the disorder), -1 (an error, in t->res), or 1 when the input is not a
- * regular file that maps (standard input, a pipe): read line by line.
- */
-static int check_mapped(tjob *t, const char *name)
-{
-	if (!strcmp(name, "-"))
-		return 1;
-	int fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : open(name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) /* sort(1)'s check opens the file with xfopen: its message */
-		return fail(t, "open failed: %s: %s", quote_name(name), strerror(errno));
-	const uint8_t *p;
-	size_t size;
-	if (map_file(fd, &p, &size))
-		return 1;
-	if (!size)
-		return 0; /* no lines: in order */
-	size_t off = text_order_first(t->s, p, size, t->s->unique, t->pool);
-	if (off == SIZE_MAX) {
-		t->res->lines = text_order_lines(t->s, p, size, t->pool);
-	} else {
-		const uint8_t *e = memchr(p + off, t->s->eol, size - off);
-		t->res->lines = text_order_lines(t->s, p, off, t->pool) + 1;
-		disorder(t, name, t->res->lines, p + off, e ? (size_t)(e - (p + off)) : size - off);
-	}
-	munmap((void *)p, size);
-	return 0;
-}
-
-static int check_job(tjob *t)
-{
-	const char *name = t->o->inputs[0];
-	int mc = check_mapped(t, name);
-	if (mc <= 0)
-		return mc;
-	text_reader r;
-	int rc = text_reader_open(&r, name, t->s->eol, (size_t)1 << 20);
-	if (rc) /* sort(1)'s check opens the file with xfopen: its message */
-		return fail(t, "open failed: %s: %s", quote_name(name), strerror(-rc));
-	uint8_t *prev = NULL;
-	size_t plen = 0, pcap = 0;
-	int have = 0, ret = 0;
-	const uint8_t *line;
-	size_t len;
-	while ((rc = text_reader_next(&r, &line, &len)) == 1) {
-		if (have) {
-			int d = text_cmp(t->s, prev, plen, line, len);
-			if (t->s->unique ? d >= 0 : d > 0) {
-				disorder(t, name, r.lines, line, len);
-				break;
-			}
-		}
-		if (len > pcap) {
-			pcap = len * 2 + 64;
-			uint8_t *np = realloc(prev, pcap);
-			if (!np) {
-				ret = fail(t, "out of memory");
-				break;
-			}
-			prev = np;
-		}
-		memcpy(prev, line, len);
-		plen = len;
-		have = 1;
-	}
-	if (rc < 0)
-		ret = fail(t, "read failed: %s: %s", quote_name(name), strerror(-rc));
-	t->res->lines = r.lines;
-	free(prev);
-	text_reader_close(&r);
-	return ret;
 }
 
 void text_job_run(const job_opts *o, const text_spec *s, text_result *res)
@@ -1070,7 +923,7 @@ void text_job_run(const job_opts *o, const text_spec *s, text_result *res)
 	double t0 = util_now();
 	int rc = 0;
 	if (o->check)
-		check_job(&t);
+		text_check_run(s, o->inputs[0], t.pool, res);
 	else if (o->merge_only)
 		rc = merge_job(&t);
 	else
