@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* memrchr */
 #include "text_ahead.h"
 #include "text_cmp.h"
+#include "text_prefix.h"
 #include "util.h"
 
 #include <errno.h>
@@ -172,7 +173,7 @@ static int run_job(text_ahead *a, pjob *j)
 static void prefix_lines(const text_ahead *a, const pjob *j, size_t i, size_t n)
 {
 	for (size_t e = i; e < i + n; e++)
-		text_merge_prefix(a->s, j->base + j->l[e].off, j->l[e].len, &j->l[e].ph, &j->l[e].pl);
+		text_prefix_ints(a->s, j->base + j->l[e].off, j->l[e].len, &j->l[e].ph, &j->l[e].pl);
 }
 
 /* The prefixes of block b's lines (their places set), base their bytes.
@@ -246,7 +247,7 @@ static void index_pieces(const text_ahead *a, const pjob *j, size_t i, size_t n)
 			e->off = (uint64_t)(start - m);
 			e->len = (size_t)(p - start);
 			e->cum = (uint64_t)(start - m) - j->beg;
-			text_merge_prefix(a->s, start, e->len, &e->ph, &e->pl);
+			text_prefix_ints(a->s, start, e->len, &e->ph, &e->pl);
 			e++;
 			start = p + 1;
 			p = start < m + hi ? memchr(start, eol, (size_t)(m + hi - start)) : NULL;
@@ -322,7 +323,7 @@ static int fill_mapped(text_ahead *a, text_source *x, block *b)
 		return posted;
 	if (lines == 1 && end > lim) { /* the long line: alone in its block */
 		b->l[0] = (ahead_line){ .off = beg, .len = end - 1 - beg, .cum = 0 };
-		text_merge_prefix(a->s, m + beg, end - 1 - beg, &b->l[0].ph, &b->l[0].pl);
+		text_prefix_ints(a->s, m + beg, end - 1 - beg, &b->l[0].ph, &b->l[0].pl);
 	} else {
 		pjob ji = { .fn = index_pieces, .n = (end - beg + MAP_PIECE - 1) / MAP_PIECE, .step = INDEX_STEP,
 			    .base = m, .l = b->l, .beg = beg, .end = end, .pc = b->pc };

@@ -20,7 +20,8 @@
 #define GPUSORT_TEXT_AHEAD_H
 #include <stddef.h>
 #include <stdint.h>
-#include "text_merge.h"
+#include "text_source.h"
+#include "text_spec.h"
 
 typedef struct text_ahead text_ahead;
 

@@ -4,7 +4,7 @@
  */
 #ifndef GPUSORT_TEXT_CHECK_H
 #define GPUSORT_TEXT_CHECK_H
-#include "text_job.h"
+#include "text_result.h"
 #include "text_spec.h"
 #include "tpool.h"
 

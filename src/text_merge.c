@@ -3,6 +3,7 @@
 #include "quote.h"
 #include "text_ahead.h"
 #include "text_cmp.h"
+#include "text_prefix.h"
 #include "text_merge_par.h"
 
 #include <errno.h>
@@ -15,17 +16,6 @@
  * (blocks of lines that stay put hold up to 4 blocks' bytes: text_ahead.c). */
 #define ROUND_BLOCKS 8
 
-void text_merge_prefix(const text_spec *s, const uint8_t *line, size_t len, uint64_t *ph, uint32_t *pl)
-{
-	uint8_t prefix[TEXT_PREFIX];
-	uint64_t hi;
-	uint32_t lo;
-	text_prefix(s, line, len, prefix, NULL);
-	memcpy(&hi, prefix, 8);
-	memcpy(&lo, prefix + 8, 4);
-	*ph = __builtin_bswap64(hi);
-	*pl = __builtin_bswap32(lo);
-}
 
 /* Advance source x to its next line: 1, 0 at its end (x->done set), or -errno. */
 static int advance(const text_spec *s, text_source *x)
@@ -42,7 +32,7 @@ static int advance(const text_spec *s, text_source *x)
 		rc = 0;
 	}
 	if (rc == 1)
-		text_merge_prefix(s, x->line, x->len, &x->ph, &x->pl);
+		text_prefix_ints(s, x->line, x->len, &x->ph, &x->pl);
 	x->done = rc == 0;
 	return rc;
 }

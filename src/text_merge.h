@@ -10,34 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "text_io.h"
-#include "text_prefix.h"
-#include "text_sort.h"
+#include "text_merge_par.h"
+#include "text_source.h"
 #include "tpool.h"
-
-typedef struct text_source {
-	text_reader *r;             /* a run or a file; NULL: the chunk below */
-	const text_chunk *c;        /* a sorted chunk in memory: lines c[order[pos...]] */
-	const uint32_t *order;
-	size_t pos;
-	const uint8_t *line;        /* the head line */
-	size_t len;
-	uint64_t ph;                /* the head's prefix as integers (text_merge_prefix) */
-	uint32_t pl;
-	int done;                   /* no line left */
-	int unordered;              /* -m's: its lines may be out of order (text_ahead finds where) */
-} text_source;
-
-/* What a merge counts for --stats. */
-typedef struct text_merge_stats {
-	uint64_t ties;      /* full comparisons (text_cmp) */
-	double wait_s;      /* waiting for the sources' lines read ahead (the merge in rounds) */
-	double cut_s;       /* the merge in rounds: bounds, splitters and cuts */
-	double slice_s;     /* the merge in rounds: the slices merged on every thread */
-	double out_wait_s;  /* the merge in rounds: waiting for the writer thread to free a round's buffer */
-	double read_s;      /* the helpers' thread-seconds reading ahead */
-	uint64_t shared;    /* blocks read ahead on several threads at once (text_ahead.h) */
-	uint64_t rounds;    /* the merge in rounds: rounds */
-} text_merge_stats;
 
 /*
  * Merge src[0, k) (in input order) into w, in sort(1)'s order: each line
@@ -86,8 +61,5 @@ int text_merge_read_fail(const text_source *x, int rc, char *err, size_t errlen)
  */
 size_t text_merge_block(uint64_t mem, int ncopied, int nstable, int out_buffered);
 
-/* The prefix of [line, line + len) (text_prefix) as the integers the
- * merge compares: *ph its bytes 0-7, *pl 8-11, big-endian. */
-void text_merge_prefix(const text_spec *s, const uint8_t *line, size_t len, uint64_t *ph, uint32_t *pl);
 
 #endif

@@ -21,8 +21,22 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "text_ahead.h"
-#include "text_merge.h"
+#include "text_io.h"
+#include "text_source.h"
+#include "text_spec.h"
 #include "tpool.h"
+
+/* What a merge counts for --stats. */
+typedef struct text_merge_stats {
+	uint64_t ties;      /* full comparisons (text_cmp) */
+	double wait_s;      /* waiting for the sources' lines read ahead (the merge in rounds) */
+	double cut_s;       /* the merge in rounds: bounds, splitters and cuts */
+	double slice_s;     /* the merge in rounds: the slices merged on every thread */
+	double out_wait_s;  /* the merge in rounds: waiting for the writer thread to free a round's buffer */
+	double read_s;      /* the helpers' thread-seconds reading ahead */
+	uint64_t shared;    /* blocks read ahead on several threads at once (text_ahead.h) */
+	uint64_t rounds;    /* the merge in rounds: rounds */
+} text_merge_stats;
 
 /*
  * Merge src[0, k), read ahead by a (text_ahead_start on the same sources),

@@ -297,3 +297,15 @@ int text_raw_key(const text_spec *s, int ki, const uint8_t *line, size_t len, co
 	text_key_bounds(s, k, line, len, b, e);
 	return 1;
 }
+
+void text_prefix_ints(const text_spec *s, const uint8_t *line, size_t len, uint64_t *ph, uint32_t *pl)
+{
+	uint8_t prefix[TEXT_PREFIX];
+	uint64_t hi;
+	uint32_t lo;
+	text_prefix(s, line, len, prefix, NULL);
+	memcpy(&hi, prefix, 8);
+	memcpy(&lo, prefix + 8, 4);
+	*ph = __builtin_bswap64(hi);
+	*pl = __builtin_bswap32(lo);
+}

@@ -28,6 +28,10 @@ typedef struct text_pos {
  * off 0). */
 void text_prefix(const text_spec *s, const uint8_t *line, size_t len, uint8_t out[TEXT_PREFIX], text_pos *next);
 
+/* The prefix of [line, line + len) (text_prefix) as the integers a merge
+ * compares: *ph its bytes 0-7, *pl 8-11, big-endian. */
+void text_prefix_ints(const text_spec *s, const uint8_t *line, size_t len, uint64_t *ph, uint32_t *pl);
+
 /*
  * The bytes that order lines by key ki (0-based; ki == nkeys: the whole
  * line, the last-resort comparison, or the only one without keys) from

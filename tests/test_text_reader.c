@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "text_ahead.h"
 #include "text_io.h"
+#include "text_prefix.h"
 #include "text_spec.h"
 #include "unit.h"
 
@@ -134,7 +135,7 @@ static int ahead_read(const text_spec *s, int fd, uint64_t hash, uint64_t bytes,
 				*same = 0;
 				continue;
 			}
-			text_merge_prefix(s, lines[i], lens[i], &ph, &pl);
+			text_prefix_ints(s, lines[i], lens[i], &ph, &pl);
 			*same &= w.l[j].len == lens[i] && !memcmp(w.base + w.l[j].off, lines[i], lens[i]) &&
 				 w.base[w.l[j].off + lens[i]] == '\n' && w.l[j].ph == ph && w.l[j].pl == pl &&
 				 w.l[j].cum - cum0 == w.l[j].off - w.l[0].off;
