@@ -97,18 +97,38 @@ static inline size_t int_start(const uint8_t *a, size_t alen, int *minus)
 	return i;
 }
 
-/* 1 where an -n key's integer digits end at i for good: no fraction and no
- * separator follows, which text_num_parse would read on. */
-static inline int int_ends(const uint8_t *a, size_t alen, size_t i)
+/* Where an -n key's fraction starts when its integer digits end at i:
+ * past the '.', or i itself without one (no digit there: no fraction). */
+static inline size_t frac_start(const uint8_t *a, size_t alen, size_t i)
 {
-	return i == alen || (a[i] != '.' && a[i] != TEXT_NUM_SEP);
+	return i < alen && a[i] == '.' ? i + 1 : i;
+}
+
+/* 1 when the fraction's digits from f hold one that is not 0. */
+static inline int frac_nonzero(const uint8_t *a, size_t alen, size_t f)
+{
+	for (; f < alen && digit(a[f]); f++)
+		if (a[f] != '0')
+			return 1;
+	return 0;
+}
+
+/* The order of two fractions' digits (from f and g): the first that
+ * differs, else the longer one's rest against zeros. */
+static inline int frac_cmp(const uint8_t *a, size_t alen, size_t f, const uint8_t *b, size_t blen, size_t g)
+{
+	for (; f < alen && g < blen && digit(a[f]) && digit(b[g]); f++, g++)
+		if (a[f] != b[g])
+			return (int)a[f] - (int)b[g];
+	return frac_nonzero(a, alen, f) - frac_nonzero(b, blen, g);
 }
 
 int text_num_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
-	/* Most keys are plain integers: their digits are walked side by side,
-	 * the first difference kept, and the count of digits decides first;
-	 * the rest go through text_num_parse's decimals */
+	/* Without a separator after the integer digits (nearly every key):
+	 * the digits walked side by side, the first difference kept, the
+	 * count of digits deciding first, then the fractions; with one,
+	 * text_num_parse's decimals (the digits copied without them) */
 	int am, bm, c = 0;
 	size_t as = int_start(a, alen, &am), bs = int_start(b, blen, &bm);
 	const uint8_t *pa = a + as, *pb = b + bs;
@@ -122,12 +142,16 @@ int text_num_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 		i++;
 	while (j < blen && digit(b[j]))
 		j++;
-	if (int_ends(a, alen, i) && int_ends(b, blen, j)) {
-		int an = am && i > as, bn = bm && j > bs;
+	if (!(i < alen && a[i] == TEXT_NUM_SEP) && !(j < blen && b[j] == TEXT_NUM_SEP)) {
+		size_t f = frac_start(a, alen, i), g = frac_start(b, blen, j);
+		/* -0 and -.000 are zero, which has no sign */
+		int an = am && (i > as || frac_nonzero(a, alen, f)), bn = bm && (j > bs || frac_nonzero(b, blen, g));
 		if (an != bn)
 			return an ? -1 : 1;
 		if (i - as != j - bs)
 			c = i - as < j - bs ? -1 : 1;
+		else if (!c)
+			c = frac_cmp(a, alen, f, b, blen, g);
 		return an ? -c : c;
 	}
 	text_decimal x, y;
