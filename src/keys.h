@@ -11,6 +11,7 @@
 #define GPUSORT_KEYS_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../kernels/key_layout.h"
 
@@ -110,6 +111,22 @@ void keys_word_code(const keys_word *w, void *recs, size_t n, int decode);
 
 /* keys_native that leaves a word as it is: for items that are already keys (keys_word_enc). */
 void keys_native_identity(uint32_t width, keys_native *k);
+
+/* A record's native (little-endian) load at p, any alignment: the raw that
+ * keys_native_enc* and keys_word_enc take (8 or 4 bytes). */
+static inline uint64_t keys_load64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t keys_load32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
 
 static inline uint64_t keys_native_enc64(const keys_native *k, uint64_t raw)
 {

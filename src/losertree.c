@@ -106,19 +106,6 @@ static inline int before(const struct lt *t, int a, int b)
  * The output record is the input record (a native load and store), not the
  * key decoded. Same contract as lt_merge.
  */
-static inline uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static inline uint32_t ld32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
 
 #define LT_AHEAD 512 /* bytes: 8 cache lines */
 
@@ -179,11 +166,11 @@ static inline uint32_t ld32(const uint8_t *p)
 
 static inline uint32_t word_enc32(const keys_word *w, uint32_t raw) { return (uint32_t)keys_word_enc(w, raw); }
 
-LT_NATIVE(lt_merge_n64, uint64_t, unsigned __int128, keys_native, keys_native_enc64, ld64)
-LT_NATIVE(lt_merge_n32, uint32_t, uint64_t, keys_native, keys_native_enc32, ld32)
+LT_NATIVE(lt_merge_n64, uint64_t, unsigned __int128, keys_native, keys_native_enc64, keys_load64)
+LT_NATIVE(lt_merge_n32, uint32_t, uint64_t, keys_native, keys_native_enc32, keys_load32)
 /* records of several keys that cover them (keys_word): the same tree on their keys' words */
-LT_NATIVE(lt_merge_w64, uint64_t, unsigned __int128, keys_word, keys_word_enc, ld64)
-LT_NATIVE(lt_merge_w32, uint32_t, uint64_t, keys_word, word_enc32, ld32)
+LT_NATIVE(lt_merge_w64, uint64_t, unsigned __int128, keys_word, keys_word_enc, keys_load64)
+LT_NATIVE(lt_merge_w32, uint32_t, uint64_t, keys_word, word_enc32, keys_load32)
 
 size_t lt_merge(const keys_spec *s, lt_range *r, int k, uint8_t *out)
 {

@@ -727,6 +727,75 @@ gen -n 3000 -k f64 --specials --seed 121 -o cf.bin
 cstatus "check-float-specials-sorted" 0 "" -k f64 -c cf2.bin
 n=$("$REF" -k f64 -c < cf.bin)
 cstatus "check-float-specials-unsorted" 1 "gpusort: cf.bin: record $n: disorder" -k f64 -c cf.bin
+# A regular file is checked through a mapping on every thread, in pieces of
+# 1 MiB taken in order: the first record out of order must be the one
+# reported (refsort's) when later pieces hold others too, when it is the
+# first of a piece (its pair spans two), and on each way neighbours are
+# compared (native 4- and 8-byte keys, descending and floats; covering
+# keys as one word; keys_compare); a pipe of the same bytes too.
+# overwrite FILE RECSIZE INDEX: record INDEX (0-based) := record 0 (the least)
+overwrite() {
+	dd if="$1" of="$1" bs="$2" count=1 seek="$3" conv=notrunc 2>/dev/null
+}
+for spec in "u32:4" "i32:4" "f32:4" "u64:8" "u32:r:4" "f64:r:8" "u32@0 -k u32@4:8" "u64@0 -k u32@8:16" "bytes10@2:12"; do
+	rs=${spec##*:} ks=${spec%:*}
+	lay="--record-size $rs -k $ks"
+	nm=$(printf '%s' "$spec" | tr ' @:' '_..')
+	n=$((3 * 1048576 / rs))
+	# shellcheck disable=SC2086
+	gen -n $n $lay --seed 140 -o cm.bin && "$REF" $lay < cm.bin > cms.bin || continue
+	cstatus "check-mapped-$nm-sorted" 0 "" $lay --parallel=4 -c cms.bin
+	# equal neighbours: in order, out of order under -u
+	cp cms.bin cmu.bin
+	dd if=cms.bin of=cmu.bin bs="$rs" count=1 skip=$((n / 2)) seek=$((n / 2 + 1)) conv=notrunc 2>/dev/null
+	"$REF" $lay < cmu.bin > cmu2.bin
+	cstatus "check-mapped-$nm-tie" 0 "" $lay --parallel=4 -c cmu2.bin
+	want=$("$REF" $lay -u -c < cmu2.bin)
+	cstatus "check-mapped-$nm-tie-u" 1 "gpusort: cmu2.bin: record $want: disorder" $lay -u --parallel=4 -c cmu2.bin
+	# two records out of order, the first in the second piece, the other in the third
+	cp cms.bin cmd.bin
+	overwrite cmd.bin "$rs" $((n * 2 / 5))
+	overwrite cmd.bin "$rs" $((n * 4 / 5))
+	want=$("$REF" $lay -c < cmd.bin)
+	for par in 1 3 8; do
+		cstatus "check-mapped-$nm-two-p$par" 1 "gpusort: cmd.bin: record $want: disorder" $lay --parallel=$par -c cmd.bin
+	done
+	# shellcheck disable=SC2086
+	cat cmd.bin | gsrun $lay -c - > c.out 2> c.err
+	_crc=$?
+	if [ $_crc = 1 ] && [ "$(cat c.err)" = "gpusort: -: record $want: disorder" ]; then
+		pass "check-mapped-$nm-two-pipe"
+	else
+		fail "check-mapped-$nm-two-pipe" "exit status $_crc, stderr '$(tr '\n' '|' < c.err)', want 1 and record $want"
+	fi
+	# the first record of a piece out of order: its pair spans two pieces
+	cp cms.bin cmb.bin
+	overwrite cmb.bin "$rs" $((1048576 / rs))
+	want=$("$REF" $lay -c < cmb.bin)
+	cstatus "check-mapped-$nm-boundary" 1 "gpusort: cmb.bin: record $want: disorder" $lay --parallel=4 -c cmb.bin
+done
+# A pipe is read in buffers of 8 MiB and one record (2097153 4-byte records,
+# 699051 12-byte ones): the first record of the second buffer out of order
+# is compared with the last of the first
+for spec in "u32:4" "bytes10@2:12"; do
+	rs=${spec##*:} ks=${spec%:*} lay="--record-size ${spec##*:} -k ${spec%:*}"
+	nm=$(printf '%s' "$spec" | tr ' @:' '_..')
+	per=$((8388608 / rs + 1))
+	# shellcheck disable=SC2086
+	gen -n $((per * 5 / 4)) $lay --seed 141 -o cm.bin && "$REF" $lay < cm.bin > cms.bin || continue
+	overwrite cms.bin "$rs" "$per"
+	want=$("$REF" $lay -c < cms.bin)
+	# shellcheck disable=SC2086
+	cat cms.bin | gsrun $lay -c > c.out 2> c.err
+	_crc=$?
+	if [ $_crc = 1 ] && [ "$(cat c.err)" = "gpusort: -: record $want: disorder" ] && [ "$want" = $((per + 1)) ]; then
+		pass "check-pipe-$nm-buffer-boundary"
+	else
+		fail "check-pipe-$nm-buffer-boundary" "exit status $_crc, stderr '$(tr '\n' '|' < c.err)', want 1 and record $want ($((per + 1)))"
+	fi
+done
+rm -f cm.bin cms.bin cmu.bin cmu2.bin cmd.bin cmb.bin
+
 CIN=h1.bin
 errcase "check-bad-size" "--record-size 16 -k u32 -c" h1.bin
 [ $? = 0 ] && pass "check-bad-size"
@@ -1368,7 +1437,7 @@ printf 'old output\n' > om.shr
 (GPUSORT_FAULT=output-shrinks; export GPUSORT_FAULT; gstrun -k u32 -S 1M -T t1 chg.src -o om.shr) > /dev/null 2> gs.err
 rc=$?
 if [ $rc != 2 ]; then fail "outmap-output-shrinks" "exit status $rc (want 2): $(first gs.err)"
-elif [ "$(cat gs.err)" != "gpusort: the output file shrank while it was written: stopped" ]; then
+elif [ "$(cat gs.err)" != "gpusort: an input file shrank while it was checked, or the output file while it was written: stopped" ]; then
 	fail "outmap-output-shrinks" "message: $(first gs.err)"
 elif [ "$(cat om.shr)" != "old output" ] || ls -A . | grep -q '^\.om\.shr'; then
 	fail "outmap-output-shrinks" "old output replaced or temp output left: $(ls -A . | grep om.shr | tr '\n' ' ')"

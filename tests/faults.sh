@@ -32,7 +32,7 @@
 # (tests/bin/gpusort-fakegpu: runs kept and merged on the device, or
 # spilled; and spilled, read back and merged on the device:
 # gpumerge-spilled), the chunked path on the device, -m of sorted files, and -c of
-# a sorted and an unsorted file
+# a sorted and an unsorted file (mapped: no reads) and of a pipe
 # (FAULTS_PATHS="NAME..." runs only those). Every command that writes -o
 # has --sync, so that fsync is counted too.
 #
@@ -78,7 +78,7 @@ rm -f piece.bin
 # out/o.bin (-o), or out/so.bin (what standard output, a pipe, carried),
 # or empty for -c, whose verdict is its exit status, WANT; LINK=1: out/o.bin
 # has a second name, out/o.link.
-PATHS=${FAULTS_PATHS:-chunked chunked-pipes compressed stream linked merge check-sorted check-unsorted resident-kept resident-spilled gpumerge-spilled gpu-chunked}
+PATHS=${FAULTS_PATHS:-chunked chunked-pipes compressed stream linked merge check-sorted check-unsorted check-pipe resident-kept resident-spilled gpumerge-spilled gpu-chunked}
 set_path() {
 	BIN=$GST ENVS= STDIN= EXP=exp32.bin OUTF=out/o.bin LINK= WANT=0
 	case $1 in
@@ -90,6 +90,7 @@ set_path() {
 	merge) ARGS="-k u32 -m --sync m1.bin m2.bin m3.bin m4.bin" ;;
 	check-sorted) ARGS="-k u32 -S 64K -c exp32.bin" OUTF= ;;   # -c: no fault may make it say
 	check-unsorted) ARGS="-k u32 -S 64K -c in.bin" OUTF= WANT=1 ;; # disorder where there is none, or none where there is
+	check-pipe) ARGS="-k u32 -S 64K -c -" STDIN=exp32.bin OUTF= ;; # files are mapped: a pipe is read
 	resident-kept)
 		BIN=$FG ENVS="GPUSORT_SMALL_CPU=0 GPUSORT_FAKE_CAP=$((N64 / 5))" EXP=exp64.bin
 		ARGS="-k u64 -S 64M --sync in64.bin" ;;
@@ -108,7 +109,9 @@ set_path() {
 # run VAR=VALUE...: the path's command with these variables too, -o out/o.bin
 # or into a pipe (or neither: -c); returns its exit status
 run() {
-	if [ -z "$OUTF" ]; then
+	if [ -z "$OUTF" ] && [ -n "$STDIN" ]; then
+		cat "$STDIN" | timeout -k 5 "$TO" env $ENVS "$@" "$BIN" $ARGS
+	elif [ -z "$OUTF" ]; then
 		timeout -k 5 "$TO" env $ENVS "$@" "$BIN" $ARGS < /dev/null
 	elif [ "$OUTF" = out/so.bin ]; then
 		{ cat "$STDIN" | timeout -k 5 "$TO" env $ENVS "$@" "$BIN" $ARGS; echo $? > rc.pipe; } | cat > out/so.bin
