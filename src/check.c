@@ -142,25 +142,40 @@ static int check_mapped(job_ctx *c, const job_opts *o, job_result *r, order_chec
 	return 0;
 }
 
-/* The stream's records, read into buffers on this thread: each buffer
- * follows, in one window, the record that ended the buffer before, so
- * that the same comparisons as a mapping's serve (first_bad). */
+/*
+ * The stream's records, read into two buffers in turn by an I/O worker
+ * while this thread checks the other one: each buffer follows, in one
+ * window, the record that ended the buffer before, so that the same
+ * comparisons as a mapping's serve (first_bad).
+ */
 static void check_stream(job_ctx *c, job_result *r, order_check *m)
 {
 	io_file *f = &c->in[0];
 	const size_t R = c->R, n = (8u << 20) / R + 1, pad = (R + IO_ALIGN - 1) / IO_ALIGN * IO_ALIGN;
-	io_ring ring;
-	io_ring_init(&ring);
-	uint8_t *base = util_alloc_aligned(pad + n * R + IO_ALIGN, IO_ALIGN), *buf;
+	const size_t one = pad + n * R + IO_ALIGN; /* a buffer, a record's room before it */
+	uint8_t *base = util_alloc_aligned(2 * one, IO_ALIGN), *last = malloc(R), *buf[2];
+	io_worker w = { 0 };
+	io_job job[2];
+	int cur = 0, pending = 0;
 	uint64_t recno = 0; /* records before this buffer */
-	if (!base) {
+	if (!base || !last) {
 		job_fail(c, "out of memory");
 		goto out;
 	}
-	buf = base + pad; /* aligned for O_DIRECT reads, a record's room before it */
-	m->p = buf - R;
-	for (;;) {
-		ssize_t got = io_read_next(&ring, f, buf, n * R, n * R + IO_ALIGN);
+	int rc = io_worker_start(&w);
+	if (rc) {
+		job_fail(c, "cannot start a thread: %s", strerror(-rc));
+		goto out;
+	}
+	for (int i = 0; i < 2; i++) {
+		buf[i] = base + i * one + pad;
+		job[i] = (io_job){ .op = IO_JOB_READ, .f = f, .buf = buf[i], .len = n * R, .cap = n * R + IO_ALIGN };
+	}
+	io_worker_submit(&w, &job[0]);
+	pending = 1;
+	for (;; cur ^= 1) {
+		ssize_t got = io_worker_wait(&w, &job[cur]);
+		pending = 0;
 		if (got < 0) {
 			job_fail(c, "%s: read error: %s", f->name, strerror((int)-got));
 			break;
@@ -175,8 +190,16 @@ static void check_stream(job_ctx *c, job_result *r, order_check *m)
 			job_fail_size(c, f->name, c->in_bytes[0]);
 			break;
 		}
+		int eof = f->eof;
+		if (!eof) { /* the next buffer read while this one is checked */
+			io_worker_submit(&w, &job[cur ^ 1]);
+			pending = 1;
+		}
 		size_t k = (size_t)got / R;
 		/* window record 0: the last one before (none yet: start at 2) */
+		m->p = buf[cur] - R;
+		if (recno)
+			memcpy(buf[cur] - R, last, R);
 		uint64_t bad = k ? first_bad(m, recno ? 1 : 2, k + 1) : UINT64_MAX;
 		if (bad != UINT64_MAX) {
 			r->status = 1;
@@ -184,14 +207,17 @@ static void check_stream(job_ctx *c, job_result *r, order_check *m)
 			break;
 		}
 		if (k)
-			memcpy(buf - R, buf + (k - 1) * R, R);
+			memcpy(last, buf[cur] + (k - 1) * R, R);
 		recno += k;
-		if (f->eof)
+		if (eof)
 			break;
 	}
+	if (pending)
+		io_worker_wait(&w, &job[cur ^ 1]);
+	io_worker_stop(&w);
 out:
 	free(base);
-	io_ring_exit(&ring);
+	free(last);
 }
 
 void job_check(const job_opts *o, job_result *r)

@@ -793,6 +793,18 @@ for spec in "u32:4" "bytes10@2:12"; do
 	else
 		fail "check-pipe-$nm-buffer-boundary" "exit status $_crc, stderr '$(tr '\n' '|' < c.err)', want 1 and record $want ($((per + 1)))"
 	fi
+	# out of order in the first buffer, the second one's read in flight
+	"$REF" $lay < cm.bin > cms.bin
+	overwrite cms.bin "$rs" 1000
+	want=$("$REF" $lay -c < cms.bin)
+	# shellcheck disable=SC2086
+	cat cms.bin cms.bin | gsrun $lay -c > c.out 2> c.err
+	_crc=$?
+	if [ $_crc = 1 ] && [ "$(cat c.err)" = "gpusort: -: record $want: disorder" ]; then
+		pass "check-pipe-$nm-first-buffer"
+	else
+		fail "check-pipe-$nm-first-buffer" "exit status $_crc, stderr '$(tr '\n' '|' < c.err)', want 1 and record $want"
+	fi
 done
 rm -f cm.bin cms.bin cmu.bin cmu2.bin cmd.bin cmb.bin
 
