@@ -269,6 +269,7 @@ void job_sort(const job_opts *o, job_result *r)
 	if (o->merge_only) {
 		/* --verify under -m checks order only: the inputs are not read twice */
 		if (!runlist_from_inputs(&c)) {
+			runlist_map_inputs(&c);
 			job_map_output(&c, &out, merge_phase_bytes(&c));
 			if (!merge_phase(&c, &out))
 				(void)inputs_unchanged(&c); /* an input that changed meanwhile: an error */

@@ -964,13 +964,13 @@ int main(int argc, char **argv)
 	io_signals_install();
 	/* a regular output file is filled through a mapping (io_outmap), and
 	 * a text mode's single regular input is mapped, not copied (text_load.c),
-	 * as are its spilled runs when read back (text_reader_map); -c maps a
-	 * regular input in both modes */
+	 * as are its spilled runs when read back (text_reader_map); -c and
+	 * records' -m map their regular inputs */
 	char bus[256];
 	snprintf(bus, sizeof bus, "%s: %s: stopped\n", progname,
 		 text ? "an input file shrank while it was read, the output while it was written, or a spilled run "
 			"could not be read back"
-		      : "an input file shrank while it was checked, or the output file while it was written");
+		      : "an input file shrank while it was read, or the output file while it was written");
 	io_sigbus_install(bus);
 	if (text)
 		return run_text(&o, &ts, files0, random_source, check, nops > 0);

@@ -35,12 +35,13 @@ static void merge_error(job_ctx *c, int rc, run **runs, int bad, size_t block)
 	}
 }
 
-/* Bytes of the runs held in memory. */
+/* Bytes of the runs held in memory (not -m's mapped inputs: the page
+ * cache's, not -S's). */
 static uint64_t kept_bytes(const job_ctx *c)
 {
 	uint64_t kept = 0;
 	for (int i = 0; i < c->nruns; i++)
-		if (c->runs[i]->mem)
+		if (c->runs[i]->mem && !c->runs[i]->map)
 			kept += c->runs[i]->n * c->R;
 	return kept;
 }

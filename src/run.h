@@ -46,6 +46,8 @@ typedef struct run {
 	io_file *zfile;
 	io_filter z;
 	int pinned;        /* mem is page-locked for the GPU: unpin before free */
+	void *map;         /* -m's regular input mapped (mem points into it): munmap, not free */
+	size_t map_bytes;
 	run_hash hash;
 	/* spilled runs: records 0, every, 2 every, ... kept in memory
 	 * (run_sample_*), so that the GPU merge can cut the runs into groups

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 const char *runlist_tmpdir(const job_ctx *c, int dir)
 {
@@ -77,7 +78,10 @@ void runlist_free_run(job_ctx *c, run *r)
 		io_close(r->zfile);
 		free(r->zfile);
 	}
-	free(r->mem);
+	if (r->map)
+		munmap(r->map, r->map_bytes);
+	else
+		free(r->mem);
 	free(r->sample);
 	run_hash_free(&r->hash);
 	free(r);
@@ -230,4 +234,21 @@ int runlist_from_inputs(job_ctx *c)
 	}
 	c->st.runs = (uint64_t)c->nin;
 	return 0;
+}
+
+void runlist_map_inputs(job_ctx *c)
+{
+	for (int i = 0; i < c->nruns; i++) {
+		run *r = c->runs[i];
+		io_file *f = r->file;
+		if (r->mem || r->stream || !f || !f->regular || !r->n || f->size > SIZE_MAX ||
+		    (c->out_open && io_same_file(c->out.f.fd, f)))
+			continue;
+		void *m = mmap(NULL, (size_t)f->size, PROT_READ, MAP_PRIVATE, f->fd, 0);
+		if (m == MAP_FAILED)
+			continue;
+		r->map = m;
+		r->map_bytes = (size_t)f->size;
+		r->mem = (uint8_t *)m + f->pos;
+	}
 }

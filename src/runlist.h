@@ -84,4 +84,14 @@ void runlist_spill_hook(io_job *j);
  * their length in the merge). Returns 0 or -1 (c->r filled). */
 int runlist_from_inputs(job_ctx *c);
 
+/*
+ * -m: the runs of regular inputs mapped whole, read-only: the merge takes
+ * their records from the page cache as it takes runs kept in memory, with
+ * no reads into windows, and they count for nothing of -S. Not an input
+ * that is also the output (`gpusort -m in 1<>in`: written in place while
+ * it is merged); a file that does not map is read as before. The runs'
+ * files stay open (inputs_unchanged). Cannot fail.
+ */
+void runlist_map_inputs(job_ctx *c);
+
 #endif

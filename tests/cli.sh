@@ -847,6 +847,29 @@ cp m1.bin mio.bin
 cat mio.bin m2.bin m3.bin | "$REF" $K > mexp3.bin
 gsrun $K -m mio.bin m2.bin m3.bin -o mio.bin 2> gs.err
 check_ok "merge-output-is-input" $? mio.bin mexp3.bin gs.err
+# regular inputs are mapped and merged from the page cache; one that is
+# also the output (opened onto it: written in place) is read instead
+cp m1.bin mio.bin
+gsrun $K -m mio.bin m2.bin m3.bin 2> gs.err 1<> mio.bin
+check_ok "merge-output-is-input-in-place" $? mio.bin mexp3.bin gs.err
+# larger mapped inputs on several threads: interleaved, disjoint (the
+# sorted whole cut in four), with -u, and a pipe among them (read)
+gen -n 1200000 --record-size 12 -k u64@4 --dist fewunique --seed 139 -o ml.raw
+"$REF" --record-size 12 -k u64@4 < ml.raw > ml.exp
+"$REF" --record-size 12 -k u64@4 -u < ml.raw > ml.expu
+split -n 4 ml.raw ml.part. && for p in ml.part.*; do "$REF" --record-size 12 -k u64@4 < "$p" > "$p.s"; done
+split -n 4 ml.exp ml.cut.
+for par in 1 4; do
+	gsrun --record-size 12 -k u64@4 --parallel=$par -m ml.part.aa.s ml.part.ab.s ml.part.ac.s ml.part.ad.s > got.bin 2> gs.err
+	check_ok "merge-mapped-interleaved-p$par" $? got.bin ml.exp gs.err
+	gsrun --record-size 12 -k u64@4 --parallel=$par -m ml.cut.aa ml.cut.ab ml.cut.ac ml.cut.ad > got.bin 2> gs.err
+	check_ok "merge-mapped-disjoint-p$par" $? got.bin ml.exp gs.err
+	gsrun --record-size 12 -k u64@4 --parallel=$par -u -m ml.part.aa.s ml.part.ab.s ml.part.ac.s ml.part.ad.s > got.bin 2> gs.err
+	check_ok "merge-mapped-unique-p$par" $? got.bin ml.expu gs.err
+	cat ml.part.ab.s | gsrun --record-size 12 -k u64@4 --parallel=$par -m ml.part.aa.s - ml.part.ac.s ml.part.ad.s > got.bin 2> gs.err
+	check_ok "merge-mapped-and-pipe-p$par" $? got.bin ml.exp gs.err
+done
+rm -f ml.raw ml.exp ml.expu ml.part.* ml.cut.*
 # many inputs, sorted and merged, also under a low limit on open files
 i=0 mfiles=
 while [ $i -lt 60 ]; do
@@ -1449,7 +1472,7 @@ printf 'old output\n' > om.shr
 (GPUSORT_FAULT=output-shrinks; export GPUSORT_FAULT; gstrun -k u32 -S 1M -T t1 chg.src -o om.shr) > /dev/null 2> gs.err
 rc=$?
 if [ $rc != 2 ]; then fail "outmap-output-shrinks" "exit status $rc (want 2): $(first gs.err)"
-elif [ "$(cat gs.err)" != "gpusort: an input file shrank while it was checked, or the output file while it was written: stopped" ]; then
+elif [ "$(cat gs.err)" != "gpusort: an input file shrank while it was read, or the output file while it was written: stopped" ]; then
 	fail "outmap-output-shrinks" "message: $(first gs.err)"
 elif [ "$(cat om.shr)" != "old output" ] || ls -A . | grep -q '^\.om\.shr'; then
 	fail "outmap-output-shrinks" "old output replaced or temp output left: $(ls -A . | grep om.shr | tr '\n' ' ')"

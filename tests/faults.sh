@@ -31,8 +31,9 @@
 # --compress-program), linked (-o a file of two hard links), resident
 # (tests/bin/gpusort-fakegpu: runs kept and merged on the device, or
 # spilled; and spilled, read back and merged on the device:
-# gpumerge-spilled), the chunked path on the device, -m of sorted files, and -c of
-# a sorted and an unsorted file (mapped: no reads) and of a pipe
+# gpumerge-spilled), the chunked path on the device, -m of sorted files (mapped:
+# no reads) and of files and a pipe, and -c of a sorted and an unsorted file
+# (mapped) and of a pipe
 # (FAULTS_PATHS="NAME..." runs only those). Every command that writes -o
 # has --sync, so that fsync is counted too.
 #
@@ -78,7 +79,7 @@ rm -f piece.bin
 # out/o.bin (-o), or out/so.bin (what standard output, a pipe, carried),
 # or empty for -c, whose verdict is its exit status, WANT; LINK=1: out/o.bin
 # has a second name, out/o.link.
-PATHS=${FAULTS_PATHS:-chunked chunked-pipes compressed stream linked merge check-sorted check-unsorted check-pipe resident-kept resident-spilled gpumerge-spilled gpu-chunked}
+PATHS=${FAULTS_PATHS:-chunked chunked-pipes compressed stream linked merge merge-pipe check-sorted check-unsorted check-pipe resident-kept resident-spilled gpumerge-spilled gpu-chunked}
 set_path() {
 	BIN=$GST ENVS= STDIN= EXP=exp32.bin OUTF=out/o.bin LINK= WANT=0
 	case $1 in
@@ -87,7 +88,8 @@ set_path() {
 	compressed) ARGS="-k u32 -S 64K -T tmp1 --sync --compress-program=gzip in.bin" ;; # runs through gzip's pipes
 	stream) ARGS="-k u32 --sync in.bin" ;;
 	linked) ARGS="-k u32 -S 64K -T tmp1 --sync in.bin" LINK=1 ;; # -o has another hard link: copied through
-	merge) ARGS="-k u32 -m --sync m1.bin m2.bin m3.bin m4.bin" ;;
+	merge) ARGS="-k u32 -m --sync m1.bin m2.bin m3.bin m4.bin" ;; # mapped: no reads
+	merge-pipe) ARGS="-k u32 -m --sync m1.bin - m3.bin m4.bin" STDIN=m2.bin ;; # a pipe among them is read
 	check-sorted) ARGS="-k u32 -S 64K -c exp32.bin" OUTF= ;;   # -c: no fault may make it say
 	check-unsorted) ARGS="-k u32 -S 64K -c in.bin" OUTF= WANT=1 ;; # disorder where there is none, or none where there is
 	check-pipe) ARGS="-k u32 -S 64K -c -" STDIN=exp32.bin OUTF= ;; # files are mapped: a pipe is read
