@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,24 +18,20 @@
  * keys_compare. */
 enum { CMP_KEYS, CMP_NATIVE32, CMP_NATIVE64, CMP_WORD };
 
-/* Records checked in order: a mapped input's [0, n) on every thread, or a
+/* Records checked in order: a mapped input's on every thread, or a
  * stream's window (check_stream). */
 typedef struct order_check {
 	const keys_spec *s;
 	const uint8_t *p;       /* record 0 */
-	uint64_t n;             /* records */
 	size_t R;               /* bytes a record */
 	int strict;             /* -u: a record equal to the one before is out of order too */
 	int how;                /* CMP_* */
 	keys_native nat;
 	keys_word word;
-	uint64_t piece;         /* records a piece */
-	_Atomic uint64_t next;  /* the next piece to take */
-	_Atomic uint64_t first; /* the earliest record found out of order; UINT64_MAX: none */
 } order_check;
 
 /* The native key of record i (CMP_NATIVE32/64, CMP_WORD). */
-static inline uint64_t key_at(const order_check *m, int how, uint64_t i)
+static inline uint64_t key_at(const order_check *m, int how, size_t i)
 {
 	const uint8_t *r = m->p + i * m->R;
 	if (how == CMP_NATIVE64)
@@ -47,8 +42,8 @@ static inline uint64_t key_at(const order_check *m, int how, uint64_t i)
 }
 
 /* The first record in [i, hi) (i >= 1) that goes before the one above it
- * (or, strict, ties it), or UINT64_MAX. */
-static uint64_t first_bad(const order_check *m, uint64_t i, uint64_t hi)
+ * (or, strict, ties it), or SIZE_MAX. */
+static size_t first_bad(const order_check *m, size_t i, size_t hi)
 {
 	const int strict = m->strict, how = m->how;
 	if (how == CMP_KEYS) {
@@ -57,7 +52,7 @@ static uint64_t first_bad(const order_check *m, uint64_t i, uint64_t hi)
 			if (c > 0 || (strict && c == 0))
 				return i;
 		}
-		return UINT64_MAX;
+		return SIZE_MAX;
 	}
 	uint64_t prev = key_at(m, how, i - 1);
 	for (; i < hi; i++) {
@@ -66,28 +61,15 @@ static uint64_t first_bad(const order_check *m, uint64_t i, uint64_t hi)
 			return i;
 		prev = cur;
 	}
-	return UINT64_MAX;
+	return SIZE_MAX;
 }
 
-/* A thread: pieces taken in order until one is past the earliest record
- * out of order found, so that the first one in the input is reported. */
-static void check_pieces(void *arg, int t, int nt)
+/* A piece of a mapped input (util_earliest): its records' pairs with the
+ * record above each. */
+static size_t piece_first(void *arg, size_t lo, size_t hi, const util_earliest *e)
 {
-	order_check *m = arg;
-	(void)t, (void)nt;
-	for (;;) {
-		uint64_t lo = atomic_fetch_add(&m->next, 1) * m->piece;
-		if (lo >= m->n || lo >= atomic_load(&m->first))
-			return;
-		uint64_t hi = m->n - lo < m->piece ? m->n : lo + m->piece;
-		uint64_t bad = first_bad(m, lo ? lo : 1, hi);
-		if (bad == UINT64_MAX)
-			continue;
-		uint64_t cur = atomic_load(&m->first);
-		while (bad < cur && !atomic_compare_exchange_weak(&m->first, &cur, bad))
-			;
-		return;
-	}
+	(void)e;
+	return first_bad(arg, lo ? lo : 1, hi);
 }
 
 /* m->how: native keys where the layout has them. */
@@ -102,35 +84,33 @@ static void compare_init(order_check *m)
 
 /*
  * -c of a regular input (c->in[0], opened, its size checked a multiple of
- * the record size): mapped and checked on o->threads threads with mc's
- * comparisons (compare_init). Returns 0 (r->status 1 and the message on
+ * the record size): mapped and checked on o->threads threads with m's
+ * comparisons (compare_init), in pieces taken in order (util_earliest). Returns 0 (r->status 1 and the message on
  * a disorder, or in order), -1 after job_fail (the file changed while it
  * was checked), or 1 when it does not map: the caller reads it as a
  * stream.
  */
-static int check_mapped(job_ctx *c, const job_opts *o, job_result *r, order_check *mc)
+static int check_mapped(job_ctx *c, const job_opts *o, job_result *r, order_check *m)
 {
 	io_file *f = &c->in[0];
 	uint64_t bytes = f->size - f->pos;
-	order_check m = *mc;
-	m.n = bytes / c->R;
-	void *map = NULL;
-	if (m.n > 1) {
+	size_t n = (size_t)(bytes / c->R), first = SIZE_MAX;
+	if (n > 1) {
+		void *map;
 		if (f->size > SIZE_MAX || (map = mmap(NULL, (size_t)f->size, PROT_READ, MAP_PRIVATE, f->fd, 0)) == MAP_FAILED)
 			return 1;
-		m.p = (const uint8_t *)map + f->pos;
-		m.piece = CHECK_PIECE_BYTES / m.R ? CHECK_PIECE_BYTES / m.R : 1;
-		atomic_init(&m.next, 0);
-		atomic_init(&m.first, UINT64_MAX);
-		uint64_t pieces = (m.n + m.piece - 1) / m.piece;
+		m->p = (const uint8_t *)map + f->pos;
+		size_t piece = CHECK_PIECE_BYTES / m->R ? CHECK_PIECE_BYTES / m->R : 1, pieces = (n + piece - 1) / piece;
 		int nt = o->threads > 1 ? o->threads : 1;
-		util_par_run(pieces < (uint64_t)nt ? (int)pieces : nt, check_pieces, &m);
+		util_earliest e;
+		util_earliest_init(&e, n, piece, piece_first, m);
+		util_par_run(pieces < (size_t)nt ? (int)pieces : nt, util_earliest_step, &e);
+		first = util_earliest_found(&e);
 		munmap(map, (size_t)f->size);
 	}
-	uint64_t first = m.n > 1 ? atomic_load(&m.first) : UINT64_MAX;
-	if (first != UINT64_MAX) {
+	if (first != SIZE_MAX) {
 		r->status = 1;
-		snprintf(r->msg, sizeof r->msg, "%s: record %" PRIu64 ": disorder", f->name, first + 1);
+		snprintf(r->msg, sizeof r->msg, "%s: record %zu: disorder", f->name, first + 1);
 		return 0;
 	}
 	c->in_bytes[0] = bytes;
@@ -200,8 +180,8 @@ static void check_stream(job_ctx *c, job_result *r, order_check *m)
 		m->p = buf[cur] - R;
 		if (recno)
 			memcpy(buf[cur] - R, last, R);
-		uint64_t bad = k ? first_bad(m, recno ? 1 : 2, k + 1) : UINT64_MAX;
-		if (bad != UINT64_MAX) {
+		size_t bad = k ? first_bad(m, recno ? 1 : 2, k + 1) : SIZE_MAX;
+		if (bad != SIZE_MAX) {
 			r->status = 1;
 			snprintf(r->msg, sizeof r->msg, "%s: record %" PRIu64 ": disorder", f->name, recno + bad);
 			break;

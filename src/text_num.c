@@ -35,8 +35,8 @@ int text_num_parse(const uint8_t *a, size_t alen, text_decimal *d)
 		i++;
 	d->ip = a + i;
 	size_t s = i;
-	/* a comparison is mostly these two loops: bound and digit tests only,
-	 * the separator's loop entered once one is met (it is rare) */
+	/* the digits with bound and digit tests only, the separator's loop
+	 * entered once one is met (it is rare) */
 	while (i < alen && digit(a[i]))
 		i++;
 	if (i < alen && a[i] == TEXT_NUM_SEP) {

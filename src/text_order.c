@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* memrchr */
 #include "text_order.h"
 #include "text_cmp.h"
+#include "util.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -14,8 +15,7 @@ typedef struct order_job {
 	const uint8_t *p;
 	size_t size, pieces;
 	int strict;
-	atomic_size_t next;
-	atomic_size_t first;  /* the first line out of order found so far (its byte), or SIZE_MAX */
+	atomic_size_t next;         /* text_order_lines: the next piece */
 	atomic_uint_fast64_t lines; /* text_order_lines: the delimiters counted */
 } order_job;
 
@@ -42,12 +42,13 @@ static int out_of_order(const order_job *j, const oline *x, const oline *y)
 	return j->strict ? d >= 0 : d > 0;
 }
 
-/* The first line that starts in piece q and is out of order after the
+/* The first line that starts in [lo, hi) and is out of order after the
  * line above it (its byte), or SIZE_MAX; stops early, SIZE_MAX, once a
- * line out of order before the piece is found. */
-static size_t piece_first(order_job *j, size_t q)
+ * line out of order before lo is found (util_earliest). */
+static size_t piece_first(void *arg, size_t lo, size_t hi, const util_earliest *search)
 {
-	size_t lo = q * ORDER_PIECE, hi = j->size - lo < ORDER_PIECE ? j->size : lo + ORDER_PIECE, start = lo;
+	order_job *j = arg;
+	size_t start = lo;
 	if (lo) { /* a line starts after a delimiter */
 		const uint8_t *e = memchr(j->p + lo - 1, j->s->eol, j->size - (lo - 1));
 		if (!e || (size_t)(e + 1 - j->p) >= hi)
@@ -64,7 +65,7 @@ static size_t piece_first(order_job *j, size_t q)
 		oline cur = line_at(j, start);
 		if (have && out_of_order(j, &prev, &cur))
 			return start;
-		if ((n & 255) == 255 && atomic_load_explicit(&j->first, memory_order_relaxed) < lo)
+		if ((n & 255) == 255 && util_earliest_found(search) < lo)
 			return SIZE_MAX; /* one was found before this piece */
 		prev = cur, have = 1;
 		start += cur.len + 1;
@@ -72,29 +73,16 @@ static size_t piece_first(order_job *j, size_t q)
 	return SIZE_MAX;
 }
 
-static void first_step(void *arg, int t, int n)
-{
-	(void)t, (void)n;
-	order_job *j = arg;
-	for (size_t q; (q = atomic_fetch_add(&j->next, 1)) < j->pieces;) {
-		if (atomic_load_explicit(&j->first, memory_order_relaxed) < q * ORDER_PIECE)
-			break; /* pieces are taken in order: the rest start later still */
-		size_t f = piece_first(j, q), cur = atomic_load(&j->first);
-		while (f < cur && !atomic_compare_exchange_weak(&j->first, &cur, f))
-			;
-	}
-}
-
 size_t text_order_first(const text_spec *s, const uint8_t *p, size_t size, int strict, tpool *pool)
 {
-	order_job j = { .s = s, .p = p, .size = size, .pieces = (size + ORDER_PIECE - 1) / ORDER_PIECE, .strict = strict };
-	atomic_init(&j.next, 0);
-	atomic_init(&j.first, SIZE_MAX);
-	if (pool && j.pieces > 1)
-		tpool_run(pool, first_step, &j);
+	order_job j = { .s = s, .p = p, .size = size, .strict = strict };
+	util_earliest e;
+	util_earliest_init(&e, size, ORDER_PIECE, piece_first, &j);
+	if (pool && size > ORDER_PIECE)
+		tpool_run(pool, util_earliest_step, &e);
 	else
-		first_step(&j, 0, 1);
-	return atomic_load(&j.first);
+		util_earliest_step(&e, 0, 1);
+	return util_earliest_found(&e);
 }
 
 int text_order_sorted(const text_spec *s, const uint8_t *p, size_t size, tpool *pool)

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,4 +239,37 @@ uint64_t util_peak_rss(void)
 {
 	struct rusage ru;
 	return getrusage(RUSAGE_SELF, &ru) ? 0 : (uint64_t)ru.ru_maxrss * 1024; /* Linux: KiB */
+}
+
+void util_earliest_init(util_earliest *e, size_t n, size_t piece,
+			size_t (*first)(void *arg, size_t lo, size_t hi, const util_earliest *e), void *arg)
+{
+	e->n = n;
+	e->piece = piece;
+	e->first = first;
+	e->arg = arg;
+	atomic_init(&e->next, 0);
+	atomic_init(&e->found, SIZE_MAX);
+}
+
+size_t util_earliest_found(const util_earliest *e)
+{
+	return atomic_load_explicit(&((util_earliest *)e)->found, memory_order_relaxed);
+}
+
+void util_earliest_step(void *arg, int t, int nthreads)
+{
+	util_earliest *e = arg;
+	(void)t, (void)nthreads;
+	for (;;) {
+		size_t q = atomic_fetch_add(&e->next, 1);
+		if (q >= (e->n + e->piece - 1) / e->piece)
+			return;
+		size_t lo = q * e->piece, hi = e->n - lo < e->piece ? e->n : lo + e->piece;
+		if (util_earliest_found(e) < lo)
+			return; /* pieces are taken in order: the rest start later still */
+		size_t f = e->first(e->arg, lo, hi, e), cur = atomic_load(&e->found);
+		while (f < cur && !atomic_compare_exchange_weak(&e->found, &cur, f))
+			;
+	}
 }

@@ -42,6 +42,30 @@ const char *util_fmt_bytes(uint64_t bytes, char *buf, size_t len);
  */
 int util_par_run(int nthreads, void (*fn)(void *arg, int t, int nthreads), void *arg);
 
+/*
+ * The earliest position in [0, n) that first() finds, searched in pieces
+ * of `piece` (> 0) taken in order by every thread that runs
+ * util_earliest_step (util_par_run's or tpool_run's fn, arg the
+ * util_earliest): first(arg, lo, hi, e) returns the earliest position it
+ * finds in [lo, hi), or SIZE_MAX; it may give up, SIZE_MAX, once
+ * util_earliest_found(e) < lo. A thread stops at the first piece that
+ * starts after a position found, so every piece before the earliest one
+ * is searched and none after it: -c's first record or line out of order.
+ * util_earliest_found after the run: the earliest, or SIZE_MAX.
+ */
+typedef struct util_earliest {
+	size_t n, piece;
+	size_t (*first)(void *arg, size_t lo, size_t hi, const struct util_earliest *e);
+	void *arg;
+	_Atomic size_t next;  /* the next piece to take */
+	_Atomic size_t found; /* the earliest position found so far, SIZE_MAX: none */
+} util_earliest;
+
+void util_earliest_init(util_earliest *e, size_t n, size_t piece,
+			size_t (*first)(void *arg, size_t lo, size_t hi, const util_earliest *e), void *arg);
+void util_earliest_step(void *e, int t, int nthreads);
+size_t util_earliest_found(const util_earliest *e);
+
 /* [lo, hi) of part t of n items split into nparts nearly equal parts. */
 static inline void util_split(size_t n, int t, int nparts, size_t *lo, size_t *hi)
 {
