@@ -201,6 +201,15 @@ int io_open_input(io_file *f, const char *path);
  */
 ssize_t io_read_next(io_ring *r, io_file *f, void *buf, size_t len, size_t cap);
 
+/*
+ * A stream's bytes as they arrive (a pipe, a terminal; sequential, advances
+ * pos): one read(2) of up to len bytes once there are some, waiting for
+ * them at most wait_ms milliseconds (-1: as long as it takes). Returns the
+ * bytes read; 0 with f->eof set at the end of the stream, 0 without it
+ * when wait_ms passed with nothing there; or -errno.
+ */
+ssize_t io_read_ready(io_file *f, void *buf, size_t len, int wait_ms);
+
 /* Read len bytes at offset off (positioned; does not move pos). Same returns. */
 ssize_t io_read_at(io_ring *r, io_file *f, void *buf, size_t len, size_t cap, uint64_t off);
 

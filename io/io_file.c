@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
@@ -201,6 +202,30 @@ static ssize_t read_stream(int fd, void *buf, size_t len)
 		done += (size_t)n;
 	}
 	return (ssize_t)done;
+}
+
+ssize_t io_read_ready(io_file *f, void *buf, size_t len, int wait_ms)
+{
+	if (f->eof)
+		return 0;
+	struct pollfd pfd = { .fd = f->fd, .events = POLLIN };
+	int ready;
+	while ((ready = poll(&pfd, 1, wait_ms)) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!ready)
+		return 0;
+	for (;;) {
+		size_t m = len;
+		ssize_t n = io_fault_rw(IO_FAULT_READ, &m) ? -1 : read(f->fd, buf, m);
+		if (n >= 0) {
+			f->pos += (uint64_t)n;
+			f->eof = n == 0;
+			return n;
+		}
+		if (errno != EINTR)
+			return -errno;
+	}
 }
 
 ssize_t io_read_at(io_ring *r, io_file *f, void *buf, size_t len, size_t cap, uint64_t off)

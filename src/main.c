@@ -484,6 +484,8 @@ static void read_test_knobs(job_knobs *k)
 	const char *tb = getenv("GPUSORT_TEXT_BLOCK"), *th = getenv("GPUSORT_TEXT_HELPERS");
 	k->text_block = tb ? atol(tb) : 0;
 	k->text_helpers = th ? atoi(th) : 0;
+	const char *cb = getenv("GPUSORT_CHECK_BLOCK");
+	k->check_block = cb ? atol(cb) : 0;
 	k->spill_merge = env_is("GPUSORT_SPILL_MERGE", "cpu") ? JOB_WHERE_CPU
 			 : env_is("GPUSORT_SPILL_MERGE", "gpu") ? JOB_WHERE_GPU : 0;
 }

@@ -31,6 +31,7 @@ typedef struct job_knobs {
 	int no_outmap;         /* the output and text runs written by a writer thread, never filled through a mapping (sink_map, io_outmap) */
 	long text_block;       /* the text merge's read-ahead block, bytes; 0: chosen */
 	int text_helpers;      /* the text merge's read-ahead threads; 0: chosen */
+	long check_block;      /* -c of text from a stream: bytes a read; 0: chosen */
 	int spill_merge;       /* under --merge-engine=auto, spilled runs merge: 0 as the planner chooses, JOB_WHERE_CPU
 				* on the CPU, JOB_WHERE_GPU on the GPU whenever it can (A/B; small tests) */
 } job_knobs;

@@ -923,7 +923,7 @@ void text_job_run(const job_opts *o, const text_spec *s, text_result *res)
 	double t0 = util_now();
 	int rc = 0;
 	if (o->check)
-		text_check_run(s, o->inputs[0], t.pool, res);
+		text_check_run(s, o->inputs[0], o->knobs.check_block > 0 ? (size_t)o->knobs.check_block : 0, t.pool, res);
 	else if (o->merge_only)
 		rc = merge_job(&t);
 	else

@@ -218,6 +218,32 @@ int main(void)
 		unlink(path);
 	} TEST_END();
 
+	/* io_read_ready: what a pipe holds, at once; nothing in time: 0 and no
+	 * end; the writer gone: 0 and the end; pos counts the bytes */
+	TEST_BEGIN("io/read-ready") {
+		int p[2];
+		CHECK(pipe(p) == 0, "pipe");
+		io_file f;
+		memset(&f, 0, sizeof f);
+		f.fd = p[0], f.dfd = -1;
+		char b[64];
+		CHECK(write(p[1], "abcde", 5) == 5, "write");
+		double t0 = util_now();
+		CHECK(io_read_ready(&f, b, sizeof b, -1) == 5 && !memcmp(b, "abcde", 5) && !f.eof && f.pos == 5,
+		      "what is there: pos %llu eof %d", (unsigned long long)f.pos, f.eof);
+		CHECK(io_read_ready(&f, b, sizeof b, 20) == 0 && !f.eof, "nothing there: eof %d", f.eof);
+		double waited = util_now() - t0;
+		CHECK(waited >= 0.015 && waited < 2, "waited %.3f s for 20 ms", waited);
+		CHECK(write(p[1], "xyz", 3) == 3, "write");
+		CHECK(io_read_ready(&f, b, 2, 0) == 2 && !memcmp(b, "xy", 2), "at most len");
+		close(p[1]);
+		CHECK(io_read_ready(&f, b, sizeof b, -1) == 1 && b[0] == 'z' && !f.eof, "the rest");
+		CHECK(io_read_ready(&f, b, sizeof b, -1) == 0 && f.eof && f.pos == 8, "the end: eof %d pos %llu", f.eof,
+		      (unsigned long long)f.pos);
+		CHECK(io_read_ready(&f, b, sizeof b, -1) == 0 && f.eof, "after the end");
+		close(p[0]);
+	} TEST_END();
+
 	/* sizes around the O_DIRECT block, the request segment and the queue depth */
 	size_t sizes[] = { 0, 1, 4095, 4096, 4097, IO_SEG - 1, IO_SEG + 4096, IO_SEG * IO_QD + 12345 };
 	TEST_BEGIN("io/write-then-read-exact") {

@@ -95,21 +95,76 @@ awk 'NR == 290000 { print "0000000"; next } { print }' "$d/cbig" > "$d/cbig3"
 awk 'NR == 200000 { print; print; next } { print }' "$d/cbig" > "$d/cbig4"
 { cat "$d/cbig"; printf 0; } > "$d/cbig5"
 : > "$d/cempty"
+# check_like NAME GNU-STATUS STDIN COMMAND...: COMMAND (gpusort -c), its
+# standard input a pipe from the file STDIN (or none: ""), must exit with
+# GNU sort's status and say what GNU sort said ($d/exp), output nothing
+check_like() {
+	_n=$1 _e=$2 _in=$3
+	shift 3
+	sed 's/^sort: /gpusort: /' "$d/exp" > "$d/exp2"
+	if [ -n "$_in" ]; then cat "$_in" | "$@" > "$d/got" 2> "$d/err"; else "$@" > "$d/got" 2> "$d/err"; fi
+	_grc=$?
+	if [ $_grc = "$_e" ] && cmp -s "$d/exp2" "$d/err" && [ ! -s "$d/got" ]; then pass "$_n"
+	else fail "$_n" "status $_grc (GNU $_e): $(head -c 200 "$d/err") / $(head -c 200 "$d/exp2")"; fi
+}
 for _f in cbig cbig2 cbig3 cbig4 cbig5 cempty; do
 	for _o in "" -u -n -r; do
 		# shellcheck disable=SC2086
 		LC_ALL=C sort -c $_o "$d/$_f" > /dev/null 2> "$d/exp"
 		_erc=$?
-		sed 's/^sort: /gpusort: /' "$d/exp" > "$d/exp2"
 		for _p in 1 4; do
 			# shellcheck disable=SC2086
-			"$G" --parallel=$_p -c $_o "$d/$_f" > "$d/got" 2> "$d/err"
-			_grc=$?
-			if [ $_grc = $_erc ] && cmp -s "$d/exp2" "$d/err" && [ ! -s "$d/got" ]; then pass "check-mapped($_f,$_o,parallel$_p)"
-			else fail "check-mapped($_f,$_o,parallel$_p)" "status $_grc (GNU $_erc): $(head -c 200 "$d/err") / $(head -c 200 "$d/exp2")"; fi
+			check_like "check-mapped($_f,$_o,parallel$_p)" $_erc "" "$G" --parallel=$_p -c $_o "$d/$_f"
 		done
 	done
 done
+# -c of a stream (text_check.c check_stream): read by an I/O worker in
+# blocks (GPUSORT_CHECK_BLOCK in the test build; 32 MiB by default), each
+# checked on every thread after what the block before carried over, the
+# report GNU sort's for the same standard input: blocks of 64 KiB (many
+# crossings), of 5 bytes (every line longer than a block: each window one
+# of its own), the default; lines longer than the 1 MiB room (ctall: 3 and
+# 2 MB lines, out of order at the fourth; ctall2 in order)
+{ echo a; head -c 3000000 /dev/zero | tr '\0' b; echo; echo c; head -c 2000000 /dev/zero | tr '\0' a; echo; echo d; } > "$d/ctall"
+{ echo a; head -c 3000000 /dev/zero | tr '\0' b; echo; echo c; head -c 2000000 /dev/zero | tr '\0' d; printf e; } > "$d/ctall2"
+head -n 3000 "$d/cbig2" > "$d/csmall"
+awk 'NR == 1500 { print "0000000" } { print }' "$d/csmall" > "$d/csmall2"
+GT=$PWD/tests/bin/gpusort-test
+for _f in cbig cbig2 cbig3 cbig4 cbig5 cempty ctall ctall2 csmall csmall2; do
+	for _o in "" -u -n; do
+		# shellcheck disable=SC2086
+		LC_ALL=C sort -c $_o < "$d/$_f" > /dev/null 2> "$d/exp"
+		_erc=$?
+		for _b in 0 65536 5; do
+			case $_f$_b in cbig*5 | ctall*5) continue ;; esac # 5-byte reads of MBs: slow, and csmall covers them
+			# shellcheck disable=SC2086
+			check_like "check-stream($_f,$_o,block$_b)" $_erc "$d/$_f" env GPUSORT_CHECK_BLOCK=$_b "$GT" --parallel=3 -c $_o
+		done
+	done
+done
+# standard input from a regular file is mapped from where its offset
+# stands (one line read before by the shell), as sort(1) reads it from there
+for _f in cbig2 csmall2; do
+	{ read -r _x; LC_ALL=C sort -c; } < "$d/$_f" > /dev/null 2> "$d/exp"
+	_erc=$?
+	sed 's/^sort: /gpusort: /' "$d/exp" > "$d/exp2"
+	{ read -r _x; "$G" -c; } < "$d/$_f" > /dev/null 2> "$d/err"
+	_grc=$?
+	if [ $_grc = $_erc ] && [ $_erc = 1 ] && cmp -s "$d/exp2" "$d/err"; then pass "check-stdin-offset($_f)"
+	else fail "check-stdin-offset($_f)" "status $_grc (GNU $_erc): $(head -c 200 "$d/err") / $(head -c 200 "$d/exp2")"; fi
+done
+# a producer that goes on: the disorder is reported as it arrives (within
+# a read's 0.1 s wait), not when the producer ends, as sort(1) would
+_t0=$(date +%s)
+{ printf 'b\na\n'; sleep 6; } | { "$G" -c 2> "$d/err"; echo $? > "$d/rc"; date +%s > "$d/t1"; }
+if [ "$(cat "$d/rc")" = 1 ] && [ $(($(cat "$d/t1") - _t0)) -lt 4 ] && [ "$(cat "$d/err")" = "gpusort: -:2: disorder: a" ]; then
+	pass "check-stream-early"
+else fail "check-stream-early" "status $(cat "$d/rc") after $(($(cat "$d/t1") - _t0)) s: $(head -c 200 "$d/err")"; fi
+# a read error part way: GNU sort's "read failed", status 2
+cat "$d/csmall" | GPUSORT_CHECK_BLOCK=4096 GPUSORT_FAULT=read@3 "$GT" -c > /dev/null 2> "$d/err"
+_rc=$?
+if [ $_rc = 2 ] && grep -q '^gpusort: read failed: -: ' "$d/err"; then pass "check-stream-read-error"
+else fail "check-stream-read-error" "status $_rc: $(head -c 200 "$d/err")"; fi
 status key-zero 2 "gpusort: field number is zero: invalid field specification '0'" -k0
 status key-char-zero 2 "gpusort: character offset is zero: invalid field specification '1.0'" -k1.0
 status key-stray 2 "gpusort: stray character in field spec: invalid field specification '1x'" -k1x

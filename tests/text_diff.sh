@@ -4,9 +4,11 @@
 # through ./gpusort and `LC_ALL=C sort` with the same options, and compared:
 # standard output byte for byte, the exit status, and -c's message (with
 # "gpusort:" for "sort:"). One case in ten checks (-c or -C, on sorted or
-# unsorted input), one merges (-m of two inputs GNU sort sorted: halves
-# sorted apart, or the sorted whole cut in two; or of the input cut in
-# three as it is, out of order; some without a last delimiter), one
+# unsorted input; half of them read from a pipe in small blocks, the test
+# build's GPUSORT_CHECK_BLOCK, against GNU sort's standard input), one
+# merges (-m of two inputs GNU sort sorted: halves sorted apart, or the
+# sorted whole cut in two; or of the input cut in three as it is, out of
+# order; some without a last delimiter), one
 # writes -o onto its input; a third spill (the input 8-24 times over,
 # -S 1K, --batch-size 2 to 4; half of them in order or in reverse order).
 # -R keys get the same --random-source.
@@ -18,6 +20,7 @@
 # the seed and options that reproduce it.
 cd "$(dirname "$0")/.." || exit 2
 G=$PWD/gpusort
+GT=$PWD/tests/bin/gpusort-test # the test build: GPUSORT_* switches
 GEN=$PWD/tests/bin/text_gen
 if [ ! -x "$G" ] || [ ! -x "$GEN" ]; then
 	echo "FAIL text-diff: ./gpusort or tests/bin/text_gen is missing (run make)"
@@ -85,11 +88,19 @@ while [ $i -lt "$n" ]; do
 		if [ $((seed % 20)) -lt 10 ]; then
 			ref "$@" "$d/in" > "$d/in.s" 2>/dev/null && mv "$d/in.s" "$d/in"
 		fi
-		ref "$@" $flag "$d/in" > "$d/exp" 2> "$d/exp.err"
-		erc=$?
-		[ $erc = 124 ] && { hung=$((hung + 1)); continue; }
-		"$G" "$@" $flag "$d/in" > "$d/got" 2> "$d/got.err"
-		grc=$?
+		if [ $((seed / 10 % 2)) = 0 ]; then
+			ref "$@" $flag "$d/in" > "$d/exp" 2> "$d/exp.err"
+			erc=$?
+			[ $erc = 124 ] && { hung=$((hung + 1)); continue; }
+			"$G" "$@" $flag "$d/in" > "$d/got" 2> "$d/got.err"
+			grc=$?
+		else # through a pipe, read in blocks of 1..256 bytes (text_check.c)
+			ref "$@" $flag < "$d/in" > "$d/exp" 2> "$d/exp.err"
+			erc=$?
+			[ $erc = 124 ] && { hung=$((hung + 1)); continue; }
+			cat "$d/in" | GPUSORT_CHECK_BLOCK=$((seed % 256 + 1)) "$GT" "$@" $flag > "$d/got" 2> "$d/got.err"
+			grc=$?
+		fi
 		sed 's/^sort: /gpusort: /' "$d/exp.err" > "$d/exp.err2"
 		if [ $erc = 1 ] && ! cmp -s "$d/exp.err2" "$d/got.err"; then
 			fails=$((fails + 1))
