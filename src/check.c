@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "job.h"
 #include "inputs.h"
+#include "quote.h"
 #include "util.h"
 
 #include <errno.h>
@@ -157,7 +158,7 @@ static void check_stream(job_ctx *c, job_result *r, order_check *m)
 		ssize_t got = io_worker_wait(&w, &job[cur]);
 		pending = 0;
 		if (got < 0) {
-			job_fail(c, "%s: read error: %s", f->name, strerror((int)-got));
+			job_fail(c, "read failed: %s: %s", quote_name(f->name), strerror((int)-got));
 			break;
 		}
 		c->in_bytes[0] += (uint64_t)got;

@@ -1,6 +1,7 @@
 /* inputs.c - see inputs.h. */
 #define _GNU_SOURCE
 #include "inputs.h"
+#include "quote.h"
 #include "util.h"
 #include "../io/io_fault.h"
 
@@ -18,7 +19,8 @@ static int same_file(const io_file *f, const io_file *seen)
 
 static void job_fail_changed(job_ctx *c, const char *name)
 {
-	job_fail(c, "%s: the file changed while it was read (its size or modification time): nothing written", name);
+	job_fail(c, "%s: the file changed while it was read (its size or modification time): nothing written",
+		 quote_name(name));
 }
 
 int inputs_ended_unchanged(job_ctx *c, int i)
@@ -86,7 +88,7 @@ int inputs_open(job_ctx *c, int keep_open)
 			}
 		}
 		if (rc) {
-			job_fail(c, "cannot read '%s': %s", o->inputs[i], strerror(-rc));
+			job_fail(c, "cannot read: %s: %s", quote_name(o->inputs[i]), strerror(-rc));
 			return -1;
 		}
 		/* standard input named again: read through the first "-" by then,
@@ -237,13 +239,13 @@ void inputs_read_error(job_ctx *c, int rc)
 {
 	io_file *f = &c->in[c->bad_file];
 	if (c->bad_open)
-		job_fail(c, "cannot read '%s': %s", c->o->inputs[c->bad_file], strerror(-rc));
+		job_fail(c, "cannot read: %s: %s", quote_name(c->o->inputs[c->bad_file]), strerror(-rc));
 	else if (rc == -ESTALE)
 		job_fail_changed(c, f->name);
 	else if (rc == -EPROTO)
 		job_fail_size(c, f->name, c->in_bytes[c->bad_file]);
 	else
-		job_fail(c, "%s: read error: %s", f->name, strerror(-rc));
+		job_fail(c, "read failed: %s: %s", quote_name(f->name), strerror(-rc));
 }
 
 /* Close inputs [0, upto) again, but standard input (read there, never reopened). */
@@ -264,7 +266,7 @@ int inputs_reopen(job_ctx *c)
 			return 1; /* the stream reader opens one at a time */
 		}
 		if (rc) {
-			job_fail(c, "cannot read '%s': %s", c->o->inputs[i], strerror(-rc));
+			job_fail(c, "cannot read: %s: %s", quote_name(c->o->inputs[i]), strerror(-rc));
 			return -1;
 		}
 		if (!same_file(f, &c->in_seen[i])) {

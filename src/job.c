@@ -14,6 +14,7 @@
 #include "inputs.h"
 #include "jobctx.h"
 #include "merge_phase.h"
+#include "quote.h"
 #include "runlist.h"
 #include "runs.h"
 #include "sink.h"
@@ -250,7 +251,7 @@ void job_sort(const job_opts *o, job_result *r)
 		goto done;
 	int rc = io_output_open(&c.out, o->output);
 	if (rc) {
-		job_fail(&c, "cannot write '%s': %s", o->output ? o->output : "-", strerror(-rc));
+		job_fail(&c, "open failed: %s: %s", quote_name(o->output ? o->output : "-"), strerror(-rc));
 		goto done;
 	}
 	c.out_open = 1;
@@ -295,7 +296,8 @@ void job_sort(const job_opts *o, job_result *r)
 	c.st.write_s += out.w.busy ? out.w.busy : util_now() - w0;
 	c.st.records_out = out.records;
 	if (wrc && r->status != 2)
-		job_fail(&c, "write error on '%s': %s", o->output ? o->output : "standard output", strerror(-wrc));
+		job_fail(&c, "write failed: %s: %s", quote_name(o->output ? o->output : "standard output"),
+			 strerror(-wrc));
 	if (r->status == 2 || (o->verify && verify_output(&c)))
 		goto done;
 	c.out.sync = o->sync;
@@ -303,18 +305,18 @@ void job_sort(const job_opts *o, job_result *r)
 	c.out_open = 0;
 	if (rc && c.out.replaced) {
 		/* too late to keep the old output: say that the new one is there */
-		job_fail(&c, "'%s' holds the sorted output, but --sync could not flush its directory: %s",
-			 o->output, strerror(-rc));
+		job_fail(&c, "%s holds the sorted output, but --sync could not flush its directory: %s",
+			 quote_name(o->output), strerror(-rc));
 		goto done;
 	}
 	if (rc && c.out.damaged) {
 		/* a target of several hard links is written in place (DESIGN.md 8) */
-		job_fail(&c, "'%s' has other hard links, so it was written in place, and that failed part way "
-			     "(it is damaged): %s", o->output, strerror(-rc));
+		job_fail(&c, "%s has other hard links, so it was written in place, and that failed part way "
+			     "(it is damaged): %s", quote_name(o->output), strerror(-rc));
 		goto done;
 	}
 	if (rc) {
-		job_fail(&c, "cannot write '%s': %s", o->output, strerror(-rc));
+		job_fail(&c, "write failed: %s: %s", quote_name(o->output), strerror(-rc));
 		goto done;
 	}
 	if (c.eng.gpu_lost_why[0])

@@ -1,6 +1,7 @@
 /* jobctx.c - see jobctx.h. */
 #define _GNU_SOURCE
 #include "jobctx.h"
+#include "quote.h"
 #include "util.h"
 
 #include <inttypes.h>
@@ -23,5 +24,5 @@ void job_fail(job_ctx *c, const char *fmt, ...)
 void job_fail_size(job_ctx *c, const char *name, uint64_t size)
 {
 	job_fail(c, "%s: size %" PRIu64 " is not a multiple of the record size %zu (%" PRIu64 " bytes left over)",
-	     name, size, c->R, size % c->R);
+	     quote_name(name), size, c->R, size % c->R);
 }

@@ -4,6 +4,7 @@
 #include "gpumerge.h"
 #include "gpumerge_spill.h"
 #include "merge.h"
+#include "quote.h"
 #include "runlist.h"
 #include "tpool.h"
 #include "util.h"
@@ -29,7 +30,7 @@ static void merge_error(job_ctx *c, int rc, run **runs, int bad, size_t block)
 	} else if (rc == -EPROTO && bad >= 0) {
 		job_fail_size(c, runs[bad]->file->name, runs[bad]->n * c->R);
 	} else if (bad >= 0 && runs[bad]->file) {
-		job_fail(c, "%s: read error: %s", runs[bad]->file->name, strerror(-rc));
+		job_fail(c, "read failed: %s: %s", quote_name(runs[bad]->file->name), strerror(-rc));
 	} else {
 		job_fail(c, "merge failed: %s", strerror(-rc));
 	}

@@ -107,7 +107,7 @@ static int open_spill(job_ctx *c, io_file *f, int dir)
 	int rc = io_open_spill(f, runlist_tmpdir(c, dir));
 	if (rc) {
 		f->fd = -1;
-		job_fail(c, "cannot create a temporary file in '%s': %s", runlist_tmpdir(c, dir), strerror(-rc));
+		job_fail(c, "cannot create temporary file in '%s': %s", runlist_tmpdir(c, dir), strerror(-rc));
 		return -1;
 	}
 	return 0;

@@ -4,6 +4,7 @@
 #include "cpusort.h"
 #include "cpustream.h"
 #include "inputs.h"
+#include "quote.h"
 #include "readall.h"
 #include "run.h"
 #include "runlist.h"
@@ -314,9 +315,9 @@ int runs_stream(job_ctx *c, sink *out, int *single)
 		if (bad < 0)
 			job_fail(c, "out of memory");
 		else if (rc == -ENODATA)
-			job_fail(c, "%s: read error: the file shrank while being read", c->in[bad].name);
+			job_fail(c, "read failed: %s: the file shrank while being read", quote_name(c->in[bad].name));
 		else
-			job_fail(c, "%s: read error: %s", c->in[bad].name, strerror(-rc));
+			job_fail(c, "read failed: %s: %s", quote_name(c->in[bad].name), strerror(-rc));
 		goto out;
 	}
 	if (inputs_unchanged(c)) {

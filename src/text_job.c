@@ -907,7 +907,7 @@ void text_job_run(const job_opts *o, const text_spec *s, text_result *res)
 	t.o = o;
 	t.s = s;
 	t.res = res;
-	t.out_name = o->output ? o->output : "'standard output'";
+	t.out_name = o->output ? o->output : "standard output"; /* quote_name quotes it */
 	t.sorter.s = s;
 	t.sorter.threads = o->threads > 0 ? o->threads : 1;
 	t.sorter.verify = o->verify;

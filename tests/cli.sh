@@ -890,7 +890,7 @@ check_ok "sort-60-files-ulimit-n-24" $? got.bin mmexp.bin gs.err
 # documented limit (man page, BUGS); it must fail cleanly, naming the cause
 gsrun --record-size 8 -k u16@0 -m $mfiles > got.bin 2> gs.err
 rc=$?
-if [ $rc = 2 ] && [ "$(wc -l < gs.err)" = 1 ] && grep -q "^gpusort: cannot read 'mm[0-9]*.bin': Too many open files" gs.err; then
+if [ $rc = 2 ] && [ "$(wc -l < gs.err)" = 1 ] && grep -q "^gpusort: cannot read: mm[0-9]*.bin: Too many open files" gs.err; then
 	pass "merge-60-files-ulimit-n-24-clean-error"
 else
 	fail "merge-60-files-ulimit-n-24-clean-error" "exit $rc: $(tr '\n' '|' < gs.err)"
@@ -905,6 +905,38 @@ printf '0123456789abcdefX' > bad17.bin
 if errcase "bad-size" "--record-size 16 bad17.bin"; then
 	want="gpusort: bad17.bin: size 17 is not a multiple of the record size 16 (1 bytes left over)"
 	[ "$ERRLINE" = "$want" ] && pass "bad-size" || fail "bad-size" "message '$ERRLINE', want '$want'"
+fi
+# records' I/O messages are worded and quoted as GNU sort's (and text
+# lines') are: an input that cannot be opened, an output that cannot be
+# opened or written, each against sort(1)'s message for the same name
+like_gnu() { # NAME ARGS...: `gpusort -k u32 ARGS` says what `sort ARGS` says, status 2
+	_n=$1
+	shift
+	LC_ALL=C sort "$@" < /dev/null > /dev/null 2> gnu.err
+	gsrun -k u32 "$@" < /dev/null > /dev/null 2> gs.err
+	_rc=$?
+	if [ $_rc = 2 ] && [ "$(sed 's/^sort: /gpusort: /' gnu.err)" = "$(cat gs.err)" ]; then pass "$_n"
+	else fail "$_n" "exit $_rc, said '$(cat gs.err)', GNU sort '$(cat gnu.err)'"; fi
+}
+like_gnu "gnu-msg-missing" nofile.bin
+like_gnu "gnu-msg-missing-space" "no file.bin"
+like_gnu "gnu-msg-missing-newline" "$(printf 'no\nfile')"
+like_gnu "gnu-msg-output-open" a.bin -o nodir/o.bin
+if [ -w /dev/full ]; then
+	gsrun -k u32 a.bin > /dev/full 2> gs.err
+	rc=$?
+	if [ $rc = 2 ] && [ "$(cat gs.err)" = "gpusort: write failed: 'standard output': No space left on device" ]; then
+		pass "msg-write-stdout"
+	else fail "msg-write-stdout" "exit $rc: $(cat gs.err)"; fi
+	# sort(1) says "fflush failed: /dev/full: ...", then "write error"
+	gsrun -k u32 a.bin -o /dev/full 2> gs.err
+	rc=$?
+	if [ $rc = 2 ] && [ "$(cat gs.err)" = "gpusort: write failed: /dev/full: No space left on device" ]; then
+		pass "msg-write-output"
+	else fail "msg-write-output" "exit $rc: $(cat gs.err)"; fi
+else
+	skip "msg-write-stdout" "no /dev/full"
+	skip "msg-write-output" "no /dev/full"
 fi
 if errcase "bad-size-second-file" "--record-size 16 -k u32 a.bin bad17.bin"; then
 	case $ERRLINE in
@@ -1545,7 +1577,7 @@ gen -n 10 -k u32 --seed 94 -o fd1.bin
 cp fd1.bin fd2.bin
 (GPUSORT_FAULT=reopen-emfile GPUSORT_STREAM=0; export GPUSORT_FAULT GPUSORT_STREAM; gstrun -k u32 -S 1M -T t1 fd1.bin fd2.bin -o fd.out) > /dev/null 2> gs.err
 rc=$?
-if [ $rc = 2 ] && [ ! -e fd.out ] && grep -qx "gpusort: cannot read 'fd2.bin': Too many open files" gs.err
+if [ $rc = 2 ] && [ ! -e fd.out ] && grep -qx "gpusort: cannot read: fd2.bin: Too many open files" gs.err
 then pass "emfile-message"
 else fail "emfile-message" "status $rc: $(grep -v 'no CUDA' gs.err | head -n 1)"; fi
 
@@ -1604,7 +1636,7 @@ if [ $rc = 0 ] && cmp -s sy.out own.exp; then pass "sync"; else fail "sync" "sta
 printf 'old\n' > sy.out
 (GPUSORT_FAULT=fsync-eio; export GPUSORT_FAULT; gstrun -k u32 --sync own.bin -o sy.out) 2> gs.err
 rc=$?
-if [ $rc = 2 ] && [ "$(cat sy.out)" = old ] && grep -q "^gpusort: cannot write 'sy.out': Input/output error" gs.err &&
+if [ $rc = 2 ] && [ "$(cat sy.out)" = old ] && grep -q "^gpusort: write failed: sy.out: Input/output error" gs.err &&
 	[ -z "$(ls -A . | grep gpusort)" ]; then pass "sync-flush-fails"
 else fail "sync-flush-fails" "status $rc: $(grep -v 'no CUDA' gs.err | head -n 1)"; fi
 (GPUSORT_FAULT=fsync-eio; export GPUSORT_FAULT; gstrun -k u32 own.bin -o sy.out) 2> gs.err

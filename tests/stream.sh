@@ -171,7 +171,7 @@ if [ -z "$short" ]; then
 else
 	if errcase "stream-read-error" "--cpu --record-size 16 $short"; then
 		case $ERRLINE in
-		"gpusort: $short: read error: the file shrank while being read") pass "stream-read-error" ;;
+		"gpusort: read failed: $short: the file shrank while being read") pass "stream-read-error" ;;
 		*) fail "stream-read-error" "message: $ERRLINE" ;;
 		esac
 	fi

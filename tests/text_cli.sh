@@ -17,6 +17,7 @@ export LC_ALL=C
 fails=0
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; fails=1; }
+skip() { echo "SKIP $1: $2"; }
 
 # same NAME EXPECTED-FILE GOT-FILE
 same() { if cmp -s "$2" "$3"; then pass "$1"; else fail "$1" "output differs ($(od -c "$3" | head -n 3 | tr '\n' ' '))"; fi; }
@@ -160,6 +161,14 @@ _t0=$(date +%s)
 if [ "$(cat "$d/rc")" = 1 ] && [ $(($(cat "$d/t1") - _t0)) -lt 4 ] && [ "$(cat "$d/err")" = "gpusort: -:2: disorder: a" ]; then
 	pass "check-stream-early"
 else fail "check-stream-early" "status $(cat "$d/rc") after $(($(cat "$d/t1") - _t0)) s: $(head -c 200 "$d/err")"; fi
+# standard output that cannot be written: named as sort(1) names it
+if [ -w /dev/full ]; then
+	printf 'b\na\n' | "$G" > /dev/full 2> "$d/err"
+	_rc=$?
+	if [ $_rc = 2 ] && [ "$(cat "$d/err")" = "gpusort: write failed: 'standard output': No space left on device" ]; then
+		pass "write-stdout-full"
+	else fail "write-stdout-full" "status $_rc: $(cat "$d/err")"; fi
+else skip "write-stdout-full" "no /dev/full"; fi
 # a read error part way: GNU sort's "read failed", status 2
 cat "$d/csmall" | GPUSORT_CHECK_BLOCK=4096 GPUSORT_FAULT=read@3 "$GT" -c > /dev/null 2> "$d/err"
 _rc=$?
