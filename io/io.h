@@ -11,6 +11,7 @@
 #ifndef GPUSORT_IO_H
 #define GPUSORT_IO_H
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -402,12 +403,20 @@ const char *io_filter_how(int st, char *buf, size_t n);
 
 /* ---- I/O worker threads ----------------------------------------------------- */
 
-enum { IO_JOB_READ, IO_JOB_READ_AT, IO_JOB_WRITE, IO_JOB_CALL };
+enum { IO_JOB_READ, IO_JOB_READ_AT, IO_JOB_WRITE, IO_JOB_CALL, IO_JOB_READ_ARRIVED };
+
+/* IO_JOB_READ_ARRIVED: seconds a read waits for more once it has some */
+#define IO_ARRIVED_WAIT 0.1
 
 /*
  * One request to a worker. READ: io_read_next(f, buf, len, cap);
  * READ_AT: io_read_at(..., off); WRITE: io_write_next(f, buf, len);
- * CALL: res = call(job). `hook`, if set, runs in the worker after a read or
+ * CALL: res = call(job). READ_ARRIVED: a stream's bytes as they arrive
+ * (io_read_ready), up to len, handed back once len are read, at the end,
+ * or, with some read, after IO_ARRIVED_WAIT seconds with no more there
+ * (a slow producer's data is looked at soon after it comes, not when a
+ * whole buffer is full), or once *stop is set (nothing more is wanted
+ * from a producer that may never end); a regular file as READ. `hook`, if set, runs in the worker after a read or
  * before a write (checksums), and may set res < 0 to fail the job.
  */
 typedef struct io_job {
@@ -419,6 +428,7 @@ typedef struct io_job {
 	ssize_t (*call)(struct io_job *j, io_ring *r);
 	void (*hook)(struct io_job *j);
 	void *arg;
+	const atomic_int *stop; /* READ_ARRIVED: give up once set (NULL: never) */
 	ssize_t res;      /* bytes, 0, or -errno */
 	double busy;      /* seconds the worker spent on it */
 	int done;

@@ -16,6 +16,26 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* IO_JOB_READ_ARRIVED (io.h) */
+static ssize_t read_arrived(io_ring *r, io_job *j)
+{
+	if (j->f->regular)
+		return io_read_next(r, j->f, j->buf, j->len, j->cap);
+	double t0 = now();
+	size_t got = 0;
+	while (got < j->len && !j->f->eof && !(j->stop && atomic_load(j->stop))) {
+		double left = IO_ARRIVED_WAIT - (now() - t0);
+		if (got && left <= 0)
+			break;
+		int wait_ms = (int)((got ? left : IO_ARRIVED_WAIT) * 1000) + 1;
+		ssize_t n = io_read_ready(j->f, (uint8_t *)j->buf + got, j->len - got, wait_ms);
+		if (n < 0)
+			return n;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
 static void run_job(io_worker *w, io_job *j)
 {
 	double t0 = now();
@@ -39,6 +59,11 @@ static void run_job(io_worker *w, io_job *j)
 		break;
 	case IO_JOB_CALL:
 		j->res = j->call(j, &w->ring);
+		break;
+	case IO_JOB_READ_ARRIVED:
+		j->res = read_arrived(&w->ring, j);
+		if (j->res >= 0 && j->hook)
+			j->hook(j);
 		break;
 	}
 	j->busy = now() - t0;

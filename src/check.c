@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,21 +126,26 @@ static int check_mapped(job_ctx *c, const job_opts *o, job_result *r, order_chec
 
 /*
  * The stream's records, read into two buffers in turn by an I/O worker
- * while this thread checks the other one: each buffer follows, in one
- * window, the record that ended the buffer before, so that the same
- * comparisons as a mapping's serve (first_bad).
+ * as they arrive (IO_JOB_READ_ARRIVED: a slow producer's disorder is
+ * reported soon after it comes) while this thread checks the other one.
+ * Each buffer's bytes follow, in one window, what the one before carried
+ * over: its last complete record and the bytes of a record it did not
+ * end, so that the same comparisons as a mapping's serve (first_bad).
  */
 static void check_stream(job_ctx *c, job_result *r, order_check *m)
 {
 	io_file *f = &c->in[0];
-	const size_t R = c->R, n = (8u << 20) / R + 1, pad = (R + IO_ALIGN - 1) / IO_ALIGN * IO_ALIGN;
-	const size_t one = pad + n * R + IO_ALIGN; /* a buffer, a record's room before it */
-	uint8_t *base = util_alloc_aligned(2 * one, IO_ALIGN), *last = malloc(R), *buf[2];
+	const size_t R = c->R, len = ((8u << 20) / R + 1) * R, pad = (2 * R + IO_ALIGN - 1) / IO_ALIGN * IO_ALIGN;
+	const size_t one = pad + len + IO_ALIGN; /* a buffer, room for two records before it */
+	uint8_t *base = util_alloc_aligned(2 * one, IO_ALIGN), *carry = malloc(2 * R), *buf[2];
+	size_t clen = 0;   /* carry's bytes: the last complete record (once recno > 0), then a part of one */
+	uint64_t recno = 0; /* complete records before this buffer's */
+	atomic_int stop;
 	io_worker w = { 0 };
 	io_job job[2];
 	int cur = 0, pending = 0;
-	uint64_t recno = 0; /* records before this buffer */
-	if (!base || !last) {
+	atomic_init(&stop, 0);
+	if (!base || !carry) {
 		job_fail(c, "out of memory");
 		goto out;
 	}
@@ -150,7 +156,8 @@ static void check_stream(job_ctx *c, job_result *r, order_check *m)
 	}
 	for (int i = 0; i < 2; i++) {
 		buf[i] = base + i * one + pad;
-		job[i] = (io_job){ .op = IO_JOB_READ, .f = f, .buf = buf[i], .len = n * R, .cap = n * R + IO_ALIGN };
+		job[i] = (io_job){ .op = IO_JOB_READ_ARRIVED, .f = f, .buf = buf[i], .len = len, .cap = len + IO_ALIGN,
+				   .stop = &stop };
 	}
 	io_worker_submit(&w, &job[0]);
 	pending = 1;
@@ -172,33 +179,36 @@ static void check_stream(job_ctx *c, job_result *r, order_check *m)
 			break;
 		}
 		int eof = f->eof;
-		if (!eof) { /* the next buffer read while this one is checked */
+		if (!eof) { /* the next read, while this one is checked */
 			io_worker_submit(&w, &job[cur ^ 1]);
 			pending = 1;
 		}
-		size_t k = (size_t)got / R;
-		/* window record 0: the last one before (none yet: start at 2) */
-		m->p = buf[cur] - R;
-		if (recno)
-			memcpy(buf[cur] - R, last, R);
-		size_t bad = k ? first_bad(m, recno ? 1 : 2, k + 1) : SIZE_MAX;
+		/* the window: the carry, then the bytes read; its record 0 is the
+		 * file's record `first` */
+		uint8_t *win = buf[cur] - clen;
+		memcpy(win, carry, clen);
+		size_t k = (clen + (size_t)got) / R, rest = clen + (size_t)got - k * R;
+		uint64_t first = recno ? recno - 1 : 0;
+		m->p = win;
+		size_t bad = k > 1 ? first_bad(m, 1, k) : SIZE_MAX;
 		if (bad != SIZE_MAX) {
 			r->status = 1;
-			snprintf(r->msg, sizeof r->msg, "%s: record %" PRIu64 ": disorder", f->name, recno + bad);
+			snprintf(r->msg, sizeof r->msg, "%s: record %" PRIu64 ": disorder", f->name, first + bad + 1);
 			break;
 		}
-		if (k)
-			memcpy(last, buf[cur] + (k - 1) * R, R);
-		recno += k;
 		if (eof)
 			break;
+		recno = first + k;
+		clen = (k ? R : 0) + rest; /* the last record (if any), then the part of the next */
+		memcpy(carry, win + (k ? k - 1 : 0) * R, clen);
 	}
+	atomic_store(&stop, 1);
 	if (pending)
 		io_worker_wait(&w, &job[cur ^ 1]);
 	io_worker_stop(&w);
 out:
 	free(base);
-	free(last);
+	free(carry);
 }
 
 void job_check(const job_opts *o, job_result *r)

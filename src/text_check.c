@@ -3,7 +3,6 @@
 #include "text_check.h"
 #include "quote.h"
 #include "text_order.h"
-#include "util.h"
 #include "../io/io.h"
 
 #include <errno.h>
@@ -79,38 +78,10 @@ static int check_mapped(const text_spec *s, const io_file *f, tpool *pool, text_
 }
 
 /*
- * A read of a stream (IO_JOB_CALL): up to j->len bytes, handed back once
- * full, at the end, or, with some read, after STREAM_WAIT seconds with no
- * more there, so that a slow producer's disorder is reported soon after
- * it arrives, not after a whole buffer (sort(1) waits for 256 KiB); and
- * given up, what was read unused, once *j->arg (an atomic_int) is set: a
- * disorder found needs nothing more from a producer that may never end.
- * A regular file (one that did not map) is read whole.
- */
-#define STREAM_WAIT 0.1
-static ssize_t read_some(io_job *j, io_ring *r)
-{
-	if (j->f->regular)
-		return io_read_next(r, j->f, j->buf, j->len, j->len);
-	atomic_int *stop = j->arg;
-	double t0 = util_now();
-	size_t got = 0;
-	while (got < j->len && !j->f->eof && !atomic_load(stop)) {
-		double left = STREAM_WAIT - (util_now() - t0);
-		if (got && left <= 0)
-			break;
-		int wait_ms = got ? (int)(left * 1000) + 1 : (int)(STREAM_WAIT * 1000);
-		ssize_t n = io_read_ready(j->f, (uint8_t *)j->buf + got, j->len - got, wait_ms);
-		if (n < 0)
-			return n;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
-/*
- * A stream read into two buffers in turn by an I/O worker (read_some)
- * while the lines of the other are checked on pool's threads. Each
+ * A stream read into two buffers in turn by an I/O worker (as the bytes
+ * arrive: IO_JOB_READ_ARRIVED, so that a slow producer's disorder is
+ * reported soon after it comes, where sort(1) waits for 256 KiB) while
+ * the lines of the other are checked on pool's threads. Each
  * buffer's lines follow, in one window, what the buffer before carried
  * over: its last complete line, already checked, and the start of a line
  * it did not end. The window is the buffer's own room before its bytes
@@ -143,8 +114,8 @@ static void check_stream(const text_spec *s, io_file *f, size_t block, tpool *po
 	}
 	for (int i = 0; i < 2; i++) {
 		buf[i] = base + i * (room + block) + room;
-		job[i] = (io_job){ .op = IO_JOB_CALL, .f = f, .buf = buf[i], .len = block, .call = read_some,
-				  .arg = &stop };
+		job[i] = (io_job){ .op = IO_JOB_READ_ARRIVED, .f = f, .buf = buf[i], .len = block, .cap = block,
+				  .stop = &stop };
 	}
 	io_worker_submit(&w, &job[0]);
 	pending = 1;

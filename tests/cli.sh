@@ -806,6 +806,45 @@ for spec in "u32:4" "bytes10@2:12"; do
 		fail "check-pipe-$nm-first-buffer" "exit status $_crc, stderr '$(tr '\n' '|' < c.err)', want 1 and record $want"
 	fi
 done
+# A slow producer: its records arrive in pieces that end inside a record,
+# 0.2 s apart, and each read hands back what came (IO_JOB_READ_ARRIVED):
+# the part of a record is carried to the next window. Sorted, and out of
+# order at record 26 and 27, against refsort -c; and a disorder is reported
+# while the producer still runs (exit 1 long before it ends)
+slow_feed() { # FILE: its bytes in pieces of 7, 30, 31, 39, 33 and the rest
+	_o=0
+	for _l in 7 30 31 39 33; do
+		dd if="$1" bs=1 skip=$_o count=$_l 2>/dev/null
+		_o=$((_o + _l))
+		sleep 0.2
+	done
+	dd if="$1" bs=1 skip=$_o 2>/dev/null
+}
+for spec in "u32:4" "bytes10@2:12"; do
+	rs=${spec##*:} lay="--record-size ${spec##*:} -k ${spec%:*}"
+	nm=$(printf '%s' "$spec" | tr ' @:' '_..')
+	# shellcheck disable=SC2086
+	gen -n 40 $lay --seed 142 -o cm.bin && "$REF" $lay < cm.bin > cms.bin || continue
+	# shellcheck disable=SC2086
+	slow_feed cms.bin | gsrun $lay -c > c.out 2> c.err
+	_crc=$?
+	if [ $_crc = 0 ] && [ ! -s c.err ]; then pass "check-pipe-$nm-slow-sorted"
+	else fail "check-pipe-$nm-slow-sorted" "exit status $_crc, stderr '$(tr '\n' '|' < c.err)'"; fi
+	overwrite cms.bin "$rs" 25
+	want=$("$REF" $lay -c < cms.bin)
+	# shellcheck disable=SC2086
+	slow_feed cms.bin | gsrun $lay -c > c.out 2> c.err
+	_crc=$?
+	if [ $_crc = 1 ] && [ "$(cat c.err)" = "gpusort: -: record $want: disorder" ]; then pass "check-pipe-$nm-slow-disorder"
+	else fail "check-pipe-$nm-slow-disorder" "exit status $_crc, stderr '$(tr '\n' '|' < c.err)', want record $want"; fi
+	_t0=$(date +%s)
+	# shellcheck disable=SC2086
+	{ cat cms.bin; sleep 4; } | { gsrun $lay -c > c.out 2> c.err; echo $? > c.rc; date +%s > c.t1; }
+	if [ "$(cat c.rc)" = 1 ] && [ $(($(cat c.t1) - _t0)) -lt 3 ] && [ "$(cat c.err)" = "gpusort: -: record $want: disorder" ]; then
+		pass "check-pipe-$nm-early"
+	else fail "check-pipe-$nm-early" "exit $(cat c.rc) after $(($(cat c.t1) - _t0)) s: $(tr '\n' '|' < c.err)"; fi
+done
+rm -f c.rc c.t1
 rm -f cm.bin cms.bin cmu.bin cmu2.bin cmd.bin cmb.bin
 
 CIN=h1.bin
