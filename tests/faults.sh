@@ -174,7 +174,7 @@ trial() {
 	_left=$( (ls -A out | grep -vx -e o.bin -e so.bin -e o.link; ls -A tmp1; ls -A "$TMPDIR") | tr '\n' ' ')
 	case $3 in
 	gpu-* | pin) _names='GPU|CUDA device' ;;
-	*) _names="(in|in64|inbig|exp32)\\.bin|m[1-4]\\.bin|out/o\\.bin|tmp1|standard output|^gpusort: -: |'gzip" ;; # -: standard input, as sort(1)
+	*) _names="(in|in64|inbig|exp32)\\.bin|m[1-4]\\.bin|out/o\\.bin|tmp1|standard output|: -: |'gzip" ;; # -: standard input, as sort(1)
 	esac
 	if [ "$_rc" = 124 ] || [ "$_rc" = 137 ]; then
 		WHY="hung (killed after $TO s)"
