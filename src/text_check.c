@@ -77,38 +77,102 @@ static int check_mapped(const text_spec *s, const io_file *f, tpool *pool, text_
 	return 0;
 }
 
+/* What a stream's window carries over to the next: the last complete
+ * line checked (prev), then the start of a line not yet ended. */
+typedef struct carry {
+	const uint8_t *at;
+	size_t len;
+	int prev;
+	uint8_t *big;      /* a window of its own, for a carry longer than the room */
+	size_t bigcap;
+	int in_big;        /* at points into big */
+	uint64_t lines;    /* complete lines checked, the carried one among them */
+} carry;
+
+/* The window of `got` bytes read into buf, after k's carry: in buf's room
+ * (`room` bytes before it) when the carry fits, else in k->big. Returns it
+ * (*wlen its bytes) or NULL when k->big cannot grow. */
+static uint8_t *window_of(carry *k, uint8_t *buf, size_t room, size_t got, size_t *wlen)
+{
+	uint8_t *win;
+	*wlen = k->len + got;
+	if (k->len <= room) {
+		win = buf - k->len;
+		memcpy(win, k->at, k->len); /* the carry is in the other buffer, or in big */
+	} else {
+		if (k->in_big && k->at != k->big)
+			memmove(k->big, k->at, k->len);
+		if (*wlen > k->bigcap) {
+			uint8_t *nb = realloc(k->big, *wlen * 2);
+			if (!nb)
+				return NULL;
+			k->big = nb, k->bigcap = *wlen * 2;
+		}
+		if (!k->in_big)
+			memcpy(k->big, k->at, k->len);
+		memcpy(k->big + k->len, buf, got);
+		win = k->big;
+	}
+	k->in_big = win == k->big;
+	return win;
+}
+
+/* The complete lines of the window win[0, wlen) (all of them at the end
+ * of the stream) checked on pool's threads; k then carries what follows
+ * from it. Returns 1 on a disorder (res says it), else 0. */
+static int check_window(const text_spec *s, const char *name, carry *k, const uint8_t *win, size_t wlen, int eof,
+			tpool *pool, text_result *res)
+{
+	size_t end = wlen;
+	if (!eof) {
+		const uint8_t *e = memrchr(win, s->eol, wlen);
+		end = e ? (size_t)(e - win) + 1 : 0;
+	}
+	if (!end) { /* no line ended yet: all of it carried */
+		k->at = win, k->len = wlen;
+		return 0;
+	}
+	size_t off = text_order_first(s, win, end, s->unique, pool);
+	if (off != SIZE_MAX) {
+		k->lines += text_order_lines(s, win, off, pool) - (uint64_t)k->prev + 1;
+		const uint8_t *e = memchr(win + off, s->eol, end - off);
+		disorder(s, res, name, k->lines, win + off, e ? (size_t)(e - (win + off)) : end - off);
+		return 1;
+	}
+	k->lines += text_order_lines(s, win, end, pool) - (uint64_t)k->prev;
+	/* carried: the last complete line, then what follows it */
+	const uint8_t *b = end >= 2 ? memrchr(win, s->eol, end - 1) : NULL;
+	k->at = b ? b + 1 : win;
+	k->len = wlen - (size_t)(k->at - win);
+	k->prev = 1;
+	return 0;
+}
+
 /*
  * A stream read into two buffers in turn by an I/O worker (as the bytes
  * arrive: IO_JOB_READ_ARRIVED, so that a slow producer's disorder is
  * reported soon after it comes, where sort(1) waits for 256 KiB) while
- * the lines of the other are checked on pool's threads. Each
- * buffer's lines follow, in one window, what the buffer before carried
- * over: its last complete line, already checked, and the start of a line
- * it did not end. The window is the buffer's own room before its bytes
- * when that holds the carry, else a buffer of its own (a line longer
- * than the room). `block`: bytes a read; the room is as large, up to
+ * the lines of the other are checked on pool's threads, each buffer's
+ * after what the one before carried over (window_of, check_window).
+ * `block`: bytes a read; the room before each buffer is as large, up to
  * STREAM_ROOM.
  */
 static void check_stream(const text_spec *s, io_file *f, size_t block, tpool *pool, text_result *res)
 {
 	const size_t room = block < STREAM_ROOM ? block : STREAM_ROOM;
-	uint8_t *base = malloc(2 * (room + block)), *buf[2], *big = NULL;
-	size_t bigcap = 0;
-	const uint8_t *carry = NULL; /* [the line checked last (prev)] and the part of the next */
-	size_t clen = 0;
-	int prev = 0, in_big = 0, cur = 0, pending = 0;
-	uint64_t lines = 0; /* complete lines checked, the carried one among them */
+	uint8_t *base = malloc(2 * (room + block)), *buf[2];
+	carry k = { 0 };
+	int cur = 0, pending = 0;
 	atomic_int stop;
 	io_worker w;
 	io_job job[2];
 	atomic_init(&stop, 0);
-	if (!base) {
-		fail(res, "out of memory");
-		return;
-	}
-	int rc = io_worker_start(&w);
+	int rc = base ? io_worker_start(&w) : -ENOMEM;
 	if (rc) {
-		fail(res, "cannot start a thread: %s", strerror(-rc));
+		if (!base)
+			fail(res, "out of memory");
+		else
+			fail(res, "cannot start a thread: %s", strerror(-rc));
 		free(base);
 		return;
 	}
@@ -126,69 +190,27 @@ static void check_stream(const text_spec *s, io_file *f, size_t block, tpool *po
 			fail(res, "read failed: %s: %s", quote_name(f->name), strerror((int)-got));
 			break;
 		}
-		/* the window: the carry, then the bytes read */
-		uint8_t *win;
-		size_t wlen = clen + (size_t)got;
-		if (clen <= room) {
-			win = buf[cur] - clen;
-			memcpy(win, carry, clen); /* the carry is in the other buffer, or in big */
-		} else {
-			if (in_big && carry != big)
-				memmove(big, carry, clen);
-			if (wlen > bigcap) {
-				uint8_t *nb = realloc(big, wlen * 2);
-				if (!nb) {
-					fail(res, "out of memory");
-					break;
-				}
-				big = nb, bigcap = wlen * 2;
-			}
-			if (!in_big)
-				memcpy(big, carry, clen);
-			memcpy(big + clen, buf[cur], (size_t)got);
-			win = big;
+		size_t wlen;
+		uint8_t *win = window_of(&k, buf[cur], room, (size_t)got, &wlen);
+		if (!win) {
+			fail(res, "out of memory");
+			break;
 		}
-		in_big = win == big;
 		int eof = f->eof;
 		if (!eof) { /* the next read, while this window is checked */
 			io_worker_submit(&w, &job[cur ^ 1]);
 			pending = 1;
 		}
-		/* its complete lines: up to its last delimiter, or all at the end */
-		size_t end = wlen;
-		if (!eof) {
-			const uint8_t *e = memrchr(win, s->eol, wlen);
-			end = e ? (size_t)(e - win) + 1 : 0;
-		}
-		if (!end) { /* no line ended yet: all of it carried */
-			carry = win, clen = wlen;
-			if (eof)
-				break;
-			continue;
-		}
-		size_t off = text_order_first(s, win, end, s->unique, pool);
-		if (off != SIZE_MAX) {
-			lines += text_order_lines(s, win, off, pool) - (uint64_t)prev + 1;
-			const uint8_t *e = memchr(win + off, s->eol, end - off);
-			disorder(s, res, f->name, lines, win + off, e ? (size_t)(e - (win + off)) : end - off);
+		if (check_window(s, f->name, &k, win, wlen, eof, pool, res) || eof)
 			break;
-		}
-		lines += text_order_lines(s, win, end, pool) - (uint64_t)prev;
-		if (eof)
-			break;
-		/* carried: the last complete line, then what follows it */
-		const uint8_t *b = end >= 2 ? memrchr(win, s->eol, end - 1) : NULL;
-		carry = b ? b + 1 : win;
-		clen = wlen - (size_t)(carry - win);
-		prev = 1;
 	}
 	atomic_store(&stop, 1);
 	if (pending)
 		io_worker_wait(&w, &job[cur ^ 1]);
 	io_worker_stop(&w);
-	res->lines = lines;
+	res->lines = k.lines;
 	free(base);
-	free(big);
+	free(k.big);
 }
 
 void text_check_run(const text_spec *s, const char *name, size_t block, tpool *pool, text_result *res)
