@@ -374,6 +374,129 @@ static int run_mapped(const tjob *t, const item *it)
 }
 
 /*
+ * Open item it for the merge into reader r (d: its decompressor under
+ * --compress-program), reading `block` bytes at a time: an input file
+ * through a mapping where it maps (not out_fd's file), a run through its
+ * file's mapping where run_mapped allows, else read. *stdin_taken counts
+ * standard input's readers. Returns 0, or -1 after fail.
+ */
+static int open_source(tjob *t, const item *it, text_reader *r, io_filter *d, size_t block, int out_fd,
+		       int *stdin_taken)
+{
+	int e;
+	if (it->path) {
+		e = text_reader_open(r, it->path, t->s->eol, block);
+		/* standard input named again: already read through the first
+		 * one, so empty (as sort(1) has it); two readers of one
+		 * descriptor would each take pieces of the other's lines */
+		if (!e && !strcmp(it->path, "-"))
+			r->eof = (*stdin_taken)++ > 0;
+		/* a regular file read through a mapping, as a run is: no
+		 * copies, and its blocks found on every free thread */
+		if (!e && strcmp(it->path, "-"))
+			(void)text_reader_map_input(r, out_fd); /* else: read */
+	} else {
+		/* a named run is opened now, and closed with its reader (or once its decompressor has it) */
+		int fd = !it->tmp ? it->fd : io_fault_sys(IO_FAULT_OPEN) ? -1 : open(it->tmp, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return fail(t, "cannot read: %s: %s", quote_name(it->tmp), strerror(errno));
+		if (t->o->compress) {
+			e = io_filter_start(d, t->o->compress, "-d", fd, 0, "a spilled run");
+			if (it->tmp)
+				close(fd);
+			if (e)
+				return fail(t, "couldn't execute compress program '%s -d': %s", t->o->compress, strerror(-e));
+			e = text_reader_open_run(r, d->f.fd, 0, it->hash, t->s->eol, block);
+		} else {
+			e = text_reader_open_run(r, fd, 1, it->hash, t->s->eol, block);
+			if (it->tmp && e)
+				close(fd);
+			r->own = it->tmp != NULL;
+			/* no copies, the lines left in place */
+			if (!e && run_mapped(t, it))
+				(void)text_reader_map(r, (uint64_t)it->bytes); /* else: pread */
+		}
+	}
+	if (e)
+		return fail(t, "cannot read: %s: %s", it->path ? quote_name(it->path) : "a temporary file", strerror(-e));
+	if (!it->path && (it->tmp || it->spill)) /* a corrupt run is named in the error */
+		snprintf(r->name, sizeof r->name, "temporary file %s", it->tmp ? it->tmp : it->spill);
+	return 0;
+}
+
+/*
+ * The ns opened sources src (rd: the k items' readers) into w: copied
+ * whole, one after another, when none overlaps the next (text_concat),
+ * else merged on `helpers` threads reading `block` bytes ahead
+ * (text_merge); into out[0, out_bytes) when the output is mapped (NULL:
+ * through w). Returns 0, or -1 after fail.
+ */
+static int merge_sources(tjob *t, text_source *src, int ns, const text_reader *rd, const item *its, int k,
+			 const text_chunk *mem, text_writer *w, const char *name, uint8_t *out, size_t out_bytes,
+			 int helpers, size_t block, text_merge_stats *ms)
+{
+	char err[4400];
+	int rc = -1;
+	/* sources that do not overlap (an input in order) are copied whole */
+	int *order = !w->unique && !w->verify && !w->debug && ns > 1 ? malloc((size_t)ns * sizeof *order) : NULL;
+	uint64_t *lines = order ? malloc((size_t)ns * sizeof *lines) : NULL;
+	int concat = lines && text_concat_order(t->s, src, ns, order);
+	/* -m's inputs copied whole only when each is in order, but for the
+	 * last: sort(1) puts out its lines as they are once the others are done */
+	for (int i = 0; i + 1 < ns && concat; i++)
+		concat = !src[order[i]].unordered ||
+			 text_order_sorted(t->s, rd[order[i]].map, rd[order[i]].mapsize, t->pool);
+	if (concat) {
+		for (int i = 0; i < k; i++)
+			lines[i] = its[i].lines;
+		if (mem)
+			lines[k] = mem->n;
+		if (text_concat(src, ns, order, lines, w, name, out, out_bytes, t->pool, err, sizeof err))
+			fail(t, "%s", err);
+		else
+			rc = 0;
+		t->res->merge_concat++;
+	} else if (text_merge(t->s, src, ns, w, name, ms, out, out_bytes, t->pool, helpers, block, err, sizeof err)) {
+		fail(t, "%s", err);
+	} else {
+		rc = 0;
+	}
+	free(order);
+	free(lines);
+	return rc;
+}
+
+/* After a merge of the k items: an input mapped while merged must not
+ * have changed (its lines are not what it holds), and -m's inputs count
+ * their lines and bytes read; the merge's figures are added to the job's.
+ * Returns 0, or -1 after fail. */
+static int merge_account(tjob *t, const text_reader *rd, const item *its, int k, const text_merge_stats *ms)
+{
+	for (int i = 0; i < k; i++) {
+		int ch = its[i].path ? text_reader_unchanged(&rd[i]) : 0;
+		if (ch < 0)
+			return fail(t, "cannot read: %s: %s", quote_name(its[i].path), strerror(-ch));
+		if (ch)
+			return fail(t, "%s: the file changed while it was read (its size or modification time): nothing written",
+				    quote_name(its[i].path));
+	}
+	for (int i = 0; i < k; i++)
+		if (its[i].path) {
+			t->res->lines += rd[i].lines;
+			t->res->bytes += rd[i].map ? rd[i].in_size : rd[i].off;
+		}
+	t->res->ties += ms->ties;
+	t->res->merge_wait_s += ms->wait_s;
+	t->res->merge_cut_s += ms->cut_s;
+	t->res->merge_slice_s += ms->slice_s;
+	t->res->merge_out_wait_s += ms->out_wait_s;
+	t->res->merge_read_s += ms->read_s;
+	t->res->merge_shared += ms->shared;
+	t->res->merge_rounds += ms->rounds;
+	return 0;
+}
+
+/*
  * Merge items its[0, k) and, when mem is not NULL, the sorted
  * chunk mem after them, into w, in t->merge_mem bytes (text_merge_block).
  */
@@ -412,54 +535,11 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 		goto out;
 	}
 	int stdin_taken = 0;
-	for (int i = 0; i < k; i++, opened++) {
-		const item *it = &its[i];
-		int e;
-		if (it->path) {
-			e = text_reader_open(&rd[i], it->path, t->s->eol, block);
-			/* standard input named again: already read through the first
-			 * one, so empty (as sort(1) has it); two readers of one
-			 * descriptor would each take pieces of the other's lines */
-			if (!e && !strcmp(it->path, "-"))
-				rd[i].eof = stdin_taken++ > 0;
-			/* a regular file read through a mapping, as a run is: no
-			 * copies, and its blocks found on every free thread */
-			if (!e && strcmp(it->path, "-"))
-				(void)text_reader_map_input(&rd[i], w->fd); /* else: read */
-		} else {
-			/* a named run is opened now, and closed with its reader (or once its decompressor has it) */
-			int fd = !it->tmp ? it->fd : io_fault_sys(IO_FAULT_OPEN) ? -1 : open(it->tmp, O_RDONLY | O_CLOEXEC);
-			if (fd < 0) {
-				fail(t, "cannot read: %s: %s", quote_name(it->tmp), strerror(errno));
-				goto out;
-			}
-			if (t->o->compress) {
-				e = io_filter_start(&dz[i], t->o->compress, "-d", fd, 0, "a spilled run");
-				if (it->tmp)
-					close(fd);
-				if (e) {
-					fail(t, "couldn't execute compress program '%s -d': %s", t->o->compress, strerror(-e));
-					goto out;
-				}
-				e = text_reader_open_run(&rd[i], dz[i].f.fd, 0, it->hash, t->s->eol, block);
-			} else {
-				e = text_reader_open_run(&rd[i], fd, 1, it->hash, t->s->eol, block);
-				if (it->tmp && e)
-					close(fd);
-				rd[i].own = it->tmp != NULL;
-				/* no copies, the lines left in place */
-				if (!e && run_mapped(t, it))
-					(void)text_reader_map(&rd[i], (uint64_t)it->bytes); /* else: pread */
-			}
-		}
-		if (e) {
-			fail(t, "cannot read: %s: %s", it->path ? quote_name(it->path) : "a temporary file", strerror(-e));
+	for (; opened < k; opened++) {
+		if (open_source(t, &its[opened], &rd[opened], &dz[opened], block, w->fd, &stdin_taken))
 			goto out;
-		}
-		if (!it->path && (it->tmp || it->spill)) /* a corrupt run is named in the error */
-			snprintf(rd[i].name, sizeof rd[i].name, "temporary file %s", it->tmp ? it->tmp : it->spill);
-		src[i].r = &rd[i];
-		src[i].unordered = t->o->merge_only; /* -m's inputs, and runs merged from them */
+		src[opened].r = &rd[opened];
+		src[opened].unordered = t->o->merge_only; /* -m's inputs, and runs merged from them */
 	}
 	if (mem) {
 		src[k].c = mem;
@@ -476,59 +556,12 @@ static int merge_into(tjob *t, const item *its, int k, const text_chunk *mem, te
 	mapped = mapped && io_outmap_open(&m, w->fd, (uint64_t)bytes) == 0;
 	if (mapped)
 		t->res->mapped_out = 1;
-	char err[4400];
 	double t0 = util_now();
 	text_merge_stats ms = { 0 };
-	/* sources that do not overlap (an input in order) are copied whole */
-	int *order = !w->unique && !w->verify && !w->debug && ns > 1 ? malloc((size_t)ns * sizeof *order) : NULL;
-	uint64_t *lines = order ? malloc((size_t)ns * sizeof *lines) : NULL;
-	int concat = lines && text_concat_order(t->s, src, ns, order);
-	/* -m's inputs copied whole only when each is in order, but for the
-	 * last: sort(1) puts out its lines as they are once the others are done */
-	for (int i = 0; i + 1 < ns && concat; i++)
-		concat = !src[order[i]].unordered ||
-			 text_order_sorted(t->s, rd[order[i]].map, rd[order[i]].mapsize, t->pool);
-	if (concat) {
-		for (int i = 0; i < k; i++)
-			lines[i] = its[i].lines;
-		if (mem)
-			lines[k] = mem->n;
-		if (text_concat(src, ns, order, lines, w, name, mapped ? m.base : NULL, mapped ? m.bytes : 0, t->pool, err,
-				sizeof err))
-			fail(t, "%s", err);
-		else
-			rc = 0;
-		t->res->merge_concat++;
-	} else if (text_merge(t->s, src, ns, w, name, &ms, mapped ? m.base : NULL, mapped ? m.bytes : 0, t->pool,
-			      helpers, block, err, sizeof err)) {
-		fail(t, "%s", err);
-	} else {
-		rc = 0;
-	}
-	free(order);
-	free(lines);
-	/* a mapped input grown or rewritten while merged: its lines are not what it holds */
-	for (int i = 0; i < k && !rc; i++) {
-		int ch = its[i].path ? text_reader_unchanged(&rd[i]) : 0;
-		if (ch < 0)
-			rc = fail(t, "cannot read: %s: %s", quote_name(its[i].path), strerror(-ch));
-		else if (ch)
-			rc = fail(t, "%s: the file changed while it was read (its size or modification time): nothing written",
-				  its[i].path);
-	}
-	for (int i = 0; i < k && !rc; i++)
-		if (its[i].path) { /* -m's inputs: the lines and bytes read */
-			t->res->lines += rd[i].lines;
-			t->res->bytes += rd[i].map ? rd[i].in_size : rd[i].off;
-		}
-	t->res->ties += ms.ties;
-	t->res->merge_wait_s += ms.wait_s;
-	t->res->merge_cut_s += ms.cut_s;
-	t->res->merge_slice_s += ms.slice_s;
-	t->res->merge_out_wait_s += ms.out_wait_s;
-	t->res->merge_read_s += ms.read_s;
-	t->res->merge_shared += ms.shared;
-	t->res->merge_rounds += ms.rounds;
+	rc = merge_sources(t, src, ns, rd, its, k, mem, w, name, mapped ? m.base : NULL, mapped ? m.bytes : 0, helpers,
+			   block, &ms);
+	if (!rc)
+		rc = merge_account(t, rd, its, k, &ms);
 	if (mapped) {
 		int urc = io_outmap_close(&m, w->bytes - before);
 		if (urc && !rc)
