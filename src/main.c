@@ -705,88 +705,85 @@ static int run_text(job_opts *o, text_spec *ts, const char *files0, const char *
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* What the command line says: parsed (parse_options), then settled
+ * (settle_mode, settle_resources) into the job's options. */
+typedef struct cli {
+	job_opts o;
+	text_spec ts;                /* text lines: the ordering */
+	uint32_t record_size, next_off;
+	int reverse, check, cpu, clean, mem_given;
+	int text;                    /* the job is one on lines (settle_mode) */
+	const char *files0, *random_source;
+	const char *text_only;       /* an option of text lines alone, for the message if records are asked for too */
+	const char *gnu_key, *typed_key;
+	char letter[3];              /* text_only's "-x" for a letter option */
+	char **operands;
+	int nops;
+	const char *tmpdirs[64];
+	int ntmp;
+} cli;
+
+/*
+ * argv's options into c, the operands in order into c->operands (argc + 1
+ * entries). Returns 1 when --help or --version has been answered (exit
+ * 0), else 0; a usage error dies.
+ */
+static int parse_options(cli *c, int argc, char **argv)
 {
 	static const char *const where[] = { "auto", "cpu", "gpu" };
 	static const char *const checks[] = { "diagnose-first", "quiet", "silent" };
 	static const char *const statfmt[] = { "text", "json" };
 	static const char *const directs[] = { "all", "spill" };
-	job_opts o;
-	memset(&o, 0, sizeof o);
-	o.device = -1;
-	o.use_gpu = 1;
-	uint32_t record_size = 0, next_off = 0;
-	int reverse = 0, check = 0, cpu = 0, clean = 0, mem_given = 0, c;
-	/* text lines: the ordering, and what says the job is one on lines */
-	text_spec ts;
-	text_spec_init(&ts);
-	const char *files0 = NULL, *random_source = NULL, *text_only = NULL, *gnu_key = NULL, *typed_key = NULL;
-	char letter[3] = "-x";
-	char **operands = calloc((size_t)argc + 1, sizeof *operands);
-	int nops = 0;
-	if (!operands)
-		die("out of memory");
-	if (gnu_abbreviations(argc, argv))
-		die("out of memory");
-	const char *tmpdirs[64];
-	int ntmp = 0;
 	char msg[512];
-
-	/* --compress-program waits for its children: a SIGCHLD ignored by the
-	 * parent (and so by us) would have them reaped unseen, as sort(1) knows */
-	signal(SIGCHLD, SIG_DFL);
-#if GPUSORT_TEST_HOOKS
-	if (getenv("GPUSORT_PROGRAM_NAME") && *getenv("GPUSORT_PROGRAM_NAME"))
-		progname = getenv("GPUSORT_PROGRAM_NAME");
-#endif
+	int opt;
 	opterr = 0; /* our own messages: they start with "gpusort: " whatever argv[0] is */
-	while ((c = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
-		switch (c) {
+	while ((opt = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
+		switch (opt) {
 		case 1: /* an operand, in order: a file, or sort(1)'s obsolete +POS key */
-			if (obsolete_key(&ts, optarg, argv, argc, &optind))
-				gnu_key = optarg;
+			if (obsolete_key(&c->ts, optarg, argv, argc, &optind))
+				c->gnu_key = optarg;
 			else
-				operands[nops++] = optarg;
+				c->operands[c->nops++] = optarg;
 			break;
 		case 'k':
 			if (is_text_key(optarg)) {
-				if (text_spec_add_key(&ts, optarg, msg, sizeof msg))
+				if (text_spec_add_key(&c->ts, optarg, msg, sizeof msg))
 					usage_error("%s", msg);
-				gnu_key = optarg;
+				c->gnu_key = optarg;
 				break;
 			}
-			typed_key = optarg;
-			if (o.keys.n == KEYS_MAX)
+			c->typed_key = optarg;
+			if (c->o.keys.n == KEYS_MAX)
 				usage_error("too many keys (at most %d)", KEYS_MAX);
-			if (keys_parse(optarg, next_off, &o.keys.f[o.keys.n], msg, sizeof msg))
+			if (keys_parse(optarg, c->next_off, &c->o.keys.f[c->o.keys.n], msg, sizeof msg))
 				usage_error("%s", msg);
-			next_off = o.keys.f[o.keys.n].offset + o.keys.f[o.keys.n].width;
-			o.keys.n++;
+			c->next_off = c->o.keys.f[c->o.keys.n].offset + c->o.keys.f[c->o.keys.n].width;
+			c->o.keys.n++;
 			break;
 		case OPT_RECORD_SIZE:
-			record_size = (uint32_t)parse_int_arg("--record-size", optarg, 1, KEYS_MAX_RECORD);
+			c->record_size = (uint32_t)parse_int_arg("--record-size", optarg, 1, KEYS_MAX_RECORD);
 			break;
 		case 'r':
-			reverse = 1;
-			text_spec_global(&ts, "r");
+			c->reverse = 1;
+			text_spec_global(&c->ts, "r");
 			break;
 		case 'b': case 'd': case 'f': case 'g': case 'h': case 'i': case 'M': case 'n': case 'R': case 'V':
-			letter[1] = (char)c;
-			text_spec_global(&ts, letter + 1);
-			text_only = text_only ? text_only : letter;
+			c->letter[1] = (char)opt;
+			text_spec_global(&c->ts, c->letter + 1);
+			c->text_only = c->text_only ? c->text_only : c->letter;
 			break;
 		case OPT_SORT:
-			text_spec_global(&ts, sort_word(optarg));
-			text_only = text_only ? text_only : "--sort";
+			text_spec_global(&c->ts, sort_word(optarg));
+			c->text_only = c->text_only ? c->text_only : "--sort";
 			break;
 		case 't':
-			if (text_spec_tab(&ts, optarg, msg, sizeof msg))
+			if (text_spec_tab(&c->ts, optarg, msg, sizeof msg))
 				usage_error("%s", msg);
-			text_only = text_only ? text_only : "-t";
+			c->text_only = c->text_only ? c->text_only : "-t";
 			break;
 		case 'z':
-			ts.eol = '\0';
-			text_only = text_only ? text_only : "-z";
+			c->ts.eol = '\0';
+			c->text_only = c->text_only ? c->text_only : "-z";
 			break;
 		case 'y':
 			/* sort(1)'s obsolete -y N, ignored as it does: a separate
@@ -800,39 +797,39 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_FILES0:
-			files0 = optarg;
-			text_only = text_only ? text_only : "--files0-from";
+			c->files0 = optarg;
+			c->text_only = c->text_only ? c->text_only : "--files0-from";
 			break;
 		case OPT_RANDOM_SOURCE:
-			if (random_source && strcmp(random_source, optarg))
+			if (c->random_source && strcmp(c->random_source, optarg))
 				usage_error("multiple random sources specified");
-			random_source = optarg;
+			c->random_source = optarg;
 			break;
 		case OPT_DEBUG:
-			o.debug = 1;
-			text_only = text_only ? text_only : "--debug";
+			c->o.debug = 1;
+			c->text_only = c->text_only ? c->text_only : "--debug";
 			break;
 		case 's':
-			ts.stable = 1; /* records: always stable */
+			c->ts.stable = 1; /* records: always stable */
 			break;
 		case 'u':
-			o.unique = ts.unique = 1;
+			c->o.unique = c->ts.unique = 1;
 			break;
 		case 'c':
 		case 'C':
 		case OPT_CHECK: {
-			int want = c == 'c' || (c == OPT_CHECK && (!optarg || pick("--check", optarg, checks, 3) == 0))
+			int want = opt == 'c' || (opt == OPT_CHECK && (!optarg || pick("--check", optarg, checks, 3) == 0))
 					   ? JOB_CHECK_DIAGNOSE : JOB_CHECK_QUIET;
-			if (check && check != want)
+			if (c->check && c->check != want)
 				usage_error("options '-cC' are incompatible");
-			check = want;
+			c->check = want;
 			break;
 		}
-		case 'm': o.merge_only = 1; break;
+		case 'm': c->o.merge_only = 1; break;
 		case 'o':
-			if (o.output && strcmp(o.output, optarg))
+			if (c->o.output && strcmp(c->o.output, optarg))
 				usage_error("multiple output files specified");
-			o.output = optarg;
+			c->o.output = optarg;
 			break;
 		case 'S': { /* sort(1)'s rules: 0 is the least, the largest of several -S counts */
 			uint64_t v;
@@ -841,45 +838,45 @@ int main(int argc, char **argv)
 				usage_error("-S: size '%s' is too large", optarg);
 			if (rc)
 				usage_error("-S: invalid size '%s' (e.g. 512M, 4G, 50%%)", optarg);
-			mem_given = 1;
-			o.mem = v > o.mem ? v : o.mem;
+			c->mem_given = 1;
+			c->o.mem = v > c->o.mem ? v : c->o.mem;
 			break;
 		}
 		case 'T':
-			if (ntmp == 64)
+			if (c->ntmp == 64)
 				usage_error("too many -T directories (at most 64)");
-			tmpdirs[ntmp++] = optarg;
+			c->tmpdirs[c->ntmp++] = optarg;
 			break;
 		case OPT_DIRECT_IO:
 			io_set_direct(!optarg || pick("--direct-io", optarg, directs, 2) == 0 ? IO_DIRECT_ALL : IO_DIRECT_SPILL);
 			break;
-		case OPT_SYNC: o.sync = 1; break;
-		case OPT_CLEAN_TEMP: clean = 1; break;
-		case OPT_BATCH_SIZE: o.batch_size = parse_batch_size(optarg); break;
+		case OPT_SYNC: c->o.sync = 1; break;
+		case OPT_CLEAN_TEMP: c->clean = 1; break;
+		case OPT_BATCH_SIZE: c->o.batch_size = parse_batch_size(optarg); break;
 		case OPT_COMPRESS:
 			/* as sort(1): one program; it is found through PATH when a run is spilled */
 			if (!*optarg)
 				usage_error("invalid --compress-program argument ''");
-			if (o.compress && strcmp(o.compress, optarg))
+			if (c->o.compress && strcmp(c->o.compress, optarg))
 				usage_error("multiple compress programs specified");
-			o.compress = optarg;
+			c->o.compress = optarg;
 			break;
 		case OPT_PARALLEL: /* more than 1024 threads is 1024 (sort(1) takes any N too) */
-			o.threads = (int)parse_int_arg("--parallel", optarg, 1, INT_MAX);
-			o.threads = o.threads > 1024 ? 1024 : o.threads;
+			c->o.threads = (int)parse_int_arg("--parallel", optarg, 1, INT_MAX);
+			c->o.threads = c->o.threads > 1024 ? 1024 : c->o.threads;
 			break;
-		case OPT_GPU_MEMORY: o.gpu_mem = parse_size_arg("--gpu-memory", optarg); break;
-		case OPT_DEVICE: o.device = (int)parse_int_arg("--device", optarg, 0, 1023); break;
-		case OPT_CPU: cpu = 1; break;
-		case OPT_ALGORITHM: o.algorithm = pick_algorithm(optarg, &o.sorter); break;
-		case OPT_MERGE_ENGINE: o.merge_where = pick("--merge-engine", optarg, where, 3); break;
-		case OPT_VERIFY: o.verify = 1; break;
-		case OPT_PROGRESS: o.progress = 1; break;
+		case OPT_GPU_MEMORY: c->o.gpu_mem = parse_size_arg("--gpu-memory", optarg); break;
+		case OPT_DEVICE: c->o.device = (int)parse_int_arg("--device", optarg, 0, 1023); break;
+		case OPT_CPU: c->cpu = 1; break;
+		case OPT_ALGORITHM: c->o.algorithm = pick_algorithm(optarg, &c->o.sorter); break;
+		case OPT_MERGE_ENGINE: c->o.merge_where = pick("--merge-engine", optarg, where, 3); break;
+		case OPT_VERIFY: c->o.verify = 1; break;
+		case OPT_PROGRESS: c->o.progress = 1; break;
 		case OPT_STATS:
-			o.stats = optarg ? 1 + pick("--stats", optarg, statfmt, 2) : JOB_STATS_TEXT;
+			c->o.stats = optarg ? 1 + pick("--stats", optarg, statfmt, 2) : JOB_STATS_TEXT;
 			break;
-		case OPT_HELP: help(); return 0;
-		case OPT_VERSION: version(); return 0;
+		case OPT_HELP: help(); return 1;
+		case OPT_VERSION: version(); return 1;
 		case ':':
 			if (optopt > 0 && optopt < 256)
 				die("option requires an argument -- '%c' (see gpusort --help)", optopt);
@@ -889,37 +886,46 @@ int main(int argc, char **argv)
 		}
 	}
 	while (optind < argc) /* after "--" */
-		operands[nops++] = argv[optind++];
-	if (clean) {
-		if (nops)
-			usage_error("extra operand '%s' not allowed with --clean-temp", operands[0]);
-		return clean_temp(tmpdirs, ntmp);
-	}
-	/* algorithm: 0 auto, 1 cpu, 2 a GPU engine */
-	if (cpu && (o.device >= 0 || o.algorithm == 2))
-		usage_error("--cpu contradicts %s", o.device >= 0 ? "--device" : "--algorithm");
-	o.use_gpu = !cpu && o.algorithm != 1;
-	if (o.algorithm == 2)
-		o.algorithm = JOB_WHERE_GPU;
-	/* records when a record size or a typed key says so, else lines */
-	int text = !record_size && !typed_key;
-	if (gnu_key && typed_key)
-		usage_error("-k %s is a key of text lines and -k %s a typed key of records: they cannot be mixed", gnu_key,
-			    typed_key);
-	if (!text && (gnu_key || text_only))
-		usage_error("%s is for text lines; it cannot be used with --record-size or a typed key (-k TYPE)",
-			    gnu_key ? "-k F[.C][OPTS]" : text_only);
-	if (!text && keys_finish(&o.keys, record_size, reverse, msg, sizeof msg))
-		usage_error("%s", msg);
+		c->operands[c->nops++] = argv[optind++];
+	return 0;
+}
 
+/* Records or lines, the inputs, and the options that contradict each
+ * other or the mode; a usage error dies. */
+static void settle_mode(cli *c)
+{
 	static char *stdin_only[] = { "-" };
-	o.inputs = nops ? operands : stdin_only;
-	o.ninputs = nops ? nops : 1;
-	if (check && o.ninputs > 1)
-		usage_error("extra operand '%s' not allowed with -%c", o.inputs[1], check == JOB_CHECK_QUIET ? 'C' : 'c');
-	if (check && o.output)
-		usage_error("options '-%co' are incompatible", check == JOB_CHECK_QUIET ? 'C' : 'c');
+	char msg[512];
+	job_opts *o = &c->o;
+	/* algorithm: 0 auto, 1 cpu, 2 a GPU engine */
+	if (c->cpu && (o->device >= 0 || o->algorithm == 2))
+		usage_error("--cpu contradicts %s", o->device >= 0 ? "--device" : "--algorithm");
+	o->use_gpu = !c->cpu && o->algorithm != 1;
+	if (o->algorithm == 2)
+		o->algorithm = JOB_WHERE_GPU;
+	/* records when a record size or a typed key says so, else lines */
+	c->text = !c->record_size && !c->typed_key;
+	if (c->gnu_key && c->typed_key)
+		usage_error("-k %s is a key of text lines and -k %s a typed key of records: they cannot be mixed", c->gnu_key,
+			    c->typed_key);
+	if (!c->text && (c->gnu_key || c->text_only))
+		usage_error("%s is for text lines; it cannot be used with --record-size or a typed key (-k TYPE)",
+			    c->gnu_key ? "-k F[.C][OPTS]" : c->text_only);
+	if (!c->text && keys_finish(&o->keys, c->record_size, c->reverse, msg, sizeof msg))
+		usage_error("%s", msg);
+	o->inputs = c->nops ? c->operands : stdin_only;
+	o->ninputs = c->nops ? c->nops : 1;
+	if (c->check && o->ninputs > 1)
+		usage_error("extra operand '%s' not allowed with -%c", o->inputs[1], c->check == JOB_CHECK_QUIET ? 'C' : 'c');
+	if (c->check && o->output)
+		usage_error("options '-%co' are incompatible", c->check == JOB_CHECK_QUIET ? 'C' : 'c');
+}
 
+/* -S (or its default), --parallel's default, the spill directories,
+ * --progress's pace; then the test build's switches. */
+static void settle_resources(cli *c)
+{
+	job_opts *o = &c->o;
 	const char *cg_file = NULL;
 #if GPUSORT_TEST_HOOKS
 	cg_file = getenv("GPUSORT_CGROUP_MEMORY_FILE");
@@ -927,14 +933,14 @@ int main(int argc, char **argv)
 	uint64_t phys = util_physmem(), cg = util_cgroup_memory(cg_file);
 	if (cg && (!phys || cg < phys))
 		phys = cg;
-	if (mem_given) {
+	if (c->mem_given) {
 		/* -S is a limit, not a demand: more than the machine (or the
 		 * cgroup) has is what it has, as sort(1) takes -S 200% or -S 1P,
 		 * where buffers of that size would only fail; 0 is the least */
-		if (phys && o.mem > phys)
-			o.mem = phys;
-		if (!o.mem)
-			o.mem = 1;
+		if (phys && o->mem > phys)
+			o->mem = phys;
+		if (!o->mem)
+			o->mem = 1;
 	} else {
 		/* half of the smaller of RAM and the cgroup's limit: a 16 GiB
 		 * file of u64 on a 128 GiB machine is then one streamed chunk
@@ -942,27 +948,81 @@ int main(int argc, char **argv)
 		 * at 25% (22.0-27.6 s; bench/results/h100-cpu-default-S-2026-11-25.md).
 		 * GNU sort's default is larger still (the available memory, up
 		 * to 3/4 of RAM); both size their buffers by a file's size */
-		o.mem = phys ? phys / 2 : (256ull << 20);
-		if (o.mem < (64ull << 20))
-			o.mem = 64ull << 20;
+		o->mem = phys ? phys / 2 : (256ull << 20);
+		if (o->mem < (64ull << 20))
+			o->mem = 64ull << 20;
 	}
-	if (!o.threads)
-		o.threads = util_ncores();
-	if (!ntmp) {
+	if (!o->threads)
+		o->threads = util_ncores();
+	if (!c->ntmp) {
 		const char *t = getenv("TMPDIR");
-		tmpdirs[ntmp++] = t && *t ? t : "/tmp";
+		c->tmpdirs[c->ntmp++] = t && *t ? t : "/tmp";
 	}
-	o.tmpdirs = tmpdirs;
-	o.ntmp = ntmp;
+	o->tmpdirs = c->tmpdirs;
+	o->ntmp = c->ntmp;
 	/* a terminal is redrawn often, a log is written to every few seconds */
-	o.progress_tty = isatty(STDERR_FILENO);
-	o.progress_interval = o.progress_tty ? 0.25 : 5.0;
+	o->progress_tty = isatty(STDERR_FILENO);
+	o->progress_interval = o->progress_tty ? 0.25 : 5.0;
 #if GPUSORT_TEST_HOOKS
-	read_test_knobs(&o.knobs);
-	read_test_progress(&o);
+	read_test_knobs(&o->knobs);
+	read_test_progress(o);
 	read_test_io();
 #endif
+}
 
+/* A job on records: -c's verdict or the sort; its notices printed. Returns the exit status. */
+static int run_records(const job_opts *o, int check)
+{
+	job_result res;
+	if (check) {
+		job_check(o, &res);
+		if (res.status == EXIT_DISORDER && check == JOB_CHECK_DIAGNOSE)
+			fprintf(stderr, "gpusort: %s\n", res.msg);
+		if (res.status == EXIT_TROUBLE)
+			die("%s", res.msg);
+		return res.status;
+	}
+	job_sort(o, &res);
+	if (res.status)
+		die("%s", res.msg); /* the error alone: one line */
+	/* notices: one prefixed line each; --stats=json carries them in its object */
+	for (char *line = res.notice; *line && o->stats != JOB_STATS_JSON;) {
+		char *nl = strchr(line, '\n');
+		fprintf(stderr, "gpusort: %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
+		line = nl ? nl + 1 : line + strlen(line);
+	}
+	if (fflush(stdout) == EOF)
+		die("write failed: 'standard output': %s", strerror(errno));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static cli c; /* large (the key specs): not on the stack */
+	c.o.device = -1;
+	c.o.use_gpu = 1;
+	text_spec_init(&c.ts);
+	memcpy(c.letter, "-x", 3);
+	if (!(c.operands = calloc((size_t)argc + 1, sizeof *c.operands)))
+		die("out of memory");
+	if (gnu_abbreviations(argc, argv))
+		die("out of memory");
+	/* --compress-program waits for its children: a SIGCHLD ignored by the
+	 * parent (and so by us) would have them reaped unseen, as sort(1) knows */
+	signal(SIGCHLD, SIG_DFL);
+#if GPUSORT_TEST_HOOKS
+	if (getenv("GPUSORT_PROGRAM_NAME") && *getenv("GPUSORT_PROGRAM_NAME"))
+		progname = getenv("GPUSORT_PROGRAM_NAME");
+#endif
+	if (parse_options(&c, argc, argv))
+		return 0;
+	if (c.clean) {
+		if (c.nops)
+			usage_error("extra operand '%s' not allowed with --clean-temp", c.operands[0]);
+		return clean_temp(c.tmpdirs, c.ntmp);
+	}
+	settle_mode(&c);
+	settle_resources(&c);
 	io_signals_install();
 	/* a regular output file is filled through a mapping (io_outmap), and
 	 * a text mode's single regular input is mapped, not copied (text_load.c),
@@ -970,31 +1030,11 @@ int main(int argc, char **argv)
 	 * records' -m map their regular inputs */
 	char bus[256];
 	snprintf(bus, sizeof bus, "%s: %s: stopped\n", progname,
-		 text ? "an input file shrank while it was read, the output while it was written, or a spilled run "
-			"could not be read back"
-		      : "an input file shrank while it was read, or the output file while it was written");
+		 c.text ? "an input file shrank while it was read, the output while it was written, or a spilled run "
+			  "could not be read back"
+			: "an input file shrank while it was read, or the output file while it was written");
 	io_sigbus_install(bus);
-	if (text)
-		return run_text(&o, &ts, files0, random_source, check, nops > 0);
-	job_result res;
-	if (check) {
-		job_check(&o, &res);
-		if (res.status == EXIT_DISORDER && check == JOB_CHECK_DIAGNOSE)
-			fprintf(stderr, "gpusort: %s\n", res.msg);
-		if (res.status == EXIT_TROUBLE)
-			die("%s", res.msg);
-		return res.status;
-	}
-	job_sort(&o, &res);
-	if (res.status)
-		die("%s", res.msg); /* the error alone: one line */
-	/* notices: one prefixed line each; --stats=json carries them in its object */
-	for (char *line = res.notice; *line && o.stats != JOB_STATS_JSON;) {
-		char *nl = strchr(line, '\n');
-		fprintf(stderr, "gpusort: %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
-		line = nl ? nl + 1 : line + strlen(line);
-	}
-	if (fflush(stdout) == EOF)
-		die("write error on standard output: %s", strerror(errno));
-	return 0;
+	if (c.text)
+		return run_text(&c.o, &c.ts, c.files0, c.random_source, c.check, c.nops > 0);
+	return run_records(&c.o, c.check);
 }
