@@ -416,8 +416,9 @@ enum { IO_JOB_READ, IO_JOB_READ_AT, IO_JOB_WRITE, IO_JOB_CALL, IO_JOB_READ_ARRIV
  * or, with some read, after IO_ARRIVED_WAIT seconds with no more there
  * (a slow producer's data is looked at soon after it comes, not when a
  * whole buffer is full), or once *stop is set (nothing more is wanted
- * from a producer that may never end); a regular file as READ. `hook`, if set, runs in the worker after a read or
- * before a write (checksums), and may set res < 0 to fail the job.
+ * from a producer that may never end); a regular file as READ. `hook`,
+ * if set, runs in the worker after a read or before a write (checksums),
+ * and may set res < 0 to fail the job.
  */
 typedef struct io_job {
 	int op;

@@ -124,11 +124,12 @@ static int check_window(const text_spec *s, const char *name, carry *k, const ui
 			tpool *pool, text_result *res)
 {
 	size_t end = wlen;
-	if (!eof) {
-		const uint8_t *e = memrchr(win, s->eol, wlen);
+	if (!eof) { /* the last delimiter among the bytes read: the carry's were
+		    * seen, and a long line is not searched again at every read */
+		const uint8_t *e = memrchr(win + k->len, s->eol, wlen - k->len);
 		end = e ? (size_t)(e - win) + 1 : 0;
 	}
-	if (!end) { /* no line ended yet: all of it carried */
+	if (!end) { /* no new line ended: all of it carried */
 		k->at = win, k->len = wlen;
 		return 0;
 	}
