@@ -454,4 +454,32 @@ ssize_t io_worker_wait(io_worker *w, io_job *j);
 /* Finish queued jobs and join. */
 void io_worker_stop(io_worker *w);
 
+/*
+ * Double buffering of a stream (io_double.c): reads of f into two
+ * buffers in turn, each an IO_JOB_READ_ARRIVED of up to `len` bytes
+ * (`cap` the buffer's size, as io_read_next's), on a worker of its own,
+ * while the caller looks at the other buffer.
+ * - io_double_start: the worker started and the first read (into buf0)
+ *   queued. 0, or -errno (a thread not started; nothing to stop).
+ * - io_double_wait: the bytes of the read in flight (f->eof set at the
+ *   end) or -errno; *buf its buffer.
+ * - io_double_next: the next read queued into the other buffer. Call it
+ *   once nothing more is wanted from that buffer (a carry copied out of
+ *   it), never after the end or an error.
+ * - io_double_stop: a read in flight given up (a producer that may never
+ *   end is not waited for) and the worker joined. Safe after a failed
+ *   start.
+ */
+typedef struct io_double {
+	io_worker w;
+	io_job job[2];
+	atomic_int stop;
+	int cur, pending;
+} io_double;
+
+int io_double_start(io_double *d, io_file *f, uint8_t *buf0, uint8_t *buf1, size_t len, size_t cap);
+ssize_t io_double_wait(io_double *d, uint8_t **buf);
+void io_double_next(io_double *d);
+void io_double_stop(io_double *d);
+
 #endif

@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,33 +136,20 @@ static void check_stream(job_ctx *c, job_result *r, order_check *m)
 	io_file *f = &c->in[0];
 	const size_t R = c->R, len = ((8u << 20) / R + 1) * R, pad = (2 * R + IO_ALIGN - 1) / IO_ALIGN * IO_ALIGN;
 	const size_t one = pad + len + IO_ALIGN; /* a buffer, room for two records before it */
-	uint8_t *base = util_alloc_aligned(2 * one, IO_ALIGN), *carry = malloc(2 * R), *buf[2];
+	uint8_t *base = util_alloc_aligned(2 * one, IO_ALIGN), *carry = malloc(2 * R), *buf;
 	size_t clen = 0;   /* carry's bytes: the last complete record (once recno > 0), then a part of one */
 	uint64_t recno = 0; /* complete records before this buffer's */
-	atomic_int stop;
-	io_worker w = { 0 };
-	io_job job[2];
-	int cur = 0, pending = 0;
-	atomic_init(&stop, 0);
-	if (!base || !carry) {
-		job_fail(c, "out of memory");
-		goto out;
-	}
-	int rc = io_worker_start(&w);
+	io_double d;
+	int rc = base && carry ? io_double_start(&d, f, base + pad, base + one + pad, len, len + IO_ALIGN) : -ENOMEM;
 	if (rc) {
-		job_fail(c, "cannot start a thread: %s", strerror(-rc));
+		if (rc == -ENOMEM)
+			job_fail(c, "out of memory");
+		else
+			job_fail(c, "cannot start a thread: %s", strerror(-rc));
 		goto out;
 	}
-	for (int i = 0; i < 2; i++) {
-		buf[i] = base + i * one + pad;
-		job[i] = (io_job){ .op = IO_JOB_READ_ARRIVED, .f = f, .buf = buf[i], .len = len, .cap = len + IO_ALIGN,
-				   .stop = &stop };
-	}
-	io_worker_submit(&w, &job[0]);
-	pending = 1;
-	for (;; cur ^= 1) {
-		ssize_t got = io_worker_wait(&w, &job[cur]);
-		pending = 0;
+	for (;;) {
+		ssize_t got = io_double_wait(&d, &buf);
 		if (got < 0) {
 			job_fail(c, "read failed: %s: %s", quote_name(f->name), strerror((int)-got));
 			break;
@@ -179,13 +165,11 @@ static void check_stream(job_ctx *c, job_result *r, order_check *m)
 			break;
 		}
 		int eof = f->eof;
-		if (!eof) { /* the next read, while this one is checked */
-			io_worker_submit(&w, &job[cur ^ 1]);
-			pending = 1;
-		}
+		if (!eof) /* the next read, while this one is checked */
+			io_double_next(&d);
 		/* the window: the carry, then the bytes read; its record 0 is the
 		 * file's record `first` */
-		uint8_t *win = buf[cur] - clen;
+		uint8_t *win = buf - clen;
 		memcpy(win, carry, clen);
 		size_t k = (clen + (size_t)got) / R, rest = clen + (size_t)got - k * R;
 		uint64_t first = recno ? recno - 1 : 0;
@@ -202,10 +186,7 @@ static void check_stream(job_ctx *c, job_result *r, order_check *m)
 		clen = (k ? R : 0) + rest; /* the last record (if any), then the part of the next */
 		memcpy(carry, win + (k ? k - 1 : 0) * R, clen);
 	}
-	atomic_store(&stop, 1);
-	if (pending)
-		io_worker_wait(&w, &job[cur ^ 1]);
-	io_worker_stop(&w);
+	io_double_stop(&d);
 out:
 	free(base);
 	free(carry);

@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,54 +160,37 @@ static int check_window(const text_spec *s, const char *name, carry *k, const ui
 static void check_stream(const text_spec *s, io_file *f, size_t block, tpool *pool, text_result *res)
 {
 	const size_t room = block < STREAM_ROOM ? block : STREAM_ROOM;
-	uint8_t *base = malloc(2 * (room + block)), *buf[2];
+	uint8_t *base = malloc(2 * (room + block)), *buf;
 	carry k = { 0 };
-	int cur = 0, pending = 0;
-	atomic_int stop;
-	io_worker w;
-	io_job job[2];
-	atomic_init(&stop, 0);
-	int rc = base ? io_worker_start(&w) : -ENOMEM;
+	io_double d;
+	int rc = base ? io_double_start(&d, f, base + room, base + room + block + room, block, block) : -ENOMEM;
 	if (rc) {
-		if (!base)
+		if (rc == -ENOMEM)
 			fail(res, "out of memory");
 		else
 			fail(res, "cannot start a thread: %s", strerror(-rc));
 		free(base);
 		return;
 	}
-	for (int i = 0; i < 2; i++) {
-		buf[i] = base + i * (room + block) + room;
-		job[i] = (io_job){ .op = IO_JOB_READ_ARRIVED, .f = f, .buf = buf[i], .len = block, .cap = block,
-				  .stop = &stop };
-	}
-	io_worker_submit(&w, &job[0]);
-	pending = 1;
-	for (;; cur ^= 1) {
-		ssize_t got = io_worker_wait(&w, &job[cur]);
-		pending = 0;
+	for (;;) {
+		ssize_t got = io_double_wait(&d, &buf);
 		if (got < 0) {
 			fail(res, "read failed: %s: %s", quote_name(f->name), strerror((int)-got));
 			break;
 		}
 		size_t wlen;
-		uint8_t *win = window_of(&k, buf[cur], room, (size_t)got, &wlen);
+		uint8_t *win = window_of(&k, buf, room, (size_t)got, &wlen);
 		if (!win) {
 			fail(res, "out of memory");
 			break;
 		}
 		int eof = f->eof;
-		if (!eof) { /* the next read, while this window is checked */
-			io_worker_submit(&w, &job[cur ^ 1]);
-			pending = 1;
-		}
+		if (!eof) /* the next read, while this window is checked */
+			io_double_next(&d);
 		if (check_window(s, f->name, &k, win, wlen, eof, pool, res) || eof)
 			break;
 	}
-	atomic_store(&stop, 1);
-	if (pending)
-		io_worker_wait(&w, &job[cur ^ 1]);
-	io_worker_stop(&w);
+	io_double_stop(&d);
 	res->lines = k.lines;
 	free(base);
 	free(k.big);

@@ -27,6 +27,17 @@ static void fill(uint8_t *p, size_t n, unsigned long long seed)
 		p[i] = (uint8_t)unit_rand(&seed);
 }
 
+/* A pipe p, its read end as the input f (a stream: not regular). 0 or -1. */
+static int pipe_input(int p[2], io_file *f)
+{
+	memset(f, 0, sizeof *f);
+	f->dfd = -1;
+	if (pipe(p))
+		return -1;
+	f->fd = p[0];
+	return 0;
+}
+
 /* The file's bytes as pread(2) sees them (or NULL). */
 static uint8_t *pread_all(const char *path, size_t n)
 {
@@ -222,10 +233,8 @@ int main(void)
 	 * end; the writer gone: 0 and the end; pos counts the bytes */
 	TEST_BEGIN("io/read-ready") {
 		int p[2];
-		CHECK(pipe(p) == 0, "pipe");
 		io_file f;
-		memset(&f, 0, sizeof f);
-		f.fd = p[0], f.dfd = -1;
+		CHECK(pipe_input(p, &f) == 0, "pipe");
 		char b[64];
 		CHECK(write(p[1], "abcde", 5) == 5, "write");
 		double t0 = util_now();
@@ -242,6 +251,45 @@ int main(void)
 		      (unsigned long long)f.pos);
 		CHECK(io_read_ready(&f, b, sizeof b, -1) == 0 && f.eof, "after the end");
 		close(p[0]);
+	} TEST_END();
+
+	/* io_double: a pipe's bytes, whole and in order, through two buffers
+	 * taken in turn; a read returns when full or once the bytes stop
+	 * coming; stopping gives up a read of a producer that never ends */
+	TEST_BEGIN("io/double") {
+		int p[2];
+		io_file f;
+		CHECK(pipe_input(p, &f) == 0, "pipe");
+		uint8_t b0[4], b1[4], *buf, got_all[16];
+		size_t n = 0;
+		CHECK(write(p[1], "hello", 5) == 5, "write");
+		io_double d;
+		CHECK(io_double_start(&d, &f, b0, b1, 4, 4) == 0, "start");
+		ssize_t got = io_double_wait(&d, &buf);
+		CHECK(got == 4 && buf == b0 && !memcmp(buf, "hell", 4), "full first read: %zd", got);
+		io_double_next(&d);
+		got = io_double_wait(&d, &buf);
+		CHECK(got == 1 && buf == b1 && *buf == 'o' && !f.eof, "what arrived: %zd eof %d", got, f.eof);
+		CHECK(write(p[1], ", world", 7) == 7, "write");
+		close(p[1]);
+		for (uint8_t *want = b0; !f.eof && n + 4 <= sizeof got_all; want = want == b0 ? b1 : b0) {
+			io_double_next(&d);
+			got = io_double_wait(&d, &buf);
+			CHECK(got >= 0 && buf == want, "read %zd into buffer %d", got, buf == b1);
+			memcpy(got_all + n, buf, (size_t)got);
+			n += (size_t)got;
+		}
+		CHECK(f.eof && n == 7 && !memcmp(got_all, ", world", 7), "the rest: %zu bytes, eof %d", n, f.eof);
+		io_double_stop(&d);
+		close(p[0]);
+
+		CHECK(pipe_input(p, &f) == 0, "pipe");
+		CHECK(io_double_start(&d, &f, b0, b1, 4, 4) == 0, "start");
+		double t0 = util_now();
+		io_double_stop(&d);
+		double took = util_now() - t0;
+		CHECK(took < 2, "stop took %.3f s with the producer silent", took);
+		close(p[0]), close(p[1]);
 	} TEST_END();
 
 	/* sizes around the O_DIRECT block, the request segment and the queue depth */
