@@ -4,7 +4,7 @@
 #endif
 #include "engine.h"
 #include "cpusort.h"
-#include "plan.h"
+#include "plan_sorter.h"
 #include "../kernels/gpusort_kernels.h"
 #include "../io/io_fault.h"
 

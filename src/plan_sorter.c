@@ -1,9 +1,9 @@
 /*
- * plan_sorter.c - --algorithm=auto's choice of in-device sorter (plan.h:
+ * plan_sorter.c - --algorithm=auto's choice of in-device sorter (plan_sorter.h:
  * plan_sorter). Pure: a table and the capacities the engine measured on
  * the opened device.
  */
-#include "plan.h"
+#include "plan_sorter.h"
 
 #include <string.h>
 

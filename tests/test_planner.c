@@ -7,6 +7,7 @@
  * few hand-computed cases.
  */
 #include "plan.h"
+#include "plan_sorter.h"
 #include "cpusort.h"
 #include "keys.h"
 #include "resident.h"
