@@ -780,6 +780,84 @@ static uint64_t merge_room(size_t budget, size_t held)
 	return budget > held ? budget - held : 0;
 }
 
+/* The only chunk (no runs): written as it is sorted. */
+static int only_chunk(tjob *t, const text_chunk *c)
+{
+	text_writer w;
+	if (open_output(t, &w))
+		return -1;
+	if (t->prog)
+		progress_phase(t->prog, PROGRESS_WRITE, 0, 0, (int64_t)c->start[c->n]);
+	if (sort_write_chunk(t, c, &w, t->out_name)) {
+		text_writer_close(&w);
+		return -1;
+	}
+	progress_add(t->prog, c->start[c->n]);
+	double t1 = util_now();
+	int rc = commit_output(t, &w);
+	t->res->write_s += util_now() - t1;
+	return rc;
+}
+
+/* The last chunk of several, sorted: merged from memory with the runs,
+ * which have what `budget` leaves beside its lines and their order, or
+ * straight out when the runs were all merged into one file before. */
+static int last_chunk(tjob *t, text_loader *l, const text_chunk *c, size_t budget)
+{
+	text_writer w;
+	text_sort_release(&t->sorter);
+	text_load_trim(l);
+	t->merge_mem = merge_room(budget, text_load_held(l) + text_sort_held(&t->sorter));
+	t->passes = t->n ? reduce_passes(t, t->n, 1) + 1 : 0;
+	if (reduce(t, 1, 1) || open_output(t, &w))
+		return -1;
+	double t1 = util_now();
+	int64_t total = t->n ? items_bytes(t->items, t->n) : 0;
+	if (t->n)
+		merge_phase(t, total < 0 ? -1 : total + (int64_t)c->start[c->n]);
+	else if (t->prog)
+		progress_phase(t->prog, PROGRESS_WRITE, 0, 0, (int64_t)c->start[c->n]);
+	w.prog = t->prog;
+	if (t->n ? merge_into(t, t->items, t->n, c, &w, t->out_name) : write_chunk(t, c, &w, t->out_name)) {
+		text_writer_close(&w);
+		return -1;
+	}
+	if (!t->n && w.prog_done < c->start[c->n]) /* the gather path writes past the writer's lines */
+		progress_add(t->prog, c->start[c->n] - w.prog_done);
+	if (!t->n)
+		t->res->write_s += util_now() - t1;
+	t1 = util_now();
+	int rc = commit_output(t, &w);
+	t->res->write_s += util_now() - t1;
+	return rc;
+}
+
+/* No lines left after the runs (or none at all): -S is the merge's. */
+static int runs_only(tjob *t, text_loader *l, size_t budget)
+{
+	text_writer w;
+	text_sort_release(&t->sorter);
+	text_load_release(l);
+	t->merge_mem = budget;
+	t->passes = t->n ? reduce_passes(t, t->n, 0) + 1 : 0;
+	if (reduce(t, 0, 1) || open_output(t, &w))
+		return -1;
+	if (t->n)
+		merge_phase(t, items_bytes(t->items, t->n));
+	w.prog = t->prog;
+	if (t->n && merge_into(t, t->items, t->n, NULL, &w, t->out_name)) {
+		text_writer_close(&w);
+		return -1;
+	}
+	return commit_output(t, &w);
+}
+
+/*
+ * A sort: chunks loaded within -S and sorted; every chunk but the last
+ * spilled as a run (merged down early when the descriptors would run
+ * out); the last one written as it is (the only chunk) or merged with the
+ * runs. Returns 0, or -1 with t's error set.
+ */
 static int sort_job(tjob *t)
 {
 	const job_opts *o = t->o;
@@ -787,7 +865,6 @@ static int sort_job(tjob *t)
 	text_loader l;
 	int in_place = !o->output || !strcmp(o->output, "-");
 	text_load_init(&l, o->inputs, o->ninputs, t->s->eol, budget, t->pool, in_place ? STDOUT_FILENO : -1);
-	text_writer w;
 	int rc = -1, last = 0;
 	if (t->prog)
 		progress_phase(t->prog, PROGRESS_SORT, 0, 0, inputs_bytes(o));
@@ -809,79 +886,27 @@ static int sort_job(tjob *t)
 		if (!t->eng_open && open_engine(t, c.n, last))
 			goto out;
 		if (last && !t->n) {
-			/* the only chunk (no runs): written as it is sorted */
-			if (open_output(t, &w))
-				goto out;
-			if (t->prog)
-				progress_phase(t->prog, PROGRESS_WRITE, 0, 0, (int64_t)c.start[c.n]);
-			if (sort_write_chunk(t, &c, &w, t->out_name)) {
-				text_writer_close(&w);
-				goto out;
-			}
-			progress_add(t->prog, c.start[c.n]);
-			double t1 = util_now();
-			rc = commit_output(t, &w);
-			t->res->write_s += util_now() - t1;
+			rc = only_chunk(t, &c);
 			goto out;
 		}
 		if (text_sort_chunk(&t->sorter, &c)) {
 			fail(t, "%s", t->sorter.err);
 			goto out;
 		}
-		if (!last) {
-			if (spill_chunk(t, &c))
+		if (last) {
+			rc = last_chunk(t, &l, &c, budget);
+			goto out;
+		}
+		if (spill_chunk(t, &c))
+			goto out;
+		/* each unlinked run holds a descriptor: merge them down before they run out */
+		if (!t->named && t->n >= t->fd_room / 2) {
+			t->merge_mem = merge_room(budget, text_load_held(&l) + text_sort_held(&t->sorter));
+			if (reduce(t, 1, 0))
 				goto out;
-			/* each unlinked run holds a descriptor: merge them down before they run out */
-			if (!t->named && t->n >= t->fd_room / 2) {
-				t->merge_mem = merge_room(budget, text_load_held(&l) + text_sort_held(&t->sorter));
-				if (reduce(t, 1, 0))
-					goto out;
-			}
-			continue;
 		}
-		/* the last chunk: straight out, or merged from memory with the runs,
-		 * which have what -S leaves beside its lines and their order */
-		text_sort_release(&t->sorter);
-		text_load_trim(&l);
-		t->merge_mem = merge_room(budget, text_load_held(&l) + text_sort_held(&t->sorter));
-		t->passes = t->n ? reduce_passes(t, t->n, 1) + 1 : 0;
-		if (reduce(t, 1, 1) || open_output(t, &w))
-			goto out;
-		double t1 = util_now();
-		int64_t total = t->n ? items_bytes(t->items, t->n) : 0;
-		if (t->n)
-			merge_phase(t, total < 0 ? -1 : total + (int64_t)c.start[c.n]);
-		else if (t->prog)
-			progress_phase(t->prog, PROGRESS_WRITE, 0, 0, (int64_t)c.start[c.n]);
-		w.prog = t->prog;
-		if (t->n ? merge_into(t, t->items, t->n, &c, &w, t->out_name) : write_chunk(t, &c, &w, t->out_name)) {
-			text_writer_close(&w);
-			goto out;
-		}
-		if (!t->n && w.prog_done < c.start[c.n]) /* the gather path writes past the writer's lines */
-			progress_add(t->prog, c.start[c.n] - w.prog_done);
-		if (!t->n)
-			t->res->write_s += util_now() - t1;
-		t1 = util_now();
-		rc = commit_output(t, &w);
-		t->res->write_s += util_now() - t1;
-		goto out;
 	}
-	/* no lines left after the runs (or none at all): -S is the merge's */
-	text_sort_release(&t->sorter);
-	text_load_release(&l);
-	t->merge_mem = budget;
-	t->passes = t->n ? reduce_passes(t, t->n, 0) + 1 : 0;
-	if (reduce(t, 0, 1) || open_output(t, &w))
-		goto out;
-	if (t->n)
-		merge_phase(t, items_bytes(t->items, t->n));
-	w.prog = t->prog;
-	if (t->n && merge_into(t, t->items, t->n, NULL, &w, t->out_name)) {
-		text_writer_close(&w);
-		goto out;
-	}
-	rc = commit_output(t, &w);
+	rc = runs_only(t, &l, budget);
 out:
 	t->res->bytes = l.bytes;
 	text_load_free(&l);
