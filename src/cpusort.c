@@ -492,6 +492,7 @@ struct job {
 	uint8_t *recs, *out, *ent, *tmp;
 	size_t n, esz;
 	uint32_t plen;
+	size_t *tie_start; /* fix_ties: [nt + 1] where each thread's ranges start */
 };
 
 static void make_entries(void *p, int t, int nt)
@@ -556,21 +557,39 @@ static void merge_sort(const struct job *j, uint8_t *a, uint8_t *tmp, size_t n)
 	memcpy(a + o * E, tmp + k * E, (n - k) * E);
 }
 
+/* Whether entry i starts a range of equal prefixes (or is the end). */
+static int range_start(const struct job *j, size_t i)
+{
+	return i == 0 || i >= j->n || memcmp(j->ent + i * j->esz, j->ent + (i - 1) * j->esz, j->plen);
+}
+
+/* The first range that starts in thread t's slice, SIZE_MAX when none
+ * does. Found before any range is sorted: a thread that looked past its
+ * slice's start while the one before sorts the range there would read
+ * entries being moved. */
+static void tie_starts(void *p, int t, int nt)
+{
+	struct job *j = p;
+	size_t lo, hi;
+	util_split(j->n, t, nt, &lo, &hi);
+	while (lo < hi && !range_start(j, lo))
+		lo++;
+	j->tie_start[t] = lo < hi ? lo : SIZE_MAX;
+}
+
 /*
  * Keys longer than the prefix: each range of equal prefixes is sorted by the
- * full key. A thread takes the ranges that start in its slice.
+ * full key. A thread takes the ranges that start in its slice, which end at
+ * the next thread's first range at the latest (tie_start).
  */
 static void fix_ties(void *p, int t, int nt)
 {
+	(void)nt;
 	struct job *j = p;
-	size_t lo, hi, E = j->esz;
-	util_split(j->n, t, nt, &lo, &hi);
-	while (lo > 0 && lo < hi && !memcmp(j->ent + lo * E, j->ent + (lo - 1) * E, j->plen))
-		lo++; /* that range belongs to the thread before */
-	size_t i = lo;
-	while (i < hi) {
+	size_t i = j->tie_start[t], end = j->tie_start[t + 1], E = j->esz;
+	while (i < end) {
 		size_t k = i + 1;
-		while (k < j->n && !memcmp(j->ent + k * E, j->ent + i * E, j->plen))
+		while (k < end && !range_start(j, k))
 			k++;
 		if (k - i > 1)
 			merge_sort(j, j->ent + i * E, j->tmp + i * E, k - i);
@@ -672,8 +691,20 @@ uint8_t *cpusort_sort_entries(const keys_spec *s, const uint8_t *recs, uint8_t *
 	struct job j = { .s = s, .recs = (uint8_t *)recs, .n = n, .esz = entry_size(s), .plen = prefix_len(s) };
 	j.ent = radix_sort(e0, e1, n, j.esz, j.plen, nt);
 	j.tmp = j.ent == e0 ? e1 : e0;
-	if (s->key_width > j.plen)
+	if (s->key_width > j.plen) {
+		size_t one[2];
+		j.tie_start = nt > 1 ? malloc(((size_t)nt + 1) * sizeof *j.tie_start) : NULL;
+		if (!j.tie_start) /* one thread takes every range */
+			nt = 1, j.tie_start = one;
+		util_par_run(nt, tie_starts, &j);
+		j.tie_start[nt] = n;
+		for (int t = nt - 1; t >= 0; t--) /* a slice inside one range: none of its own */
+			if (j.tie_start[t] == SIZE_MAX)
+				j.tie_start[t] = j.tie_start[t + 1];
 		util_par_run(nt, fix_ties, &j);
+		if (j.tie_start != one)
+			free(j.tie_start);
+	}
 	return j.ent;
 }
 

@@ -36,6 +36,19 @@ static int cmp(const void *a, const void *b)
 	return keys_compare(cmp_spec, a, b);
 }
 
+/* keys_compare, then the 4-byte record number after a 24-byte key: the
+ * stable order of the long-key test's records */
+static int cmp_stable(const void *a, const void *b)
+{
+	int c = keys_compare(cmp_spec, a, b);
+	if (c)
+		return c;
+	uint32_t x, y;
+	memcpy(&x, (const uint8_t *)a + 24, 4);
+	memcpy(&y, (const uint8_t *)b + 24, 4);
+	return x < y ? -1 : x > y;
+}
+
 int main(void)
 {
 	static const char *types[] = { "u32", "i32:r", "f32", "f32be:r", "bytes4", "u64", "i64", "f64", "f64:r",
@@ -125,6 +138,45 @@ int main(void)
 			}
 		} TEST_END();
 	}
+	/* a key longer than the entries' 16-byte prefix (bytes24) with a
+	 * 4-byte payload: ranges of equal prefixes sorted by the whole key,
+	 * some of them spanning several threads' slices, equal whole keys kept
+	 * in input order (the payload numbers the records) */
+	TEST_BEGIN("cpusort/long-key-ties-across-threads") {
+		keys_spec s;
+		char msg[256];
+		memset(&s, 0, sizeof s);
+		s.n = 1;
+		if (keys_parse("bytes24", 0, &s.f[0], msg, sizeof msg) || keys_finish(&s, 28, 0, msg, sizeof msg))
+			abort();
+		const size_t R = 28, n = 150001;
+		uint8_t *in28 = malloc(n * R), *ra = malloc(n * R), *rb = malloc(n * R), *rw = malloc(n * R);
+		uint8_t *scratch = malloc(cpusort_scratch_bytes(&s, n));
+		if (!in28 || !ra || !rb || !rw || !scratch)
+			abort();
+		for (int dist = 0; dist < 3; dist++) {
+			for (size_t r = 0; r < n; r++) {
+				uint8_t *p = in28 + r * R;
+				/* dist 0: 5 prefixes in long runs; 1: one prefix; 2: 2000 prefixes */
+				uint64_t pre = dist == 0 ? r * 5 / n : dist == 1 ? 0 : unit_rand(&seed) % 2000;
+				memset(p, 0, 16);
+				memcpy(p, &pre, sizeof pre);
+				for (int k = 16; k < 24; k++)
+					p[k] = (uint8_t)(unit_rand(&seed) % 4);
+				uint32_t idx = (uint32_t)r;
+				memcpy(p + 24, &idx, 4);
+			}
+			memcpy(rw, in28, n * R);
+			cmp_spec = &s;
+			qsort(rw, n, R, cmp_stable);
+			for (int threads = 1; threads <= 8; threads += 7) {
+				memcpy(ra, in28, n * R);
+				const uint8_t *got = cpusort_sort(&s, ra, rb, n, scratch, threads);
+				CHECK(!memcmp(got, rw, n * R), "dist %d threads %d", dist, threads);
+			}
+		}
+		free(in28), free(ra), free(rb), free(rw), free(scratch);
+	} TEST_END();
 	free(in);
 	free(a);
 	free(b);
