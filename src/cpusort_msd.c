@@ -347,7 +347,8 @@ static void msd_top(segs *f, size_t stride, uint32_t nbytes, int nt, size_t big,
 /* Sort the tasks t[0, n) on nt threads, largest first. */
 static void run_tasks(seg *t, size_t n, size_t stride, uint32_t nbytes, int nt)
 {
-	qsort(t, n, sizeof *t, by_size_desc);
+	if (n > 1)
+		qsort(t, n, sizeof *t, by_size_desc);
 	mround R = { .stride = stride, .nbytes = nbytes, .nt = nt, .tasks = t, .ntasks = n };
 	util_par_run(nt, rnd_tasks, &R);
 }
@@ -399,7 +400,8 @@ int cpusort_radix_msd_parts(uint8_t *a, uint8_t *b, size_t n, size_t stride, uin
 		 * where a task starts: every task is a bucket of its own key
 		 * bytes, so no two equal items are ever split */
 		place_ctx pc = { a, stride };
-		qsort_r(tasks.v, tasks.n, sizeof *tasks.v, by_place, &pc);
+		if (tasks.n > 1)
+			qsort_r(tasks.v, tasks.n, sizeof *tasks.v, by_place, &pc);
 		size_t want = n / MSD_WAVES, lo = 0;
 		for (size_t i = 0; i < tasks.n && !rc;) {
 			size_t e = i, hi;

@@ -97,7 +97,8 @@ static uint8_t *window_of(carry *k, uint8_t *buf, size_t room, size_t got, size_
 	*wlen = k->len + got;
 	if (k->len <= room) {
 		win = buf - k->len;
-		memcpy(win, k->at, k->len); /* the carry is in the other buffer, or in big */
+		if (k->len) /* the carry is in the other buffer, or in big */
+			memcpy(win, k->at, k->len);
 	} else {
 		if (k->in_big && k->at != k->big)
 			memmove(k->big, k->at, k->len);

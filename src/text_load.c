@@ -451,7 +451,8 @@ int text_load_chunk(text_loader *l, text_chunk *c, int *last)
 	/* the previous chunk's partial last line starts this one */
 	if (l->n) {
 		size_t tail = l->len - (size_t)l->start[l->n];
-		memmove(l->buf, l->buf + l->start[l->n], tail);
+		if (tail)
+			memmove(l->buf, l->buf + l->start[l->n], tail);
 		l->len = tail;
 		l->n = 0;
 		l->start[0] = 0;
