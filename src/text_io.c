@@ -345,7 +345,7 @@ uint64_t text_line_hash(const uint8_t *line, size_t len)
 /* Keep a copy of the line just written (-u and --verify compare with it). */
 static int keep_last(text_writer *w, const uint8_t *line, size_t len)
 {
-	if (len > w->last_cap) {
+	if (len > w->last_cap || !w->last) { /* an empty line's copy has an address too */
 		size_t cap = len * 2 + 64;
 		uint8_t *nl = realloc(w->last, cap);
 		if (!nl)

@@ -462,7 +462,7 @@ typedef struct lastline {
 
 static int keep_line(lastline *l, const uint8_t *line, size_t len)
 {
-	if (len > l->cap) {
+	if (len > l->cap || !l->p) { /* an empty line's copy has an address too */
 		size_t cap = 2 * len + 64;
 		uint8_t *q = realloc(l->p, cap);
 		if (!q)
