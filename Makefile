@@ -68,7 +68,7 @@ TESTS    := $(patsubst tests/%.c,tests/bin/%,$(wildcard tests/test_*.c))
 # GPU; test_plan checks the bitonic planner on the host (no GPU needed)
 GPU_TESTS := $(if $(filter yes,$(CUDA)),tests/gpu/test_gpu_sort tests/gpu/test_sorters tests/gpu/test_plan tests/gpu/abisort_replay tests/gpu/quick_pivot tests/gpu/test_capacity)
 
-.PHONY: all config deps check check-gpu check-gnu bench bench-cpu bench-text install uninstall deb man clean
+.PHONY: all config deps check check-gpu check-gnu check-sanitize bench bench-cpu bench-text install uninstall deb man clean
 
 all: config gpusort bench/gen
 
@@ -228,6 +228,13 @@ bench/abisort_phases: bench/abisort_count.cu $(KERN_HDR) $(wildcard kernels/abis
 
 check: all tests/refsort tests/checksorted $(TESTS) $(GPU_TESTS) tests/bin/gpusort-fakegpu tests/bin/gpusort-test tests/bin/text_gen bench/gen_lines
 	@sh tests/run.sh $(TESTS) $(GPU_TESTS) tests/fakegpu.sh tests/install.sh tests/options.sh tests/faults.sh tests/text_diff.sh tests/text_cli.sh
+
+# `make check` with the host code under AddressSanitizer and UBSan
+# (SANITIZE=address, the default) or ThreadSanitizer (SANITIZE=thread), in a
+# copy of the tree under build/ (tests/sanitize_host.sh); not part of CI's run
+SANITIZE ?= address
+check-sanitize:
+	@sh tests/sanitize_host.sh $(SANITIZE)
 
 # GNU coreutils' own sort tests with gpusort as their sort (tests/gnu/check-gnu.sh:
 # the source from `apt-get source coreutils`, built once under build/gnu/; the

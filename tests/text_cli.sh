@@ -792,7 +792,10 @@ for p in 1 2 8; do
 		> "$d/got" 2> "$d/err"; then
 		_peak=$(sed -n 's/.*"peak_rss_bytes":\([0-9]*\).*/\1/p' "$d/err")
 		_runs=$(sed -n 's/.*"runs":\([0-9]*\).*/\1/p' "$d/err")
-		if [ -n "$_peak" ] && [ "$_peak" -le $((28 << 20)) ] && [ "${_runs:-0}" -ge 16 ]; then
+		if [ -n "${GPUSORT_SANITIZED:-}" ] && [ "${_runs:-0}" -ge 16 ] && cmp -s "$d/seq8.exp" "$d/got"; then
+			# the sanitizer's shadow memory is in the resident set too
+			skip "merge-held-to-S-parallel$p" "output right; peak $((${_peak:-0} >> 20)) MiB not checked under $GPUSORT_SANITIZED sanitizer"
+		elif [ -n "$_peak" ] && [ "$_peak" -le $((28 << 20)) ] && [ "${_runs:-0}" -ge 16 ]; then
 			same "merge-held-to-S-parallel$p" "$d/seq8.exp" "$d/got"
 		else
 			fail "merge-held-to-S-parallel$p" "want 16 runs or more and a peak of 28 MiB or less: $(cat "$d/err")"
