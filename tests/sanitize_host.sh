@@ -26,7 +26,7 @@ dir=$root/build/sanitize-$kind
 rep=$dir/reports
 rm -rf "$dir" && mkdir -p "$dir" "$rep" || exit 2
 # the working tree as it is: tracked files and new ones not ignored
-(cd "$root" && git ls-files -z -c -o --exclude-standard | xargs -0 tar -cf - --) | tar -xf - -C "$dir" || exit 2
+(cd "$root" && git ls-files -z -c -o --exclude-standard | tar --null -T - -cf -) | tar -xf - -C "$dir" || exit 2
 export GPUSORT_SANITIZED=$kind
 export ASAN_OPTIONS="detect_leaks=0:exitcode=86:log_path=$rep/asan"
 export UBSAN_OPTIONS="halt_on_error=1:exitcode=87:print_stacktrace=1:log_path=$rep/ubsan"
