@@ -33,7 +33,10 @@
 #                lines, whole-line order; paths: file paths that share
 #                ~230-byte starts, whole-line order; csv-spill: -t, -k2,2
 #                with -S an eighth of the input (every tool; gpusort
-#                spills 8 runs and merges them)
+#                spills 8 runs and merges them); not by default:
+#                csv-general: -t, -k3,3g (the decimals as floats);
+#                csv-general-ties: -t, -k3.1,3.3g (their first three
+#                bytes: ~2000 values, most lines ordered by the line)
 # Markdown on stdout; progress on stderr.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -73,6 +76,7 @@ opts_of() {
 	case $1 in
 	csv-str) echo "-t, -k2,2" ;; csv-num) echo "-t, -k3,3n" ;; csv-2keys) echo "-t, -k2,2 -k3,3n" ;;
 	csv-version) echo "-t, -k3,3V" ;; gensort | paths) echo "" ;; csv-spill) echo "-t, -k2,2" ;;
+	csv-general) echo "-t, -k3,3g" ;; csv-general-ties) echo "-t, -k3.1,3.3g" ;;
 	*) return 1 ;;
 	esac
 }

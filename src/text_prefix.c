@@ -4,6 +4,8 @@
 #include "text_hash.h"
 #include "text_num.h"
 
+#include <float.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,15 +53,55 @@ static size_t code_decimal(const text_decimal *d, uint8_t *out, size_t n)
 	return used;
 }
 
-/* -g's value: conversion errors, NaNs, then numbers as doubles in total order. */
-static void code_general(const uint8_t *p, size_t len, uint8_t *out)
+/*
+ * -g's value: a class byte (conversion errors < NaNs < numbers, as GNU
+ * sort's general_numcompare), then, where long double is the x87 80-bit
+ * format (x86-64: 10 significant bytes), the value itself: a NaN's 10
+ * bytes in memory order (the memcmp that orders NaNs, text_general_cmp),
+ * a number's sign and exponent (2 bytes) and 64-bit significand
+ * big-endian, positive values with the sign bit set and negative ones
+ * inverted, -0 as +0. strtold's results are normalized (or denormal with
+ * a zero exponent), so equal codes are equal values and the code is whole
+ * and prefix-free: 1 byte for an error, 11 for the rest. Ties of -g keys
+ * then go on to the next key's prefix (the whole line for the last
+ * resort) instead of parsing both keys again in every comparison. Where
+ * long double has another format, the number is coded as its double (the
+ * rounding is monotonic: distinct values may tie, never swap) and only
+ * errors are whole. Returns the whole code's bytes, or 0.
+ */
+static size_t code_general(const uint8_t *p, size_t len, uint8_t *out)
 {
 	long double v;
 	int cls = text_general_parse(p, len, &v);
 	out[0] = (uint8_t)cls;
+	if (!cls)
+		return 1;
+#if LDBL_MANT_DIG == 64 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint8_t raw[10];
+	if (cls == 1) {
+		memcpy(raw, &v, sizeof raw);
+		memcpy(out + 1, raw, sizeof raw);
+		return 11;
+	}
+	if (v == 0)
+		v = 0; /* -0 == +0 */
+	memcpy(raw, &v, sizeof raw);
+	uint64_t sig;
+	uint16_t se;
+	memcpy(&sig, raw, 8);
+	memcpy(&se, raw + 8, 2);
+	if (se >> 15)
+		se = (uint16_t)~se, sig = ~sig;
+	else
+		se |= 0x8000;
+	out[1] = (uint8_t)(se >> 8), out[2] = (uint8_t)se;
+	for (int i = 0; i < 8; i++)
+		out[3 + i] = (uint8_t)(sig >> (56 - 8 * i));
+	return 11;
+#else
 	if (cls != 2)
-		return;
-	double d = (double)v; /* rounding is monotonic: distinct values may tie, never swap */
+		return 0;
+	double d = (double)v;
 	if (d == 0)
 		d = 0; /* -0 == +0 */
 	uint64_t u;
@@ -67,6 +109,8 @@ static void code_general(const uint8_t *p, size_t len, uint8_t *out)
 	u = u >> 63 ? ~u : u | (1ull << 63);
 	for (int i = 0; i < 8; i++)
 		out[1 + i] = (uint8_t)(u >> (56 - 8 * i));
+	return 0;
+#endif
 }
 
 /* The TEXT_PREFIX bytes a plain or -f/-d/-i key compares from its byte
@@ -124,7 +168,8 @@ static size_t compared_len(const text_key *k, const uint8_t *b, const uint8_t *e
 
 /* A value key's code (-n -h -g -M; code_value_key codes -R and -V) of its
  * compared bytes [b, e) (-d/-i/-f applied). Returns the bytes of a whole,
- * prefix-free code (-n and -h when they fit, -M), 0 for the rest. */
+ * prefix-free code (-n and -h when they fit, -M, -g: code_general), 0 for
+ * the rest. */
 static size_t code_value(const text_key *k, const uint8_t *b, const uint8_t *e, uint8_t *out)
 {
 	size_t n = (size_t)(e - b);
@@ -141,7 +186,7 @@ static size_t code_value(const text_key *k, const uint8_t *b, const uint8_t *e, 
 		text_num_done(&d);
 		return used ? used + (size_t)k->human : 0;
 	} else if (k->general) {
-		code_general(b, n, out);
+		return code_general(b, n, out);
 	} else if (k->month) {
 		out[0] = (uint8_t)text_month(b, n);
 		return 1;

@@ -42,7 +42,7 @@ void text_prefix_ints(const text_spec *s, const uint8_t *line, size_t len, uint6
  * code goes on as long as the key and is read from off as a key's bytes
  * are (*klen the length of a whole code, else SIZE_MAX). When a value's
  * code is whole and ends within the prefix (-n and -h values of up to 17
- * digits, -M, -V), the next key's bytes from its byte 0 follow it, and so
+ * digits, -M, -V, -g on x86-64), the next key's bytes from its byte 0 follow it, and so
  * on. *next is where the bytes end: lines whose prefixes from (ki, off)
  * are equal are ordered by the prefixes from *next (for a key's bytes or
  * -V's code, off + TEXT_PREFIX; after a whole value code, the next key's

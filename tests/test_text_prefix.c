@@ -6,7 +6,8 @@
  * equal ones (text_prefix_at from where text_prefix ended); and -V's code
  * (text_version_code) against text_version_cmp: differing codes order as
  * the keys do, equal whole codes are equal keys, no whole code starts
- * another.
+ * another; and -g's code (x86-64's 80-bit long double): its order is
+ * text_general_cmp's exactly, equal codes included.
  */
 #include "text_cmp.h"
 #include "text_num.h"
@@ -14,7 +15,9 @@
 #include "text_spec.h"
 #include "unit.h"
 
+#include <float.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 static unsigned long long seed = 42;
@@ -127,6 +130,66 @@ static size_t line(uint8_t *out, size_t cap)
 	return n;
 }
 
+/* A random -g key: numbers strtold reads (decimal and hex, exponents to
+ * the ends of long double's range, digits past double's and long
+ * double's precision, signs, blanks, inf, NaNs with payloads) and keys it
+ * does not. */
+static size_t general_key(char *out, size_t cap)
+{
+	static const char *const fixed[] = { "", "x", "-", ".", "e5", "+", " ", "nan", "-nan", "NaN(12)", "nan(0x7)",
+					     "inf", "-inf", "INFINITY", "0", "-0", "+0", "0.0", "-0e9", "1e-4950",
+					     "-1e-4950", "1e-4940", "3.6e-4951", "1e4932", "-1e4932", "1.18e4932",
+					     "0x1p-16445", "0x1.fffffffffffffffep16383", "1e400", "1e-400", "4.9e-324",
+					     "1.0000000000000000001", "1.0000000000000000002", "1.00000000000000000001",
+					     "0.1", "0.10", " 0.1", "\t-0.1", "1e0", "10e-1", "0x10", "0x1.8p1", "3", "3.",
+					     "+3", "003", "2.5abc", "1,5", "1e", "1e+", "0x", "0xg" };
+	if (rnd(3) == 0)
+		return (size_t)snprintf(out, cap, "%s", fixed[rnd(sizeof fixed / sizeof *fixed)]);
+	static const char *const sign[] = { "", "-", "+" };
+	char digits[40];
+	size_t nd = 1 + rnd(24);
+	for (size_t i = 0; i < nd; i++)
+		digits[i] = (char)('0' + (rnd(4) ? rnd(10) : (i ? 0 : 1)));
+	digits[nd] = 0;
+	size_t dot = rnd((unsigned)nd + 1);
+	int e = (int)rnd(9900) - 4950;
+	if (rnd(2))
+		e = (int)rnd(40) - 20;
+	return (size_t)snprintf(out, cap, "%s%.*s.%s%s%d", sign[rnd(3)], (int)dot, digits, digits + dot,
+				rnd(4) ? "e" : "E", e);
+}
+
+#define NGENERAL 2000
+
+static void test_general_code(void)
+{
+	text_spec s;
+	char msg[200] = "";
+	text_spec_init(&s);
+	s.stable = 1; /* no last resort: the prefix is the key's code alone */
+	int bad = text_spec_add_key(&s, "1,1g", msg, sizeof msg) || text_spec_finish(&s, msg, sizeof msg);
+	static char key[NGENERAL][64];
+	static size_t len[NGENERAL];
+	static uint8_t pre[NGENERAL][TEXT_PREFIX];
+	for (int i = 0; i < NGENERAL; i++) {
+		len[i] = general_key(key[i], sizeof key[i]);
+		text_prefix(&s, (const uint8_t *)key[i], len[i], pre[i], NULL);
+	}
+	TEST_BEGIN("text-general-code");
+	CHECK(!bad, "the spec was refused: %s", msg);
+	for (int i = 0; i < NGENERAL && !unit_failed; i++)
+		for (int j = 0; j < NGENERAL && !unit_failed; j++) {
+			int c = sign(memcmp(pre[i], pre[j], TEXT_PREFIX));
+			int t = sign(text_general_cmp((const uint8_t *)key[i], len[i], (const uint8_t *)key[j], len[j]));
+#if LDBL_MANT_DIG == 64 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			CHECK(c == t, "'%s' vs '%s': codes say %d, text_general_cmp %d", key[i], key[j], c, t);
+#else
+			CHECK(!c || c == t, "'%s' vs '%s': codes say %d, text_general_cmp %d", key[i], key[j], c, t);
+#endif
+		}
+	TEST_END();
+}
+
 #define NLINES 1200
 
 static void check_spec(const char *name, const char *tab, const char *const *keys, int nk, const char *global,
@@ -179,6 +242,7 @@ static void check_spec(const char *name, const char *tab, const char *const *key
 int main(void)
 {
 	test_version_code();
+	test_general_code();
 	static const char *const k1V[] = { "1,1V" }, *const k2Vr[] = { "2,2Vr" }, *const k1Vk2n[] = { "1,1V", "2,2n" },
 				 *const k1n[] = { "1,1n" }, *const k1h[] = { "1,1h" }, *const k1g[] = { "1,1g" },
 				 *const k1M[] = { "1,1M" }, *const k1f[] = { "1,1f" }, *const k1Vf[] = { "1,1Vf" },
