@@ -166,25 +166,39 @@ static size_t compared_len(const text_key *k, const uint8_t *b, const uint8_t *e
 	return n;
 }
 
-/* A value key's code (-n -h -g -M; code_value_key codes -R and -V) of its
- * compared bytes [b, e) (-d/-i/-f applied). Returns the bytes of a whole,
- * prefix-free code (-n and -h when they fit, -M, -g: code_general), 0 for
- * the rest. */
-static size_t code_value(const text_key *k, const uint8_t *b, const uint8_t *e, uint8_t *out)
+/* The bytes of -n's and -h's codes that runs of equal prefixes are refined
+ * by, at most (as -V's): numbers of up to ~490 digits. */
+#define NUM_CODE_MAX 256
+
+/*
+ * A value key's code (-n -h -g -M; code_value_key codes -R and -V) of its
+ * compared bytes [b, e) (-d/-i/-f applied), its bytes [off, off +
+ * TEXT_PREFIX) into out. -n's and -h's codes are read from any off up to
+ * NUM_CODE_MAX - TEXT_PREFIX, as a key's bytes are, so that the ties of
+ * numbers longer than a prefix holds are refined by their next digits;
+ * the others have only off 0 (code_key). Returns the bytes of a whole,
+ * prefix-free code from off (-n and -h up to NUM_CODE_MAX, -M, -g:
+ * code_general), 0 for the rest.
+ */
+static size_t code_value(const text_key *k, const uint8_t *b, const uint8_t *e, size_t off, uint8_t *out)
 {
 	size_t n = (size_t)(e - b);
 	if (k->numeric || k->human) {
+		uint8_t code[NUM_CODE_MAX];
+		const size_t h = k->human, lim = off + TEXT_PREFIX;
 		text_decimal d;
 		size_t skip = 0;
 		while (skip < n && text_blank(b[skip]))
 			skip++;
-		if (k->human)
-			out[0] = (uint8_t)(128 + text_human_unit(b + skip, n - skip));
+		if (h)
+			code[0] = (uint8_t)(128 + text_human_unit(b + skip, n - skip));
 		if (text_num_parse(b + skip, n - skip, &d))
 			abort(); /* no memory for a copy of a number's digits: as -g's copies */
-		size_t used = code_decimal(&d, out + k->human, TEXT_PREFIX - (size_t)k->human);
+		size_t used = code_decimal(&d, code + h, lim - h);
 		text_num_done(&d);
-		return used ? used + (size_t)k->human : 0;
+		used = used ? used + h : 0;
+		memcpy(out, code + off, TEXT_PREFIX);
+		return used > off ? used - off : 0;
 	} else if (k->general) {
 		return code_general(b, n, out);
 	} else if (k->month) {
@@ -231,7 +245,7 @@ static int code_value_key(const text_spec *s, const text_key *k, int version, co
 		return 1;
 	}
 	if (text_key_by_value(k)) {
-		*whole = code_value(k, b, e, out);
+		*whole = code_value(k, b, e, off, out);
 		*klen = SIZE_MAX; /* never seen as used up */
 		if (k->reverse)
 			invert_code(out, *whole);
@@ -266,8 +280,10 @@ static int code_key(const text_spec *s, int ki, const uint8_t *line, size_t len,
 	const text_key *k = &s->key[ki];
 	const uint8_t *b, *e;
 	const int version = k->version && !k->random; /* R wins over V */
-	if (text_key_by_value(k) && off && !k->random && (!version || off + TEXT_PREFIX > VERSION_CODE_MAX))
-		return 0; /* a value's code has no more bytes */
+	if (text_key_by_value(k) && off && !k->random &&
+	    !(version ? off + TEXT_PREFIX <= VERSION_CODE_MAX
+		      : (k->numeric || k->human) && off + TEXT_PREFIX <= NUM_CODE_MAX))
+		return 0; /* a value's code has no more bytes (here) */
 	text_key_bounds(s, k, line, len, &b, &e);
 	uint8_t small[256], *buf = NULL;
 	if (text_key_by_value(k) && (k->ignore || k->fold)) {

@@ -38,17 +38,18 @@ void text_prefix_ints(const text_spec *s, const uint8_t *line, size_t len, uint6
  * its compared byte `off` on, coded as text_prefix codes the first key's
  * bytes [0, TEXT_PREFIX) (text_prefix is ki 0, off 0 for such a key), and
  * *klen key ki's compared length (bytes -d/-i drop not counted). A value
- * key has its code at off 0 and no bytes after (*klen SIZE_MAX); -V's
- * code goes on as long as the key and is read from off as a key's bytes
- * are (*klen the length of a whole code, else SIZE_MAX). When a value's
- * code is whole and ends within the prefix (-n and -h values of up to 17
- * digits, -M, -V, -g on x86-64), the next key's bytes from its byte 0 follow it, and so
- * on. *next is where the bytes end: lines whose prefixes from (ki, off)
+ * key has its code at off 0 and no bytes after (*klen SIZE_MAX), but for
+ * -n's and -h's (their first 256 code bytes) and -V's, read from off as
+ * a key's bytes are (-V: *klen the length of a whole code, else
+ * SIZE_MAX). When a value's code is whole and ends within the prefix (-n
+ * and -h values of up to 17 digits, or whose code ends in this window,
+ * -M, -V, -g on x86-64), the next key's bytes from its byte 0 follow it,
+ * and so on. *next is where the bytes end: lines whose prefixes from (ki, off)
  * are equal are ordered by the prefixes from *next (for a key's bytes or
- * -V's code, off + TEXT_PREFIX; after a whole value code, the next key's
+ * -n's, -h's or -V's code, off + TEXT_PREFIX; after a whole value code, the next key's
  * byte). That is how a run of equal prefixes is refined. Returns 1, or 0
- * (out zeroed) for a value key past off 0 (-V: past its first 256 code
- * bytes), or the whole line under -s or -u (no last resort).
+ * (out zeroed) for a value key past off 0 (-n, -h, -V: past their first
+ * 256 code bytes), or the whole line under -s or -u (no last resort).
  */
 int text_prefix_at(const text_spec *s, int ki, const uint8_t *line, size_t len, size_t off, uint8_t out[TEXT_PREFIX],
 		   size_t *klen, text_pos *next);
