@@ -348,10 +348,10 @@ int text_version_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
  * text_version_code's tokens. Their order is filevercmp's weights
  * (vorder): '~' (-2) < the end (-1) < a digit (0) < letters (their byte)
  * < other bytes (byte + 256). SUFFIX, the prefix's end where a file
- * suffix follows, sits between the end and a digit: a key without a
- * suffix sorts before one with a suffix whose prefix ties with it (the
- * first difference is the suffix's '.' against the other key's end or a
- * digit).
+ * suffix follows (the whole key's tokens come after it), sits above END:
+ * a key without a suffix sorts before one with a suffix whose prefix ties
+ * with it (in filevercmp's second pass, over the whole keys, the first
+ * difference is the suffix's '.' against the other key's end or a digit).
  */
 enum { VC_TILDE = 1, VC_END = 2, VC_SUFFIX = 3, VC_DIGITS = 4, VC_UPPER = 5, VC_LOWER = 31, VC_OTHER = 57,
        VC_LONG = 254 /* a digit run this long or longer: its code is cut there */ };
@@ -384,6 +384,53 @@ static void vc_put(struct vc_out *o, unsigned v)
 		o->cut = 1;
 }
 
+/*
+ * The tokens of version_runs' order of [a, a + n) into o: each non-digit
+ * byte's rank, each digit run as VC_DIGITS, its length without leading
+ * zeros and its digits two a byte. Returns 0, or -1 when a digit run of
+ * VC_LONG digits or more cut the code there (its rest 0xFF: such runs
+ * all tie).
+ */
+static int vc_runs(struct vc_out *o, const uint8_t *a, size_t n)
+{
+	/*
+	 * version_runs compares non-digit bytes one by one until both keys
+	 * are at a digit or their end, then the digit runs by value, so "a"
+	 * and "a0" are equal: a string ending outside a digit run codes as
+	 * an empty (zero) run before the token after it, as it would after one.
+	 */
+	int after_run = 0;
+	for (size_t i = 0; i < n && !o->cut;) {
+		if (!digit(a[i])) {
+			vc_put(o, vc_rank(a[i++]));
+			after_run = 0;
+			continue;
+		}
+		while (i < n && a[i] == '0')
+			i++;
+		size_t j = i;
+		while (j < n && digit(a[j]))
+			j++;
+		vc_put(o, VC_DIGITS);
+		if (j - i >= VC_LONG) {
+			vc_put(o, VC_LONG);
+			if (o->n < o->cap)
+				memset(o->b + o->n, 0xFF, o->cap - o->n);
+			return -1;
+		}
+		vc_put(o, (unsigned)(j - i));
+		for (size_t d = i; d < j; d += 2)
+			vc_put(o, (unsigned)(a[d] - '0') << 4 | (d + 1 < j ? (unsigned)(a[d + 1] - '0') : 0u));
+		i = j;
+		after_run = 1;
+	}
+	if (!after_run) {
+		vc_put(o, VC_DIGITS);
+		vc_put(o, 0);
+	}
+	return 0;
+}
+
 size_t text_version_code(const uint8_t *a, size_t alen, uint8_t *out, size_t cap)
 {
 	memset(out, 0, cap);
@@ -394,43 +441,16 @@ size_t text_version_code(const uint8_t *a, size_t alen, uint8_t *out, size_t cap
 	}
 	struct vc_out o = { out, cap, 0, 0 };
 	vc_put(&o, a[0] == '.' ? 4 : 5);
+	/* filevercmp: the keys without their file suffixes, then, where that
+	 * ties and either has a suffix, the whole keys */
 	const size_t p = version_prefix(a, alen);
-	/*
-	 * version_runs compares non-digit bytes one by one until both keys
-	 * are at a digit or their end, then the digit runs by value, so "a"
-	 * and "a0" are equal: a prefix ending outside a digit run codes as
-	 * an empty (zero) run before its last token, as it would after one.
-	 */
-	int after_run = 0;
-	for (size_t i = 0; i < p && !o.cut;) {
-		if (!digit(a[i])) {
-			vc_put(&o, vc_rank(a[i++]));
-			after_run = 0;
-			continue;
-		}
-		while (i < p && a[i] == '0')
-			i++;
-		size_t j = i;
-		while (j < p && digit(a[j]))
-			j++;
-		vc_put(&o, VC_DIGITS);
-		if (j - i >= VC_LONG) {
-			/* longer runs are all equal here: the codes tie from this byte on */
-			vc_put(&o, VC_LONG);
-			if (o.n < cap)
-				memset(out + o.n, 0xFF, cap - o.n);
+	if (vc_runs(&o, a, p))
+		return 0;
+	if (p < alen) {
+		vc_put(&o, VC_SUFFIX);
+		if (vc_runs(&o, a, alen))
 			return 0;
-		}
-		vc_put(&o, (unsigned)(j - i));
-		for (size_t d = i; d < j; d += 2)
-			vc_put(&o, (unsigned)(a[d] - '0') << 4 | (d + 1 < j ? (unsigned)(a[d + 1] - '0') : 0u));
-		i = j;
-		after_run = 1;
 	}
-	if (!after_run) {
-		vc_put(&o, VC_DIGITS);
-		vc_put(&o, 0);
-	}
-	vc_put(&o, p < alen ? VC_SUFFIX : VC_END);
-	return o.cut || p < alen ? 0 : o.n;
+	vc_put(&o, VC_END);
+	return o.cut ? 0 : o.n;
 }

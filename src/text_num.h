@@ -49,11 +49,12 @@ int text_version_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
  * other keys starting with '.' < the rest), then filevercmp's runs of the
  * key without its file suffix as tokens: each non-digit byte as its rank
  * ('~' < the end < a digit < letters < other bytes), each digit run as a
- * marker, its length without leading zeros and its digits two a byte, and
- * a last token saying whether a suffix follows. Returns the code's length
- * when it is whole: it fits in cap, no digit run has 254 digits or more,
- * and the key has no suffix; equal whole codes are then equal keys, and no
- * whole code is the start of another. Else 0: equal codes say nothing.
+ * marker, its length without leading zeros and its digits two a byte;
+ * for a key with a suffix, a token saying so and the whole key's runs
+ * (filevercmp's second pass); then an end token. Returns the code's
+ * length when it is whole: it fits in cap and no digit run has 254 digits
+ * or more; equal whole codes are then equal keys, and no whole code is
+ * the start of another. Else 0: equal codes say nothing.
  */
 size_t text_version_code(const uint8_t *a, size_t alen, uint8_t *out, size_t cap);
 

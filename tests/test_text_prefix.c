@@ -60,12 +60,13 @@ static size_t version_key(uint8_t *out, size_t cap)
 
 #define NKEYS 1500
 #define KEYCAP 600
+#define VCODE 64 /* code bytes compared: keys with file suffixes are whole in 64 more often than in 12 */
 
 static void test_version_code(void)
 {
 	static uint8_t key[NKEYS][KEYCAP];
 	static size_t len[NKEYS], whole[NKEYS];
-	static uint8_t code[NKEYS][TEXT_PREFIX];
+	static uint8_t code[NKEYS][VCODE];
 	/* the special keys first, then random ones */
 	static const char *const fixed[] = { "", ".", "..", "...", ".a", "a", "a0", "a00", "a0b", "ab", "a~",
 					     "a.txt", "a0.txt", "a1", "a1~", "a1.txt", "~", "0", "1", "0.0",
@@ -78,12 +79,12 @@ static void test_version_code(void)
 		} else {
 			len[i] = version_key(key[i], KEYCAP);
 		}
-		whole[i] = text_version_code(key[i], len[i], code[i], TEXT_PREFIX);
+		whole[i] = text_version_code(key[i], len[i], code[i], VCODE);
 	}
 	TEST_BEGIN("text-version-code-order");
 	for (int i = 0; i < NKEYS && !unit_failed; i++)
 		for (int j = 0; j < NKEYS && !unit_failed; j++) {
-			int c = sign(memcmp(code[i], code[j], TEXT_PREFIX));
+			int c = sign(memcmp(code[i], code[j], VCODE));
 			int v = sign(text_version_cmp(key[i], len[i], key[j], len[j]));
 			CHECK(!c || c == v, "'%.*s' vs '%.*s': codes say %d, filevercmp %d", (int)len[i], key[i],
 			      (int)len[j], key[j], c, v);
@@ -94,15 +95,19 @@ static void test_version_code(void)
 		}
 	TEST_END();
 	TEST_BEGIN("text-version-code-whole");
-	/* short keys without a suffix are whole, with one not; a key with a
-	 * long digit run or a long code is cut */
+	/* short keys are whole, with a suffix too (their prefix's runs, the
+	 * suffix token, the whole key's runs, end); a key with a long digit
+	 * run or a long code is cut */
 	size_t w;
 	uint8_t c[TEXT_PREFIX];
 	w = text_version_code((const uint8_t *)"1.2", 3, c, TEXT_PREFIX);
 	CHECK(w == 9, "'1.2': %zu bytes whole, want 9 (class, 2 runs of 3, '.', end)", w);
 	w = text_version_code((const uint8_t *)"a0", 2, c, TEXT_PREFIX);
 	CHECK(w == 5, "'a0': %zu bytes whole, want 5", w);
-	CHECK(!text_version_code((const uint8_t *)"a.txt", 5, c, TEXT_PREFIX), "'a.txt' has a suffix: not whole");
+	uint8_t c32[32];
+	w = text_version_code((const uint8_t *)"a.txt", 5, c32, sizeof c32);
+	CHECK(w == 13, "'a.txt': %zu bytes whole, want 13 (class, 'a', run 0, suffix, 'a.txt', run 0, end)", w);
+	CHECK(!text_version_code((const uint8_t *)"a.txt", 5, c, TEXT_PREFIX), "'a.txt' takes 13 bytes: cut");
 	CHECK(!text_version_code((const uint8_t *)"12.12.17", 8, c, TEXT_PREFIX), "'12.12.17' takes 13 bytes: cut");
 	CHECK(text_version_code((const uint8_t *)"", 0, c, TEXT_PREFIX) == 1 && c[0] == 1, "the empty key: class 1");
 	TEST_END();
