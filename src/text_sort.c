@@ -203,17 +203,27 @@ static inline size_t same_from(const uint8_t *a, const uint8_t *b, size_t off, s
 /*
  * How far the raw bytes of key ki (raw_key) of every line of ord[0, m)
  * are those of line `ref`, at most l (ref's key length) and given that they
- * are up to off; returns off as soon as one differs there.
+ * are up to off; returns off as soon as one differs there. *same: 1 when
+ * every key is ref's (its l bytes, no more), which takes a look at each
+ * line's key length even when ref's ends before off.
  */
-static size_t common_with(const job *j, uint32_t ref, const uint32_t *ord, size_t m, int ki, size_t off, size_t l)
+static size_t common_with(const job *j, uint32_t ref, const uint32_t *ord, size_t m, int ki, size_t off, size_t l,
+			  int *same)
 {
 	const uint8_t *b0, *e0, *b, *e;
+	const size_t l0 = l;
+	int len_differs = 0;
 	raw_key(j, ref, ki, &b0, &e0);
-	for (size_t k = 0; k < m && l > off; k++) {
-		line_ahead(j, ord, k, m, off, l - off < 256 ? l - off : 256);
+	for (size_t k = 0; k < m; k++) {
+		if (l <= off && (len_differs || l < l0))
+			break; /* neither a longer shared start nor equal keys left to find */
+		line_ahead(j, ord, k, m, off, l > off ? (l - off < 256 ? l - off : 256) : 0);
 		raw_key(j, ord[k], ki, &b, &e);
-		l = same_from(b, b0, off, (size_t)(e - b) < l ? (size_t)(e - b) : l);
+		len_differs |= (size_t)(e - b) != l0;
+		if (l > off)
+			l = same_from(b, b0, off, (size_t)(e - b) < l ? (size_t)(e - b) : l);
 	}
+	*same = !len_differs && l == l0;
 	return l > off ? l : off;
 }
 
@@ -271,12 +281,14 @@ static size_t random_same(const job *j, const uint32_t *ord, size_t m, int ki, s
  * ord[0, m), given that they are up to off: a run of lines sharing a
  * start longer than REFINE_LEVELS prefixes (paths, URLs) is then refined
  * from its end, not left to the full comparison. off for other keys.
+ * *same: 1 when the raw key is the same in every line (common_with).
  */
-static size_t common_start(const job *j, const uint32_t *ord, size_t m, int ki, size_t off)
+static size_t common_start(const job *j, const uint32_t *ord, size_t m, int ki, size_t off, int *same)
 {
 	const uint8_t *b0, *e0;
+	*same = 0;
 	if (raw_key(j, ord[0], ki, &b0, &e0))
-		return common_with(j, ord[0], ord + 1, m - 1, ki, off, (size_t)(e0 - b0));
+		return common_with(j, ord[0], ord + 1, m - 1, ki, off, (size_t)(e0 - b0), same);
 	return random_same(j, ord, m, ki, off);
 }
 
@@ -330,6 +342,7 @@ typedef struct giant_start {
 	size_t m, off, l;
 	int ki, random;
 	size_t part_l[WIDTH_PARTS];
+	int part_same[WIDTH_PARTS]; /* common_with's *same */
 } giant_start;
 
 static void giant_start_part(void *arg, int part, int parts)
@@ -340,7 +353,8 @@ static void giant_start_part(void *arg, int part, int parts)
 	if (g->random) /* random_same's test: 1 where the part's keys are line 0's */
 		g->part_l[part] = (size_t)same_key(g->j, g->ord[0], g->ord + lo, hi - lo, g->ki);
 	else
-		g->part_l[part] = common_with(g->j, g->ord[0], g->ord + lo, hi - lo, g->ki, g->off, g->l);
+		g->part_l[part] = common_with(g->j, g->ord[0], g->ord + lo, hi - lo, g->ki, g->off, g->l,
+					      &g->part_same[part]);
 }
 
 /*
@@ -364,7 +378,13 @@ static void refine(const job *j, uint32_t *ord, size_t m, int ki, size_t off, in
 	if (m >= REFINE_MIN) {
 		/* a start all the lines share costs no level: refined past it at once
 		 * (common_start never returns less than off) */
-		off = common_start(j, ord, m, ki, off);
+		int same;
+		off = common_start(j, ord, m, ki, off, &same);
+		if (same) { /* key ki is the same in every line: no records to make */
+			if (ki < s->nkeys)
+				refine(j, ord, m, ki + 1, 0, level + 1, ties);
+			return; /* past the last resort: equal lines, input order stands */
+		}
 	}
 	if (m >= REFINE_MIN && level < REFINE_LEVELS) {
 		a = malloc(m * TEXT_RECORD);
@@ -583,10 +603,16 @@ static void refine_giant(const job *j, uint32_t *ord, size_t m, int ki, size_t o
 				   .random = !raw };
 		util_par_run(par, giant_start_part, &gs);
 		size_t c = gs.l;
-		int same = 1;
+		int same = 1, all_same = 1;
 		for (int p = 0; p < par; p++) {
 			c = gs.part_l[p] < c ? gs.part_l[p] : c;
 			same &= gs.part_l[p] == 1;
+			all_same &= gs.part_same[p];
+		}
+		if (raw && all_same) { /* key ki the same in every line: no records to make */
+			if (ki < s->nkeys)
+				refine_giant(j, ord, m, ki + 1, 0, level + 1, ties);
+			return; /* past the last resort: equal lines, input order stands */
 		}
 		if (!raw)
 			c = same ? random_end(j, ord[0], ki, off) : off;

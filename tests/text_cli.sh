@@ -495,8 +495,11 @@ done
 # a run of equal prefixes holding most of a chunk (lines that start
 # alike: log lines' dates, paths) refined by every thread (refine_giant),
 # the runs inside it too where they are large (two directories of 100000
-# paths each), or, for a value whose code ends (-g), by the full comparison
-# on every thread (pieces sorted, then merged two by two: 2, 3, 4 pieces)
+# paths each; -g's three values, whose codes are whole, then the line),
+# or, where no prefix can tell its lines apart (numbers of 500 digits
+# that share 497: past the 256 code bytes the refinement reads), by the
+# full comparison on every thread (pieces sorted, then merged two by two:
+# 2, 3, 4 pieces)
 awk 'BEGIN { for (i = 0; i < 200000; i++) printf "2026-11-27T14:00:00 /var/lib/%s/files/%d,%d.5\n",
 	i % 2 ? "alpha" : "beta", (i * 7919) % 200003, i % 3 }' > "$d/giant"
 for o in "" "-r" "-u" "-t, -k1,1" "-s -t, -k2,2g" "-t, -k2,2g" "-t, -k2,2V -k1,1r"; do
@@ -506,6 +509,23 @@ for o in "" "-r" "-u" "-t, -k1,1" "-s -t, -k2,2g" "-t, -k2,2g" "-t, -k2,2V -k1,1
 	done
 done
 ties_case "giant-run-prefixes-decide" "$d/giant" 100 --parallel=4
+ties_case "giant-run-g-whole" "$d/giant" 100 --parallel=4 -t, -k2,2g
+awk 'BEGIN { n = "1"; while (length(n) < 497) n = n "234567890"; n = substr(n, 1, 497);
+	for (i = 0; i < 70000; i++) printf "x,%s%03d,%d\n", n, (i * 7919) % 1000, i % 7 }' > "$d/giantlong"
+for o in "-t, -k2,2n" "-s -t, -k2,2nr" "-t, -k2,2n -k3,3n"; do
+	for p in 2 3; do
+		# shellcheck disable=SC2086
+		ties_case "giant-run-full-comparison($o)-parallel$p" "$d/giantlong" 70000 --parallel=$p $o
+	done
+done
+# lines whose keys are all the same (few distinct values, then each
+# value's lines): seen as such before any record is made, then ordered by
+# the next key, the whole line, or not at all (-s)
+awk 'BEGIN { for (i = 0; i < 150000; i++) printf "%s %d\n", i % 3 ? "GET" : "POST", (i * 7919) % 1009 }' > "$d/fewkeys"
+for o in "" "-k1,1" "-s -k1,1" "-k1,1 -k2,2nr" "-r -k1,1" "-u -k1,1"; do
+	# shellcheck disable=SC2086
+	ties_case "same-keys($o)" "$d/fewkeys" 3000 --parallel=4 $o
+done
 # every line of the chunk sharing key 0's start (chunk_common_start): the
 # records' prefixes start past it. Lines that are the shared start alone or
 # it and a NUL, -b's blanks before it, a shared field, -z, two chunks
