@@ -32,7 +32,6 @@
 #include <unistd.h>
 
 #define TEXT_FANIN 16                    /* runs merged at once without --batch-size (sort(1)'s too) */
-#define TEXT_FANIN_SORTED 1024           /* -m's inputs merged at once when every one is known to be in order */
 #define TEXT_NAMED_ROOM 64 /* fewer free descriptors than this: runs are named files, closed between passes */
 #define TEXT_MIN_BUDGET ((size_t)16 << 10) /* -S 1K still sorts, in many small runs, as sort(1) does */
 
@@ -72,7 +71,6 @@ typedef struct tjob {
 	int pass, passes; /* --progress: the merge passes reported so far, and in all */
 	uint64_t merged;  /* -m: the bytes merged (--progress's done line) */
 	int gnu_groups;   /* -m of inputs not all known to be in order: passes grouped as sort(1)'s (text_group_size_gnu) */
-	int wide;         /* -m of inputs all known to be in order, no --batch-size: fan-in TEXT_FANIN_SORTED */
 } tjob;
 
 static int fail(tjob *t, const char *fmt, ...)
@@ -102,12 +100,11 @@ static int fd_room(void)
 	return (int)rl.rlim_cur - used;
 }
 
-/* Runs merged at once: --batch-size (or 16; -m of inputs all in order:
- * up to 1024), fewer when descriptors are short (as sort(1) does under a
- * low `ulimit -n`), never fewer than 2. */
+/* Runs merged at once: --batch-size (or 16), fewer when descriptors are
+ * short (as sort(1) does under a low `ulimit -n`), never fewer than 2. */
 static int fanin(const tjob *t)
 {
-	int f = t->o->batch_size ? t->o->batch_size : t->wide ? TEXT_FANIN_SORTED : TEXT_FANIN;
+	int f = t->o->batch_size ? t->o->batch_size : TEXT_FANIN;
 	int room = t->fd_room - 1; /* the output, or the run being written */
 	return room < f ? (room < 2 ? 2 : room) : f;
 }
@@ -940,15 +937,11 @@ static int merge_job(tjob *t)
 		if (push(t, (item){ o->inputs[i], -1, 0, NULL, -1, NULL, input_bytes(o->inputs[i]) }))
 			return -1;
 	/* more inputs than one merge takes: grouped as sort(1) groups them
-	 * unless every one is in order (then gpusort's groups, fewer bytes,
-	 * and without --batch-size up to 1024 inputs a merge: the output is
-	 * the same for sorted inputs, each byte rewritten fewer times); where
-	 * the two groupings are one and the fan-in is given, nothing to check */
-	int widen = t->n > fanin(t) && !o->batch_size;
-	int check = widen || !text_groups_same(fanin(t), t->n);
+	 * unless every one is in order (then gpusort's groups, fewer bytes);
+	 * where the two groupings are one, nothing to check */
+	int check = !text_groups_same(fanin(t), t->n);
 	for (int i = 0; i < t->n && check && !t->gnu_groups; i++)
 		t->gnu_groups = !input_sorted(t, t->items[i].path);
-	t->wide = widen && !t->gnu_groups;
 	text_writer w;
 	t->passes = reduce_passes(t, t->n, 0) + 1;
 	if (reduce(t, 0, 1) || open_output(t, &w))

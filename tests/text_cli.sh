@@ -727,30 +727,6 @@ for _o in "" --batch-size=2 --batch-size=3 --batch-size=5; do
 		else fail "m-unsorted-groups($_o,parallel$_p)" "status $?: $(cat "$d/err")"; fi
 	done
 done
-# more inputs than 16, every one in order and no --batch-size: merged at
-# once (no pass before the last: the output is the same for sorted
-# inputs); given --batch-size, or with one input out of order (sort(1)'s
-# groups), in passes
-_fs=""
-for _i in $(seq 1 40); do
-	awk -v s=$_i 'BEGIN { for (j = 0; j < 20 * s; j++) print (j * 7919 + s * 31) % 997 }' | LC_ALL=C sort -n > "$d/us$_i"
-	_fs="$_fs $d/us$_i"
-done
-for _o in "-n" "-n -u" "-n --batch-size=16"; do
-	# shellcheck disable=SC2086
-	LC_ALL=C sort -m $_o $_fs > "$d/exp"
-	case $_o in *batch*) _want="[1-9][0-9]* merge passes" ;; *) _want=" 0 merge passes" ;; esac
-	# shellcheck disable=SC2086
-	if "$G" -m --parallel=2 --stats $_o -T "$d" $_fs -o "$d/got" 2> "$d/err" && grep -q "$_want" "$d/err"; then
-		same "m-sorted-wide($_o)" "$d/exp" "$d/got"
-	else fail "m-sorted-wide($_o)" "status $?, not$_want: $(cat "$d/err")"; fi
-done
-# shellcheck disable=SC2086
-LC_ALL=C sort -m -n $_fs "$d/unsorted" > "$d/exp"
-# shellcheck disable=SC2086
-if "$G" -m -n --parallel=2 --stats -T "$d" $_fs "$d/unsorted" -o "$d/got" 2> "$d/err" && grep -q "[1-9][0-9]* merge passes" "$d/err"; then
-	same "m-sorted-and-one-unsorted-groups" "$d/exp" "$d/got"
-else fail "m-sorted-and-one-unsorted-groups" "status $?, no merge pass: $(cat "$d/err")"; fi
 cp "$d/mm4" "$d/mm5"
 LC_ALL=C sort -m -n "$d/mm5" "$d/mm1" > "$d/exp"
 if "$G" -m -n "$d/mm5" "$d/mm1" -o "$d/mm5" 2> "$d/err"; then same m-mapped-output-is-input "$d/exp" "$d/mm5"
