@@ -669,6 +669,8 @@ void cpusort_make_entry(const keys_spec *s, const uint8_t *rec, uint32_t idx, ui
 
 void cpusort_code(const keys_spec *s, uint8_t *recs, size_t n, int decode, int threads)
 {
+	if (keys_inplace_identity(s))
+		return; /* the records are their keys already */
 	struct inplace c = { s, recs, n, decode };
 	util_par_run(threads_for(n, threads), code_inplace, &c);
 }

@@ -20,6 +20,7 @@ struct cpustream {
 	const keys_spec *s;
 	size_t n, R, isz;        /* records; bytes per record; bytes per item */
 	int key_only;            /* items are the records (normalized in place), else entries */
+	int ident;               /* key_only records that are their normalized keys (keys_inplace_identity) */
 	uint8_t *recs;           /* the records in input order (a) */
 	uint8_t *src, *dst;      /* items in input order, and the partition's destination */
 	uint8_t *part, *spare;   /* items partitioned (dst, or src when nothing moved), and the other buffer */
@@ -125,7 +126,8 @@ static void count_range(struct cpustream *S, size_t *c, size_t lo, size_t hi)
 	} else if (S->key_only) {
 		for (size_t i = lo; i < hi; i++) {
 			uint8_t *r = S->recs + i * S->R;
-			keys_encode_inplace(S->s, r);
+			if (!S->ident)
+				keys_encode_inplace(S->s, r);
 			c[digit(S, r)]++;
 		}
 	} else {
@@ -532,6 +534,7 @@ static struct cpustream *stream_init(const keys_spec *s, uint8_t *a, uint8_t *b,
 	S->dst = S->key_only ? b : (uint8_t *)scratch + cap * S->isz;
 	S->outbuf = b;
 	S->one_byte = S->key_only && S->R < 2;
+	S->ident = S->key_only && keys_inplace_identity(s);
 	if (S->key_only && ((uintptr_t)a | (uintptr_t)b) % S->R == 0) {
 		if (keys_native_init(s, &S->kn) == 0) {
 			S->num = (int)S->kn.width;
@@ -640,7 +643,7 @@ static void restore(struct cpustream *S, size_t lo, size_t hi)
 	}
 	if (S->pre)
 		keys_word_code(&S->kw, S->recs + lo * S->R, hi - lo, 1);
-	else if (!S->num && S->key_only) {
+	else if (!S->num && S->key_only && !S->ident) {
 		for (size_t i = lo; i < hi; i++)
 			keys_decode_inplace(S->s, S->recs + i * S->R);
 	}

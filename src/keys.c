@@ -270,6 +270,21 @@ int keys_inplace(const keys_spec *s)
 	return s->key_only || (s->record_size <= KEYS_INPLACE_MAX && keys_layout_cover(s));
 }
 
+int keys_inplace_identity(const keys_spec *s)
+{
+	uint32_t at = 0;
+	for (int i = 0; i < s->n; i++) {
+		const keys_field *f = &s->f[i];
+		/* bytes, and unsigned integers stored big-endian (or of one byte),
+		 * normalize to themselves when ascending */
+		int raw = f->kind == KEYS_BYTES || (f->kind == KEYS_UINT && (f->big_endian || f->width == 1));
+		if (!raw || f->descending || f->offset != at)
+			return 0;
+		at += f->width;
+	}
+	return keys_inplace(s) && at == s->record_size;
+}
+
 void keys_encode_inplace(const keys_spec *s, uint8_t *rec)
 {
 	const keys_field *f = &s->f[0];

@@ -63,6 +63,15 @@ void keys_encode_inplace(const keys_spec *s, uint8_t *rec);
 void keys_decode_inplace(const keys_spec *s, uint8_t *rec);
 
 /*
+ * 1 when keys_encode_inplace and keys_decode_inplace change no byte of a
+ * keys_inplace record of s: its keys are ascending bytesN, u8 or
+ * big-endian unsigned fields that cover it in record order (no -k at all,
+ * `-k bytes16` of 16-byte records, `-k u32be`), so the record is its
+ * normalized key. Else 0.
+ */
+int keys_inplace_identity(const keys_spec *s);
+
+/*
  * The normalized key of a key_only record of 4 or 8 bytes as a native
  * unsigned integer (the normalized bytes read big-endian), computed from the
  * record's native load and back, without going through bytes: the CPU

@@ -244,6 +244,56 @@ int main(void)
 		CHECK(keys_finish(&big, 0, 0, m, sizeof m) == 0 && keys_inplace(&big), "64-byte record taken");
 	} TEST_END();
 
+	TEST_BEGIN("keys/inplace-identity") {
+		/* records that are their normalized keys: ascending bytesN, u8 and
+		 * big-endian unsigned keys that cover the record in its order (or no
+		 * -k); encoding then changes no byte, and wherever it can change one
+		 * the predicate says 0 */
+		static const struct {
+			const char *k[3];
+			uint32_t rs;
+			int reverse, want;
+		} cases[] = {
+			{ { NULL }, 16, 0, 1 },		      { { NULL }, 16, 1, 0 },
+			{ { NULL }, 1, 0, 1 },		      { { "bytes8", "bytes8" }, 0, 0, 1 },
+			{ { "bytes3", "bytes5" }, 0, 0, 1 },  { { "bytes8@8", "bytes8@0" }, 0, 0, 0 },
+			{ { "bytes16:r" }, 0, 0, 0 },	      { { "bytes8", "bytes8:r" }, 0, 0, 0 },
+			{ { "u32" }, 0, 0, 0 },		      { { "u8", "bytes3" }, 0, 0, 1 },
+			{ { "u32be", "u16be" }, 0, 0, 1 },    { { "u16be:r" }, 0, 0, 0 },
+			{ { "i8", "bytes3" }, 0, 0, 0 },      { { "u16" }, 0, 0, 0 },
+			{ { "bytes4" }, 8, 0, 0 },
+		};
+		unsigned long long seed = 29;
+		char m[256];
+		for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+			keys_spec s;
+			memset(&s, 0, sizeof s);
+			uint32_t off = 0;
+			for (int i = 0; i < 3 && cases[c].k[i]; i++, s.n++) {
+				CHECK(keys_parse(cases[c].k[i], off, &s.f[i], m, sizeof m) == 0, "parse %s", cases[c].k[i]);
+				off = s.f[i].offset + s.f[i].width;
+			}
+			CHECK(keys_finish(&s, cases[c].rs, cases[c].reverse, m, sizeof m) == 0, "finish case %zu: %s", c, m);
+			int id = keys_inplace_identity(&s);
+			CHECK(id == cases[c].want, "case %zu: identity %d, want %d", c, id, cases[c].want);
+			if (!keys_inplace(&s))
+				continue;
+			int changed = 0;
+			for (int i = 0; i < 100; i++) {
+				uint8_t r[16], o[16];
+				for (int b = 0; b < 16; b += 8) {
+					uint64_t x = unit_rand(&seed);
+					memcpy(r + b, &x, 8);
+				}
+				memcpy(o, r, 16);
+				keys_encode_inplace(&s, r);
+				changed |= memcmp(r, o, s.record_size) != 0;
+			}
+			CHECK(changed == !id, "case %zu: encoding %s bytes, identity says %d", c,
+			      changed ? "changed" : "kept", id);
+		}
+	} TEST_END();
+
 	TEST_BEGIN("keys/native") {
 		/* the native integer is the normalized key read big-endian, and dec(enc(x)) = x,
 		 * for every type of width 4 and 8 (specials included: +-0, +-inf, NaNs, extremes) */
