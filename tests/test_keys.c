@@ -18,6 +18,28 @@ static keys_spec spec1(const char *k, int reverse)
 	return s;
 }
 
+/* Parse up to max -k arguments (NULL ends them) into s, each key's default
+ * offset the end of the one before. Returns 0, or -1 with msg set. */
+static int parse_keys(keys_spec *s, const char *const *k, int max, char *msg, size_t msglen)
+{
+	memset(s, 0, sizeof *s);
+	for (uint32_t off = 0; s->n < max && k[s->n]; s->n++) {
+		if (keys_parse(k[s->n], off, &s->f[s->n], msg, msglen))
+			return -1;
+		off = s->f[s->n].offset + s->f[s->n].width;
+	}
+	return 0;
+}
+
+/* 16 random bytes. */
+static void rand16(uint8_t r[16], unsigned long long *seed)
+{
+	for (int b = 0; b < 16; b += 8) {
+		uint64_t x = unit_rand(seed);
+		memcpy(r + b, &x, 8);
+	}
+}
+
 static int sign(int x) { return (x > 0) - (x < 0); }
 
 /* memcmp of normalized keys must equal the order of the values */
@@ -194,20 +216,12 @@ int main(void)
 		char m[256];
 		for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
 			keys_spec s;
-			memset(&s, 0, sizeof s);
-			uint32_t off = 0;
-			for (int i = 0; i < 4 && layouts[l][i]; i++, s.n++) {
-				CHECK(keys_parse(layouts[l][i], off, &s.f[i], m, sizeof m) == 0, "parse %s", layouts[l][i]);
-				off = s.f[i].offset + s.f[i].width;
-			}
+			CHECK(parse_keys(&s, layouts[l], 4, m, sizeof m) == 0, "parse layout %zu: %s", l, m);
 			CHECK(keys_finish(&s, 0, l % 2, m, sizeof m) == 0, "finish layout %zu", l);
 			CHECK(keys_inplace(&s) && !s.key_only, "layout %zu is in place", l);
 			for (int i = 0; i < 2000; i++) {
 				uint8_t r[16], o[16], want[16];
-				for (int b = 0; b < 16; b += 8) {
-					uint64_t x = unit_rand(&seed);
-					memcpy(r + b, &x, 8);
-				}
+				rand16(r, &seed);
 				memcpy(o, r, 16);
 				keys_encode_inplace(&s, r);
 				keys_normalize(&s, o, want);
@@ -267,12 +281,7 @@ int main(void)
 		char m[256];
 		for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 			keys_spec s;
-			memset(&s, 0, sizeof s);
-			uint32_t off = 0;
-			for (int i = 0; i < 3 && cases[c].k[i]; i++, s.n++) {
-				CHECK(keys_parse(cases[c].k[i], off, &s.f[i], m, sizeof m) == 0, "parse %s", cases[c].k[i]);
-				off = s.f[i].offset + s.f[i].width;
-			}
+			CHECK(parse_keys(&s, cases[c].k, 3, m, sizeof m) == 0, "parse case %zu: %s", c, m);
 			CHECK(keys_finish(&s, cases[c].rs, cases[c].reverse, m, sizeof m) == 0, "finish case %zu: %s", c, m);
 			int id = keys_inplace_identity(&s);
 			CHECK(id == cases[c].want, "case %zu: identity %d, want %d", c, id, cases[c].want);
@@ -281,10 +290,7 @@ int main(void)
 			int changed = 0;
 			for (int i = 0; i < 100; i++) {
 				uint8_t r[16], o[16];
-				for (int b = 0; b < 16; b += 8) {
-					uint64_t x = unit_rand(&seed);
-					memcpy(r + b, &x, 8);
-				}
+				rand16(r, &seed);
 				memcpy(o, r, 16);
 				keys_encode_inplace(&s, r);
 				changed |= memcmp(r, o, s.record_size) != 0;
