@@ -235,6 +235,19 @@ static int random_key(const job *j, int ki)
 	return ki < s->nkeys && s->key[ki].random && !s->key[ki].ignore && !s->key[ki].fold;
 }
 
+/* Whether every line of ord[0, m) is line ord[0], byte for byte: 1 or 0.
+ * Such lines are equal under every key and option, so input order stands. */
+static int same_lines(const job *j, const uint32_t *ord, size_t m)
+{
+	const uint64_t *st = j->c->start;
+	const uint8_t *l0 = j->c->buf + st[ord[0]];
+	const uint64_t n0 = st[ord[0] + 1] - st[ord[0]];
+	for (size_t k = 1; k < m; k++)
+		if (st[ord[k] + 1] - st[ord[k]] != n0 || memcmp(j->c->buf + st[ord[k]], l0, (size_t)n0))
+			return 0;
+	return 1;
+}
+
 /* Whether key ki of every line of ord[0, m) is that of line ref: 1 or 0. */
 static int same_key(const job *j, uint32_t ref, const uint32_t *ord, size_t m, int ki)
 {
@@ -410,6 +423,8 @@ static void refine(const job *j, uint32_t *ord, size_t m, int ki, size_t off, in
 	if (!ok) {
 		free(a);
 		free(b);
+		if (same_lines(j, ord, m))
+			return; /* repeated lines (short runs of them): input order stands */
 		line_cmp lc = { j, ki };
 		qsort_r(ord, m, sizeof *ord, cmp_lines, &lc);
 		*ties += m;
