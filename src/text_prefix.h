@@ -44,10 +44,10 @@ void text_prefix_ints(const text_spec *s, const uint8_t *line, size_t len, uint6
  * SIZE_MAX). When a value's code is whole and ends within the prefix (-n
  * and -h values of up to 17 digits, or whose code ends in this window,
  * -M, -V, -g on x86-64), the next key's bytes from its byte 0 follow it,
- * and so on. *next is where the bytes end: lines whose prefixes from (ki, off)
- * are equal are ordered by the prefixes from *next (for a key's bytes or
- * -n's, -h's or -V's code, off + TEXT_PREFIX; after a whole value code, the next key's
- * byte). That is how a run of equal prefixes is refined. Returns 1, or 0
+ * and so on. *next is where the bytes end: lines whose prefixes from (ki,
+ * off) are equal are ordered by the prefixes from *next (for a key's bytes
+ * or -n's, -h's or -V's code, off + TEXT_PREFIX; after a whole value code,
+ * the next key's byte). That is how a run of equal prefixes is refined. Returns 1, or 0
  * (out zeroed) for a value key past off 0 (-n, -h, -V: past their first
  * 256 code bytes), or the whole line under -s or -u (no last resort).
  */
