@@ -303,20 +303,10 @@ void job_sort(const job_opts *o, job_result *r)
 	c.out.sync = o->sync;
 	rc = io_output_commit(&c.out);
 	c.out_open = 0;
-	if (rc && c.out.replaced) {
-		/* too late to keep the old output: say that the new one is there */
-		job_fail(&c, "%s holds the sorted output, but --sync could not flush its directory: %s",
-			 quote_name(o->output), strerror(-rc));
-		goto done;
-	}
-	if (rc && c.out.damaged) {
-		/* a target of several hard links is written in place (DESIGN.md 8) */
-		job_fail(&c, "%s has other hard links, so it was written in place, and that failed part way "
-			     "(it is damaged): %s", quote_name(o->output), strerror(-rc));
-		goto done;
-	}
 	if (rc) {
-		job_fail(&c, "write failed: %s: %s", quote_name(o->output), strerror(-rc));
+		char msg[sizeof r->msg];
+		job_commit_failed(&c.out, o->output, rc, msg, sizeof msg);
+		job_fail(&c, "%s", msg);
 		goto done;
 	}
 	if (c.eng.gpu_lost_why[0])
@@ -336,4 +326,19 @@ done:
 	job_teardown(&c);
 	if (o->stats && r->status != 2)
 		stats_print_teardown(&c);
+}
+
+void job_commit_failed(const io_output *out, const char *name, int rc, char *msg, size_t cap)
+{
+	name = quote_name(name ? name : "standard output");
+	if (out->replaced) /* too late to keep the old output: say that the new one is there */
+		snprintf(msg, cap, "%s holds the sorted output, but --sync could not flush its directory: %s", name,
+			 strerror(-rc));
+	else if (out->damaged) /* a target of several hard links is written in place (DESIGN.md 8) */
+		snprintf(msg, cap,
+			 "%s has other hard links, so it was written in place, and that failed part way "
+			 "(it is damaged): %s",
+			 name, strerror(-rc));
+	else
+		snprintf(msg, cap, "write failed: %s: %s", name, strerror(-rc));
 }

@@ -1,6 +1,7 @@
 /* text_job.c - a sort, merge or check of text lines (text_job.h). */
 #define _GNU_SOURCE
 #include "text_job.h"
+#include "job.h"
 #include "quote.h"
 #include "engine.h"
 #include "progress.h"
@@ -128,6 +129,12 @@ static const text_spec *uniq(const tjob *t)
 	return t->s->unique ? t->s : NULL;
 }
 
+/* A run's path for messages: the -T directory's file it was made as. */
+static const char *run_name(const item *it)
+{
+	return it->tmp ? it->tmp : it->spill ? it->spill : "a temporary file";
+}
+
 /* Close and remove the runs among its[0, n) (inputs are left alone). */
 static void drop_items(item *its, int n)
 {
@@ -220,10 +227,11 @@ static int end_run(tjob *t, text_writer *w, item *it)
 	it->bytes = (int64_t)w->bytes;
 	it->lines = w->lines;
 	text_writer_close(w);
-	if (rc) {
+	if (rc) { /* named before it is dropped: dropping frees the name */
 		io_filter_kill(&t->z);
+		fail(t, "write failed: %s: %s", quote_name(run_name(it)), strerror(-rc));
 		drop_items(it, 1);
-		return fail(t, "write failed: a temporary file: %s", strerror(-rc));
+		return -1;
 	}
 	if (end_compressor(t)) {
 		drop_items(it, 1);
@@ -231,8 +239,9 @@ static int end_run(tjob *t, text_writer *w, item *it)
 	}
 	if (it->tmp && close(it->fd)) {
 		it->fd = -1;
+		fail(t, "write failed: %s: %s", quote_name(it->tmp), strerror(errno));
 		drop_items(it, 1);
-		return fail(t, "write failed: %s: %s", quote_name(it->tmp), strerror(errno));
+		return -1;
 	}
 	if (it->tmp)
 		it->fd = -1;
@@ -337,7 +346,7 @@ static int spill_chunk(tjob *t, const text_chunk *c)
 	double t0 = util_now();
 	if (new_run(t, &w, &it))
 		return -1;
-	int rc = write_chunk(t, c, &w, "a temporary file");
+	int rc = write_chunk(t, c, &w, run_name(&it));
 	t->res->write_s += util_now() - t0;
 	if (rc) {
 		text_writer_close(&w);
@@ -418,7 +427,7 @@ static int open_source(tjob *t, const item *it, text_reader *r, io_filter *d, si
 		}
 	}
 	if (e)
-		return fail(t, "cannot read: %s: %s", it->path ? quote_name(it->path) : "a temporary file", strerror(-e));
+		return fail(t, "cannot read: %s: %s", quote_name(it->path ? it->path : run_name(it)), strerror(-e));
 	if (!it->path && (it->tmp || it->spill)) /* a corrupt run is named in the error */
 		snprintf(r->name, sizeof r->name, "temporary file %s", it->tmp ? it->tmp : it->spill);
 	return 0;
@@ -649,7 +658,7 @@ static int reduce(tjob *t, int reserve, int report)
 					return -1;
 				if (report)
 					w.prog = t->prog;
-				if (merge_into(t, t->items + i, k, NULL, &w, "a temporary file")) {
+				if (merge_into(t, t->items + i, k, NULL, &w, run_name(&merged))) {
 					text_writer_close(&w);
 					io_filter_kill(&t->z);
 					drop_items(&merged, 1);
@@ -718,8 +727,11 @@ static int commit_output(tjob *t, text_writer *w)
 		return fail(t, "write failed: %s: %s", quote_name(t->out_name), strerror(-rc));
 	rc = io_output_commit(&t->out);
 	t->out_open = 0;
-	if (rc)
-		return fail(t, "write failed: %s: %s", quote_name(t->out_name), strerror(-rc));
+	if (rc) {
+		char msg[sizeof t->res->r.msg];
+		job_commit_failed(&t->out, t->o->output, rc, msg, sizeof msg);
+		return fail(t, "%s", msg);
+	}
 	return 0;
 }
 

@@ -6,8 +6,9 @@
 #              (an I/O fault) or the device (a GPU fault), the existing -o
 #              output byte-identical to before, no temp file left beside it,
 #              in -T nor in $TMPDIR;
-#   recovered  exit 0 and the output byte-identical to tests/refsort's (-c:
-#              the right verdict, exit 0 for sorted input, 1 for unsorted)
+#   recovered  exit 0 and the output byte-identical to the reference,
+#              tests/refsort's or GNU sort's (-c: the right verdict, exit 0
+#              for sorted input, 1 for unsorted)
 #              (EINTR and short transfers are retried; a GPU failure may
 #              hand the work to the CPU; a refused pin only costs speed);
 #   touched    exit 2 once the old output could no longer be kept, the
@@ -33,7 +34,9 @@
 # spilled; and spilled, read back and merged on the device:
 # gpumerge-spilled), the chunked path on the device, -m of sorted files (mapped:
 # no reads) and of files and a pipe, and -c of a sorted and an unsorted file
-# (mapped) and of a pipe
+# (mapped) and of a pipe; and the same for text lines (text-*: spilled runs
+# merged in two passes, from a file and between pipes, through gzip, one
+# chunk, -m, -c), whose reference is GNU sort (skipped without it)
 # (FAULTS_PATHS="NAME..." runs only those). Every command that writes -o
 # has --sync, so that fsync is counted too.
 #
@@ -73,13 +76,29 @@ for i in 1 2 3 4; do
 	"$REF" -k u32 < piece.bin > m$i.bin
 done
 rm -f piece.bin
+# text lines: CSV sorted on its second field by GNU sort, the reference;
+# m1..m4.txt its sorted pieces, for -m
+TEXT_PATHS=
+if sort --version 2>/dev/null | grep -q 'GNU coreutils'; then
+	if [ "$LONG" = 1 ]; then TSIZE=4M; else TSIZE=1M; fi
+	"$ROOT/bench/gen_lines" csv $TSIZE 3 > in.txt && LC_ALL=C sort -t, -k2,2 in.txt > exp.txt ||
+		{ fail faults.sh "text inputs"; exit 1; }
+	tl=$(nlines in.txt)
+	split -l $((tl / 4 + 1)) in.txt piece.
+	i=1
+	for f in piece.*; do LC_ALL=C sort -t, -k2,2 "$f" > m$i.txt; i=$((i + 1)); done
+	rm -f piece.*
+	TEXT_PATHS="text-chunked text-pipes text-compressed text-stream text-merge text-merge-pipe text-check-sorted text-check-unsorted text-check-pipe"
+else
+	skip faults-text "no GNU sort to make the text paths' reference"
+fi
 
 # The paths: NAME, then set_path NAME sets BIN, ENVS (VAR=VALUE words), ARGS
 # (before -o), STDIN (a file fed through a pipe, or empty), EXP, and OUTF:
 # out/o.bin (-o), or out/so.bin (what standard output, a pipe, carried),
 # or empty for -c, whose verdict is its exit status, WANT; LINK=1: out/o.bin
 # has a second name, out/o.link.
-PATHS=${FAULTS_PATHS:-chunked chunked-pipes compressed stream linked merge merge-pipe check-sorted check-unsorted check-pipe resident-kept resident-spilled gpumerge-spilled gpu-chunked}
+PATHS=${FAULTS_PATHS:-chunked chunked-pipes compressed stream linked merge merge-pipe check-sorted check-unsorted check-pipe resident-kept resident-spilled gpumerge-spilled gpu-chunked $TEXT_PATHS}
 set_path() {
 	BIN=$GST ENVS= STDIN= EXP=exp32.bin OUTF=out/o.bin LINK= WANT=0
 	case $1 in
@@ -105,6 +124,16 @@ set_path() {
 	gpu-chunked)
 		BIN=$FG ENVS="GPUSORT_SMALL_CPU=0 GPUSORT_RESIDENT=0"
 		ARGS="-k u32 -S 64K -T tmp1 --sync in.bin" ;;
+	# text lines: -S 64K makes ~30 runs, --batch-size=4 two merge passes
+	text-chunked) ARGS="-t, -k2,2 -S 64K --batch-size=4 -T tmp1 --sync in.txt" EXP=exp.txt ;;
+	text-pipes) ARGS="-t, -k2,2 -S 64K --batch-size=4 -T tmp1" STDIN=in.txt OUTF=out/so.bin EXP=exp.txt ;;
+	text-compressed) ARGS="-t, -k2,2 -S 64K --batch-size=4 -T tmp1 --sync --compress-program=gzip in.txt" EXP=exp.txt ;;
+	text-stream) ARGS="-t, -k2,2 --sync in.txt" EXP=exp.txt ;; # one chunk, the input mapped
+	text-merge) ARGS="-t, -k2,2 -m --sync m1.txt m2.txt m3.txt m4.txt" EXP=exp.txt ;;
+	text-merge-pipe) ARGS="-t, -k2,2 -m --sync m1.txt - m3.txt m4.txt" STDIN=m2.txt EXP=exp.txt ;;
+	text-check-sorted) ARGS="-t, -k2,2 -c exp.txt" OUTF= ;;
+	text-check-unsorted) ARGS="-t, -k2,2 -c in.txt" OUTF= WANT=1 ;;
+	text-check-pipe) ARGS="-t, -k2,2 -c -" STDIN=exp.txt OUTF= ;;
 	esac
 }
 
@@ -174,7 +203,7 @@ trial() {
 	_left=$( (ls -A out | grep -vx -e o.bin -e so.bin -e o.link; ls -A tmp1; ls -A "$TMPDIR") | tr '\n' ' ')
 	case $3 in
 	gpu-* | pin) _names='GPU|CUDA device' ;;
-	*) _names="(in|in64|inbig|exp32)\\.bin|m[1-4]\\.bin|out/o\\.bin|tmp1|standard output|: -: |'gzip" ;; # -: standard input, as sort(1)
+	*) _names="(in|in64|inbig|exp32)\\.bin|m[1-4]\\.(bin|txt)|(in|exp)\\.txt|out/o\\.bin|tmp1|standard output|: -: |'gzip" ;; # -: standard input, as sort(1)
 	esac
 	if [ "$_rc" = 124 ] || [ "$_rc" = 137 ]; then
 		WHY="hung (killed after $TO s)"
@@ -264,7 +293,7 @@ if [ -n "$MD" ]; then
 		echo "*calls*: how many calls of the kind the path makes without a fault;"
 		echo "*error*: exit 2 naming the file, directory or device, the old output"
 		echo "intact, no temp file left; *recovered*: exit 0 (-c: the right verdict, 0 or 1), output identical to"
-		echo "tests/refsort's; *touched*: exit 2 once the target could no longer be"
+		echo "tests/refsort's (text-*: GNU sort's); *touched*: exit 2 once the target could no longer be"
 		echo "kept, the message saying so: after the rename (--sync's flush of the"
 		echo "directory; the output must hold the sorted records), or while copying"
 		echo "into a target of several hard links (linked: written in place, not"
