@@ -339,8 +339,12 @@ void io_output_abort(io_output *o);
 int io_clean_stale(const char *dir, int *removed, char *bad, size_t badlen);
 
 /*
- * Install SIGINT/SIGTERM/SIGHUP handlers that remove every registered temp
- * path and then die of the signal. io_tmp_register returns a slot or -ENOSPC.
+ * Install SIGINT/SIGTERM/SIGHUP/SIGQUIT handlers that remove every
+ * registered temp path and then die of the signal. io_tmp_register
+ * copies path (any length) into the registry and returns its slot, or
+ * -ENOMEM, or -ENOSPC past 1 M paths registered at once; a slot is given
+ * back by io_tmp_unregister (a negative slot is ignored). Both are
+ * thread-safe; neither may be called from a signal handler.
  */
 void io_signals_install(void);
 /*
@@ -354,6 +358,15 @@ void io_signals_install(void);
 int io_sigbus_install(const char *msg);
 int io_tmp_register(const char *path);
 void io_tmp_unregister(int slot);
+/*
+ * mkostemp(tmpl, flags) with the file registered (*slot) before any
+ * handler of a signal above can finish, on whichever thread it runs: a
+ * signal never leaves the file behind. tmpl is a path ending in "XXXXXX",
+ * rewritten in place to the file's name. Returns the descriptor, or
+ * -errno (-EINTR: the process is dying of a signal); *slot is the slot
+ * (for io_tmp_unregister), -1 when none was free.
+ */
+int io_tmp_mkstemp(char *tmpl, int flags, int *slot);
 
 /* ---- filter processes (gpusort --compress-program) ------------------------ */
 

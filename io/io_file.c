@@ -383,10 +383,9 @@ int io_open_spill(io_file *f, const char *dir)
 	file_init(f, "");
 	if (snprintf(path, sizeof path, "%s/gpusort.XXXXXX", dir) >= (int)sizeof path)
 		return -ENAMETOOLONG;
-	int fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : mkostemp(path, O_CLOEXEC);
+	int slot, fd = io_tmp_mkstemp(path, O_CLOEXEC, &slot);
 	if (fd < 0)
-		return -errno;
-	int slot = io_tmp_register(path);
+		return fd;
 	f->fd = fd;
 	f->owned = 1;
 	f->regular = 1;
@@ -508,14 +507,11 @@ int io_output_open(io_output *o, const char *path)
 			: snprintf(o->tmp, sizeof o->tmp, "%s/%s", dir, suffix);
 	if (n >= (int)sizeof o->tmp)
 		return -ENAMETOOLONG;
-	int fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : mkostemp(o->tmp, O_CLOEXEC);
+	int slot, fd = io_tmp_mkstemp(o->tmp, O_CLOEXEC, &slot);
 	if (fd < 0) {
-		int e = -errno;
 		o->tmp[0] = 0;
-		return e;
+		return fd;
 	}
-	int slot = io_tmp_register(o->tmp);
-	(void)slot;
 	mode_t mode;
 	if (exists) {
 		mode = st.st_mode & 07777;

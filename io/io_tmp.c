@@ -2,12 +2,14 @@
  * io_tmp.c - temp paths removed on SIGINT/SIGTERM/SIGHUP, and the stale
  * ones a killed run left removed on request (gpusort --clean-temp).
  * Spill files are unlinked right after creation, so only the atomic
- * output's temp file (and a spill file in its first microseconds) is here.
+ * output's temp file, a spill file in its first microseconds and, when
+ * descriptors are short, text runs named in -T are here.
  * The handlers only call async-signal-safe functions (unlink, signal,
  * raise, write, _exit); SIGBUS's is for a mapped input that shrinks.
  */
 #define _GNU_SOURCE
 #include "io.h"
+#include "io_fault.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,40 +20,155 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-#define SLOTS 64
+/*
+ * The registry: blocks of slots, added as they fill (a sort may hold a
+ * run named in -T for every chunk when descriptors are short: thousands),
+ * never moved or freed, so that a handler on any thread can walk them
+ * while another thread registers. A slot's path buffer is only replaced
+ * while the slot is free, and its flag set once the path is in it.
+ */
+#define BLOCK_SLOTS 1024
+#define MAX_BLOCKS 1024 /* 1 M registered paths at once */
 
-static char paths[SLOTS][4096];
-static volatile sig_atomic_t used[SLOTS];
+typedef struct tmp_block {
+	char *path[BLOCK_SLOTS];
+	size_t cap[BLOCK_SLOTS];
+	volatile sig_atomic_t used[BLOCK_SLOTS];
+} tmp_block;
+
+static tmp_block *blocks[MAX_BLOCKS];
+static atomic_int nblocks;
+static int *free_slots; /* slots given back, reused first */
+static size_t nfree, free_cap;
+static int next_slot; /* slots below it have been handed out at least once */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* The next slot to use, its block added when needed; -ENOSPC or -ENOMEM. Under mu. */
+static int take_slot(void)
+{
+	if (nfree)
+		return free_slots[--nfree];
+	int b = next_slot / BLOCK_SLOTS;
+	if (b == MAX_BLOCKS)
+		return -ENOSPC;
+	if (b == atomic_load(&nblocks)) {
+		tmp_block *nb = calloc(1, sizeof *nb);
+		if (!nb)
+			return -ENOMEM;
+		blocks[b] = nb;
+		atomic_store(&nblocks, b + 1); /* published once in place */
+	}
+	return next_slot++;
+}
 
 int io_tmp_register(const char *path)
 {
+	size_t len = strlen(path) + 1;
 	pthread_mutex_lock(&mu);
-	for (int i = 0; i < SLOTS; i++) {
-		if (!used[i]) {
-			strncpy(paths[i], path, sizeof paths[i] - 1);
-			used[i] = 1;
-			pthread_mutex_unlock(&mu);
-			return i;
-		}
+	int reused = nfree > 0, slot = take_slot();
+	if (slot < 0) {
+		pthread_mutex_unlock(&mu);
+		return slot;
 	}
+	tmp_block *b = blocks[slot / BLOCK_SLOTS];
+	int i = slot % BLOCK_SLOTS;
+	if (b->cap[i] < len) {
+		/* the old buffer is not freed: a handler that saw the slot in use a
+		 * moment ago may still be reading it */
+		char *p = malloc(len < 256 ? 256 : len);
+		if (!p) { /* the slot handed back: to the free list (still in it) or the new ones */
+			if (reused)
+				nfree++;
+			else
+				next_slot--;
+			pthread_mutex_unlock(&mu);
+			return -ENOMEM;
+		}
+		b->path[i] = p;
+		b->cap[i] = len < 256 ? 256 : len;
+	}
+	memcpy(b->path[i], path, len);
+	atomic_signal_fence(memory_order_seq_cst);
+	b->used[i] = 1;
 	pthread_mutex_unlock(&mu);
-	return -ENOSPC;
+	return slot;
 }
 
 void io_tmp_unregister(int slot)
 {
-	if (slot >= 0 && slot < SLOTS)
-		used[slot] = 0;
+	if (slot < 0)
+		return;
+	pthread_mutex_lock(&mu);
+	if (slot < next_slot && blocks[slot / BLOCK_SLOTS]->used[slot % BLOCK_SLOTS]) {
+		blocks[slot / BLOCK_SLOTS]->used[slot % BLOCK_SLOTS] = 0;
+		if (nfree == free_cap) {
+			size_t cap = free_cap ? 2 * free_cap : 64;
+			int *f = realloc(free_slots, cap * sizeof *f);
+			if (!f) { /* the slot stays out of use: a few bytes lost, nothing else */
+				pthread_mutex_unlock(&mu);
+				return;
+			}
+			free_slots = f;
+			free_cap = cap;
+		}
+		free_slots[nfree++] = slot;
+	}
+	pthread_mutex_unlock(&mu);
+}
+
+/*
+ * A file made and registered is removed by a handler on any thread: the
+ * handler sets dying, waits for the makers in flight (creating) to have
+ * registered theirs, then removes every registered path; a maker that
+ * starts after dying is set makes nothing. The handled signals are blocked
+ * on the making thread, so that the handler never waits for itself.
+ */
+static atomic_int dying, creating;
+
+int io_tmp_mkstemp(char *tmpl, int flags, int *slot)
+{
+	sigset_t sigs, old;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, &sigs, &old);
+	atomic_fetch_add(&creating, 1);
+	int fd = -EINTR;
+	*slot = -1;
+	if (!atomic_load(&dying)) {
+		fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : mkostemp(tmpl, flags);
+		if (fd < 0)
+			fd = -errno;
+		else
+			*slot = io_tmp_register(tmpl); /* none (no memory): removed at the end all the same */
+	}
+	atomic_fetch_sub(&creating, 1);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return fd;
+}
+
+/* Remove every registered path: async-signal-safe (unlink, nanosleep). */
+static void unlink_registered(void)
+{
+	atomic_store(&dying, 1);
+	struct timespec ms = { 0, 1000000 };
+	for (int i = 0; i < 1000 && atomic_load(&creating); i++)
+		nanosleep(&ms, NULL);
+	int n = atomic_load(&nblocks);
+	for (int b = 0; b < n; b++)
+		for (int i = 0; i < BLOCK_SLOTS; i++)
+			if (blocks[b]->used[i])
+				unlink(blocks[b]->path[i]);
 }
 
 static void on_signal(int sig)
 {
-	for (int i = 0; i < SLOTS; i++)
-		if (used[i])
-			unlink(paths[i]);
+	unlink_registered();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -69,9 +186,7 @@ static void on_sigbus(int sig)
 	if (atomic_flag_test_and_set(&bus_once))
 		for (;;)
 			pause();
-	for (int i = 0; i < SLOTS; i++)
-		if (used[i])
-			unlink(paths[i]);
+	unlink_registered();
 	ssize_t k = write(STDERR_FILENO, bus_msg, bus_len);
 	(void)k;
 	_exit(2);

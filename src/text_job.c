@@ -173,13 +173,13 @@ static int new_run(tjob *t, text_writer *w, item *it)
 		if (!(it->tmp = malloc(len)))
 			return fail(t, "out of memory");
 		snprintf(it->tmp, len, "%s/gpusort.%d.XXXXXX", dir, (int)getpid());
-		if ((it->fd = io_fault_sys(IO_FAULT_OPEN) ? -1 : mkostemp(it->tmp, O_CLOEXEC)) < 0) {
-			rc = errno;
+		if ((it->fd = io_tmp_mkstemp(it->tmp, O_CLOEXEC, &it->slot)) < 0) {
+			rc = -it->fd;
+			it->fd = -1;
 			free(it->tmp);
 			it->tmp = NULL;
 			return fail(t, "cannot create temporary file in '%s': %s", dir, strerror(rc));
 		}
-		it->slot = io_tmp_register(it->tmp); /* none free (-ENOSPC): removed at the end all the same */
 	} else {
 		io_file f;
 		if ((rc = io_open_spill(&f, dir)))

@@ -17,6 +17,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <signal.h>
+#include <pthread.h>
 #include <unistd.h>
 
 static char dir[] = "/tmp/gpusort-test-io.XXXXXX";
@@ -114,6 +117,30 @@ static const char *roundtrip(io_ring *ring, const char *path, const uint8_t *src
 	return NULL;
 }
 
+/* tmp_maker: a thread making files in dir until the process dies */
+static void *tmp_maker(void *arg)
+{
+	const char *d = arg;
+	for (;;) {
+		char t[512];
+		int slot;
+		snprintf(t, sizeof t, "%s/m.XXXXXX", d);
+		int fd = io_tmp_mkstemp(t, O_CLOEXEC, &slot);
+		if (fd >= 0)
+			close(fd);
+	}
+	return NULL;
+}
+
+/* The files in directory d, or -1. */
+static int count_files(const char *d)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "n=$(ls -A '%s' | wc -l) && exit $n", d);
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -125,6 +152,64 @@ int main(void)
 	io_ring ring;
 	io_ring_init(&ring);
 	printf("# io_uring %s\n", ring.have_uring ? "available" : "unavailable: pread/pwrite fallback");
+
+	/* io_tmp_mkstemp: thousands of files registered at once (far past one
+	 * block of slots), slots distinct and reused once given back; a signal
+	 * to a child that holds 3000 of them, while two threads go on making
+	 * more, leaves none and kills the child by that signal */
+	TEST_BEGIN("io/tmp-registry") {
+		char sub[300];
+		snprintf(sub, sizeof sub, "%s/tmp", dir);
+		CHECK(mkdir(sub, 0700) == 0, "mkdir");
+		enum { N = 3000 };
+		static int slots[N];
+		char t[512];
+		int bad = 0;
+		for (int i = 0; i < N; i++) {
+			snprintf(t, sizeof t, "%s/r.XXXXXX", sub);
+			int fd = io_tmp_mkstemp(t, O_CLOEXEC, &slots[i]);
+			bad += fd < 0 || slots[i] < 0 || strstr(t, "XXXXXX") != NULL;
+			if (fd >= 0)
+				close(fd);
+			unlink(t);
+		}
+		CHECK(!bad, "%d of %d not made or not registered", bad, N);
+		int dup = 0;
+		for (int i = 1; i < N; i++)
+			dup += slots[i] == slots[i - 1];
+		CHECK(!dup, "slots repeat");
+		for (int i = 0; i < N; i++)
+			io_tmp_unregister(slots[i]);
+		int again = io_tmp_register("/nonexistent/x");
+		CHECK(again >= 0 && again < N, "a freed slot reused: got %d", again);
+		io_tmp_unregister(again);
+		for (int sig = SIGTERM; sig; sig = sig == SIGTERM ? SIGHUP : 0) {
+			pid_t pid = fork();
+			if (pid == 0) {
+				io_signals_install();
+				for (int i = 0; i < N; i++) {
+					snprintf(t, sizeof t, "%s/c.XXXXXX", sub);
+					int slot, fd = io_tmp_mkstemp(t, O_CLOEXEC, &slot);
+					if (fd < 0 || slot < 0)
+						_exit(3);
+					close(fd);
+				}
+				pthread_t th[2];
+				for (int i = 0; i < 2; i++)
+					pthread_create(&th[i], NULL, tmp_maker, sub);
+				struct timespec ms = { 0, 20000000 };
+				nanosleep(&ms, NULL);
+				raise(sig);
+				_exit(4);
+			}
+			int st = 0;
+			CHECK(pid > 0 && waitpid(pid, &st, 0) == pid, "fork");
+			CHECK(WIFSIGNALED(st) && WTERMSIG(st) == sig, "signal %d: child status %#x", sig, st);
+			int left = count_files(sub);
+			CHECK(left == 0, "signal %d: %d files left", sig, left);
+		}
+		rmdir(sub);
+	} TEST_END();
 
 	/* io_reserve: blocks past the end no reader sees (KEEP_SIZE), from the
 	 * offset, or from the end under O_APPEND; nothing for a pipe */
