@@ -328,10 +328,14 @@ void io_output_abort(io_output *o);
 /* The temporary output's name: ".TARGET" IO_TMP_TAG "PID.XXXXXX" (or, when
  * that is too long a name, IO_TMP_TAG "PID.XXXXXX") beside the target. */
 #define IO_TMP_TAG ".gpusort."
+/* A spilled run named in a -T directory (text lines, descriptors short):
+ * IO_RUN_TAG "PID.XXXXXX". */
+#define IO_RUN_TAG "gpusort."
 
 /*
- * Remove from directory dir the temporary outputs (IO_TMP_TAG names) that a
- * gpusort killed outright (SIGKILL, a crash, a power cut) left behind: only
+ * Remove from directory dir the temporary outputs (IO_TMP_TAG names) and
+ * named runs (IO_RUN_TAG names) that a gpusort killed outright (SIGKILL,
+ * a crash, a power cut) left behind: only
  * regular files of this user (any user's for root) whose process is gone;
  * another live run's are kept. *removed counts those unlinked. Returns 0,
  * or -errno with *bad the name that failed (the directory, or a file).

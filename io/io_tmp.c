@@ -219,24 +219,30 @@ void io_signals_install(void)
 	}
 }
 
-/* The pid in a temporary output's name, or 0 when name is not one. */
-static long stale_pid(const char *name)
+/* The pid in "PID.XXXXXX" (6 letters or digits), or 0. */
+static long tagged_pid(const char *p)
 {
-	if (name[0] != '.')
-		return 0;
-	const char *t = NULL;
-	for (const char *p = strstr(name, IO_TMP_TAG); p; p = strstr(p + 1, IO_TMP_TAG))
-		t = p; /* the last tag: the target's own name may hold one */
-	if (!t)
-		return 0;
 	char *end;
-	long pid = strtol(t + strlen(IO_TMP_TAG), &end, 10);
-	if (pid <= 0 || end == t + strlen(IO_TMP_TAG) || *end != '.' || strlen(end + 1) != 6)
+	long pid = strtol(p, &end, 10);
+	if (pid <= 0 || end == p || *p < '0' || *p > '9' || *end != '.' || strlen(end + 1) != 6)
 		return 0;
 	for (const char *q = end + 1; *q; q++)
 		if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9')))
 			return 0;
 	return pid;
+}
+
+/* The pid in a temporary output's or a named run's name, or 0 when name is neither. */
+static long stale_pid(const char *name)
+{
+	if (!strncmp(name, IO_RUN_TAG, strlen(IO_RUN_TAG)))
+		return tagged_pid(name + strlen(IO_RUN_TAG));
+	if (name[0] != '.')
+		return 0;
+	const char *t = NULL;
+	for (const char *p = strstr(name, IO_TMP_TAG); p; p = strstr(p + 1, IO_TMP_TAG))
+		t = p; /* the last tag: the target's own name may hold one */
+	return t ? tagged_pid(t + strlen(IO_TMP_TAG)) : 0;
 }
 
 int io_clean_stale(const char *dir, int *removed, char *bad, size_t badlen)

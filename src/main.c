@@ -146,8 +146,9 @@ static void help(void)
 "  -T, --temporary-directory=DIR  spill runs in DIR, not $TMPDIR or /tmp;\n"
 "                              repeat to spread runs over several directories\n"
 "      --clean-temp            remove the temporary outputs (.FILE.gpusort.PID.*)\n"
-"                              that killed runs left in each -T DIR (default:\n"
-"                              the current directory), if their process is gone\n"
+"                              and named runs (gpusort.PID.*) that killed runs\n"
+"                              left in each -T DIR (default: the current\n"
+"                              directory), if their process is gone\n"
 "      --compress-program=PROG  compress spilled runs through PROG (read back\n"
 "                              through PROG -d), e.g. gzip, zstd, lz4: less\n"
 "                              temporary disk space and, on a slow disk, less\n"
@@ -215,7 +216,7 @@ static void version(void)
 }
 
 /*
- * --clean-temp: remove the temporary outputs that killed runs left in each
+ * --clean-temp: remove the temporary outputs and named runs that killed runs left in each
  * -T directory (none given: the current directory, where -o files usually
  * are). Quiet; an error stops at the first directory or file that fails.
  */

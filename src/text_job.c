@@ -172,7 +172,7 @@ static int new_run(tjob *t, text_writer *w, item *it)
 		size_t len = strlen(dir) + 32;
 		if (!(it->tmp = malloc(len)))
 			return fail(t, "out of memory");
-		snprintf(it->tmp, len, "%s/gpusort.%d.XXXXXX", dir, (int)getpid());
+		snprintf(it->tmp, len, "%s/" IO_RUN_TAG "%d.XXXXXX", dir, (int)getpid());
 		if ((it->fd = io_tmp_mkstemp(it->tmp, O_CLOEXEC, &it->slot)) < 0) {
 			rc = -it->fd;
 			it->fd = -1;

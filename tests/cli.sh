@@ -1697,12 +1697,16 @@ mkdir -p ct && (
 	while [ $i -lt 50 ] && [ "$(ls -A | grep -c '\.gpusort\.')" -lt 2 ]; do sleep 0.1; i=$((i + 1)); done
 	kill -9 $victim; wait $victim 2> /dev/null
 	touch .dead.out.gpusort.notapid.AbC123 keep.gpusort.1.AbC123
+	# named runs (text lines, descriptors short): the dead run's, a live one's
+	touch gpusort.$victim.DeAd12 gpusort.$live.LiVe12 gpusort.$victim.toolong7
 	"$GS" --clean-temp -T . 2> ../gs.err
 	rc=$?
 	left=$(ls -A | tr '\n' ' ')
 	kill $live $hold 2> /dev/null; wait 2> /dev/null
 	if [ $rc != 0 ]; then echo "FAIL clean-temp: exit status $rc: $(head -n 1 ../gs.err)"
 	elif echo "$left" | grep -q "\.dead\.out\.gpusort\.$victim\."; then echo "FAIL clean-temp: the killed run's temp is still there: $left"
+	elif echo "$left" | grep -q "gpusort\.$victim\.DeAd12"; then echo "FAIL clean-temp: the killed run's named run is still there: $left"
+	elif ! echo "$left" | grep -q "gpusort\.$live\.LiVe12" || ! echo "$left" | grep -q "toolong7"; then echo "FAIL clean-temp: a live run's named run or a look-alike was removed: $left"
 	elif ! echo "$left" | grep -q "\.live\.out\.gpusort\.$live\."; then echo "FAIL clean-temp: the live run's temp was removed (or never made): $left"
 	elif ! echo "$left" | grep -q "notapid" || ! echo "$left" | grep -q "keep.gpusort"; then echo "FAIL clean-temp: a look-alike was removed: $left"
 	else echo "PASS clean-temp"; fi
