@@ -94,6 +94,8 @@ static plan_input plan_input_of(const job_ctx *c)
 		.stream_ok = !o->knobs.no_stream,
 		.resident_ok = !o->knobs.no_resident,
 		.small_cpu_ok = !o->knobs.no_small_cpu,
+		.count_ok = !o->knobs.no_count && !o->merge_only && o->device < 0 && o->algorithm != JOB_WHERE_GPU &&
+			    o->merge_where != JOB_WHERE_GPU && c->s->record_size <= KEYS_COUNT_MAX && keys_inplace(c->s),
 	};
 }
 
@@ -108,8 +110,8 @@ static int plan_job(job_ctx *c, plan_input *pin)
 	const job_opts *o = c->o;
 	job_opts *eo = &c->eng_opts; /* o, or o on the CPU when the input is small */
 	*eo = *o;
-	if ((c->small_cpu = plan_small_on_cpu(pin)))
-		eo->use_gpu = 0;
+	if ((c->small_cpu = plan_small_on_cpu(pin)) || pin->count_ok)
+		eo->use_gpu = 0; /* counted records need no chunk sort: no device started */
 	double e0 = util_now();
 	engine_staging stage = { 0 };
 	if (engine_prewarm(eo)) {
@@ -152,6 +154,7 @@ static int (*const form_runs_of[])(job_ctx *, sink *, int *) = {
 	[PLAN_STREAM] = runs_stream,
 	[PLAN_RESIDENT] = runs_resident,
 	[PLAN_CHUNKED] = runs_chunked,
+	[PLAN_COUNT] = runs_count,
 };
 
 /*

@@ -285,6 +285,19 @@ int keys_inplace_identity(const keys_spec *s)
 	return keys_inplace(s) && at == s->record_size;
 }
 
+int keys_count_order(const keys_spec *s, uint32_t *order)
+{
+	uint32_t R = s->record_size;
+	if (!keys_inplace(s) || R < 1 || R > KEYS_COUNT_MAX)
+		return -1;
+	for (uint32_t v = 0; v < (1u << (8 * R)); v++) {
+		uint8_t rec[KEYS_INPLACE_MAX] = { (uint8_t)v, (uint8_t)(v >> 8) }; /* R bytes of it used */
+		keys_encode_inplace(s, rec);
+		order[R == 1 ? rec[0] : (uint32_t)rec[0] << 8 | rec[1]] = v;
+	}
+	return 0;
+}
+
 void keys_encode_inplace(const keys_spec *s, uint8_t *rec)
 {
 	const keys_field *f = &s->f[0];

@@ -71,6 +71,19 @@ void keys_decode_inplace(const keys_spec *s, uint8_t *rec);
  */
 int keys_inplace_identity(const keys_spec *s);
 
+/* Widest record, bytes, that keys_count_order takes: 2^16 values. */
+#define KEYS_COUNT_MAX 2
+
+/*
+ * For keys_inplace specs of records of at most KEYS_COUNT_MAX bytes, whose
+ * every value a counter can hold: order[k] gets the record (its bytes read
+ * as a little-endian integer) whose normalized key, read as a big-endian
+ * integer, is k, for k over all 2^(8 * record_size) keys (a bijection:
+ * keys_encode_inplace). Emitting each value in that order as often as it
+ * was seen is the sorted output. Returns 0, or -1 when s does not qualify.
+ */
+int keys_count_order(const keys_spec *s, uint32_t *order);
+
 /*
  * The normalized key of a key_only record of 4 or 8 bytes as a native
  * unsigned integer (the normalized bytes read big-endian), computed from the

@@ -474,6 +474,7 @@ static void read_test_knobs(job_knobs *k)
 {
 	const char *bits = getenv("GPUSORT_STREAM_BITS");
 	k->no_stream = env_is("GPUSORT_STREAM", "0");
+	k->no_count = env_is("GPUSORT_COUNT", "0");
 	k->stream_bits = bits ? atoi(bits) : 0;
 	const char *piece = getenv("GPUSORT_FEED_PIECE");
 	k->feed_piece = piece ? atol(piece) : 0;

@@ -22,6 +22,7 @@ enum { JOB_WHERE_AUTO, JOB_WHERE_CPU, JOB_WHERE_GPU };
  */
 typedef struct job_knobs {
 	int no_stream;         /* the CPU engine's single chunk is sorted, then written */
+	int no_count;          /* records of 1-2 bytes that are their keys are sorted, not counted */
 	int stream_bits;       /* the streamed chunk's partition bits (1..16); 0: chosen */
 	long feed_piece;       /* records per counting piece of a pipe's chunk (cpustream_open); 0: chosen */
 	int no_resident;       /* no device-resident chunks: the chunked path on the GPU */

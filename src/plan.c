@@ -220,6 +220,14 @@ void plan_make(const plan_input *in, plan *p)
 		p->share_sink = 2 * (uint64_t)p->merge.sink;
 		return;
 	}
+	if (in->count_ok) {
+		/* the histogram is the sorted output: one read, one write, no run */
+		p->path = PLAN_COUNT;
+		p->single = 1;
+		p->chunk = p->records ? p->records : 1;
+		p->share_sink = 2 * (uint64_t)PLAN_SINGLE_SINK;
+		return;
+	}
 	if (plan_resident(in, p)) {
 		p->path = PLAN_RESIDENT;
 	} else if (plan_stream_pipe(in, p)) {
@@ -267,6 +275,6 @@ int plan_small_on_cpu(const plan_input *in)
 
 const char *plan_path_name(int path)
 {
-	static const char *const names[] = { "merge-inputs", "stream", "resident", "chunked" };
-	return path >= 0 && path <= PLAN_CHUNKED ? names[path] : "?";
+	static const char *const names[] = { "merge-inputs", "stream", "resident", "chunked", "count" };
+	return path >= 0 && path <= PLAN_COUNT ? names[path] : "?";
 }

@@ -37,6 +37,7 @@ enum {
 			    * or a pipe's first chunk, counted while read (then PLAN_CHUNKED when it goes on) */
 	PLAN_RESIDENT,     /* GPU, device-sized chunks read by all threads into pinned staging */
 	PLAN_CHUNKED,      /* chunks read by one reader thread into host buffers, sorted, kept or spilled */
+	PLAN_COUNT,        /* records that are their keys, 1 or 2 bytes: counted while read, any size, no run */
 };
 
 /* What the planner plans from. Sizes in bytes unless said otherwise. */
@@ -58,6 +59,9 @@ typedef struct plan_input {
 	int gpu_likely, gpu_asked;
 	/* path switches (job_knobs; all 1 in the installed binary) */
 	int stream_ok, resident_ok, small_cpu_ok;
+	/* records of at most KEYS_COUNT_MAX bytes that are their keys, no GPU
+	 * asked for by name: PLAN_COUNT (runs_count.c), whatever the size */
+	int count_ok;
 } plan_input;
 
 /* The merge of the runs a plan leaves (src/merge_phase.c). */

@@ -42,6 +42,12 @@ int runs_stream(job_ctx *c, sink *out, int *single);
  * where the input does. runs_resident.c */
 int runs_resident(job_ctx *c, sink *out, int *single);
 
+/* PLAN_COUNT: records that are their keys, 1 or 2 bytes wide (keys_count_order):
+ * every input read once in blocks and counted by every thread, the
+ * histogram written out in key order; any size, pipes too, nothing kept
+ * or spilled. Never returns 1. runs_count.c */
+int runs_count(job_ctx *c, sink *out, int *single);
+
 /* PLAN_CHUNKED: chunks read by one reader thread into the pool's buffers
  * (any input: pipes too), sorted while the next is read, kept or spilled
  * while the next sorts. Never returns 1. runs_chunked.c */

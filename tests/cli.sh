@@ -105,6 +105,55 @@ gen -n 20000 --record-size 16 -k u64 -k bytes8 --dist fewunique --seed 24 -o m.b
 gen -n 20000 --record-size 3 -k u8 --dist uniform --seed 25 -o m.bin &&
 	sortcase "cover-u8@2-i16@0:r" m.bin "-k u8@2 -k i16@0:r"
 
+# Records of 1 or 2 bytes that are their keys: counted, not sorted
+# (runs_count.c): every type and order, -u, -r, pipes, several inputs, an
+# input far larger than -S (nothing spilled), and --verify; --stats names it
+gen -n 300000 -k u16 --dist zipf --seed 26 -o c2.bin &&
+	gen -n 70001 -k u8 --dist uniform --seed 27 -o c1.bin &&
+	gen -n 5 -k u16 --dist uniform --seed 28 -o c2s.bin && {
+	for k in "-k u16" "-k i16" "-k u16be:r" "-k i16be" "-k bytes2" "-k bytes2:r" "-k u8 -k i8:r" "-k i8@1 -k u8@0" \
+		"--record-size 2" "-k u16 -r" "-k u16 -u" "-k i16:r -u"; do
+		sortcase "counted-2-$(echo "$k" | sed 's/:r/desc/g; s/@/at/g; s/[ -]//g')" c2.bin "$k"
+	done
+	for k in "-k u8" "-k i8" "-k i8:r" "-k bytes1:r" "--record-size 1 -u"; do
+		sortcase "counted-1-$(echo "$k" | sed 's/:r/desc/g; s/@/at/g; s/[ -]//g')" c1.bin "$k"
+	done
+	sortcase "counted-pipe" - "-k i16" < c2.bin
+	cat c2.bin c2s.bin c2.bin > c2all.bin
+	"$REF" -k i16:r < c2all.bin > exp.bin
+	gsrun -k i16:r c2.bin - c2.bin -o got.bin < c2s.bin 2> gs.err
+	check_ok "counted-inputs-file-pipe-file" $? got.bin exp.bin gs.err
+	rm -rf spill && mkdir spill
+	gsrun -k u16 -S 64K -T spill --stats c2.bin > got.bin 2> gs.err
+	"$REF" -k u16 < c2.bin > exp.bin
+	check_ok "counted-larger-than-S" $? got.bin exp.bin gs.err
+	if grep -q "engine cpu (counted)" gs.err && grep -q " 0 runs (0 spilled)" gs.err && isempty spill; then
+		pass "counted-stats-no-runs"
+	else
+		fail "counted-stats-no-runs" "$(grep -m1 'engine\|runs' gs.err)"
+	fi
+	gsrun -k u16 --verify c2.bin > got.bin 2> gs.err
+	check_ok "counted-verify" $? got.bin exp.bin gs.err
+	: > empty.bin
+	gsrun -k u8 empty.bin > got.bin 2> gs.err
+	check_ok "counted-empty" $? got.bin empty.bin gs.err
+	# a typed GPU engine asked for by name is not bypassed; a 3-byte record is sorted
+	gsrun -k u16 --algorithm=cpu --stats c2.bin 2>&1 > /dev/null | grep -q "engine cpu (counted)" &&
+		pass "counted-algorithm-cpu" || fail "counted-algorithm-cpu" "not counted under --algorithm=cpu"
+	gen -n 1000 --record-size 3 --seed 29 -o c3.bin &&
+		gsrun --record-size 3 --stats c3.bin 2>&1 > /dev/null | grep -q "counted" &&
+		fail "counted-not-3-bytes" "3-byte records counted" || pass "counted-not-3-bytes"
+	# the same bytes as the sort it replaces (the test build's GPUSORT_COUNT=0)
+	gstrun -k u16be:r c2.bin > got.bin 2> gs.err
+	rc=$?
+	(export GPUSORT_COUNT=0; gstrun -k u16be:r --stats c2.bin > exp.bin 2> st.err)
+	if grep -q "counted" st.err || ! grep -q "engine cpu" st.err; then
+		fail "counted-as-sorted" "GPUSORT_COUNT=0: $(grep -m1 engine st.err)"
+	else
+		check_ok "counted-as-sorted" $rc got.bin exp.bin gs.err
+	fi
+}
+
 # Default record size: the end of the furthest key, not of the last one
 gen -n 3000 --record-size 12 -k u32@8 -k u8@0 --dist fewunique --seed 21 -o m.bin &&
 	sortcase "default-record-size-furthest-key" m.bin "-k u32@8 -k u8@0"

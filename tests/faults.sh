@@ -34,7 +34,8 @@
 # spilled; and spilled, read back and merged on the device:
 # gpumerge-spilled), the chunked path on the device, -m of sorted files (mapped:
 # no reads) and of files and a pipe, and -c of a sorted and an unsorted file
-# (mapped) and of a pipe; and the same for text lines (text-*: spilled runs
+# (mapped) and of a pipe, records of 2 bytes counted (runs_count.c) from a
+# file and between pipes; and the same for text lines (text-*: spilled runs
 # merged in two passes, from a file and between pipes, through gzip, one
 # chunk, -m, -c), whose reference is GNU sort (skipped without it)
 # (FAULTS_PATHS="NAME..." runs only those). Every command that writes -o
@@ -66,8 +67,10 @@ if [ "$LONG" = 1 ]; then N32=400000 N64=300000 NBIG=1200000; else N32=50000 N64=
 gen -n $N32 -k u32 --seed 7 -o in.bin || exit 1
 gen -n $N64 -k u64 --seed 8 -o in64.bin || exit 1
 gen -n $NBIG -k u64 --seed 9 -o inbig.bin || exit 1
+gen -n $N64 -k u16 --dist zipf --seed 10 -o in16.bin || exit 1
 "$REF" -k u32 < in.bin > exp32.bin && "$REF" -k u64 < in64.bin > exp64.bin &&
-	"$REF" -k u64 < inbig.bin > expbig.bin || { fail faults.sh "refsort failed"; exit 1; }
+	"$REF" -k u64 < inbig.bin > expbig.bin && "$REF" -k u16 < in16.bin > exp16.bin ||
+	{ fail faults.sh "refsort failed"; exit 1; }
 # -m: four sorted files (uneven pieces of in.bin)
 q=$((N32 / 7 * 4))
 for i in 1 2 3 4; do
@@ -98,7 +101,7 @@ fi
 # out/o.bin (-o), or out/so.bin (what standard output, a pipe, carried),
 # or empty for -c, whose verdict is its exit status, WANT; LINK=1: out/o.bin
 # has a second name, out/o.link.
-PATHS=${FAULTS_PATHS:-chunked chunked-pipes compressed stream linked merge merge-pipe check-sorted check-unsorted check-pipe resident-kept resident-spilled gpumerge-spilled gpu-chunked $TEXT_PATHS}
+PATHS=${FAULTS_PATHS:-chunked chunked-pipes compressed stream linked merge merge-pipe check-sorted check-unsorted check-pipe resident-kept resident-spilled gpumerge-spilled gpu-chunked counted counted-pipes $TEXT_PATHS}
 set_path() {
 	BIN=$GST ENVS= STDIN= EXP=exp32.bin OUTF=out/o.bin LINK= WANT=0
 	case $1 in
@@ -124,6 +127,9 @@ set_path() {
 	gpu-chunked)
 		BIN=$FG ENVS="GPUSORT_SMALL_CPU=0 GPUSORT_RESIDENT=0"
 		ARGS="-k u32 -S 64K -T tmp1 --sync in.bin" ;;
+	# 2-byte records that are their keys: counted while read, nothing spilled
+	counted) ARGS="-k u16 -S 64K -T tmp1 --sync in16.bin" EXP=exp16.bin ;;
+	counted-pipes) ARGS="-k u16 -S 64K -T tmp1" STDIN=in16.bin OUTF=out/so.bin EXP=exp16.bin ;;
 	# text lines: -S 64K makes ~30 runs, --batch-size=4 two merge passes
 	text-chunked) ARGS="-t, -k2,2 -S 64K --batch-size=4 -T tmp1 --sync in.txt" EXP=exp.txt ;;
 	text-pipes) ARGS="-t, -k2,2 -S 64K --batch-size=4 -T tmp1" STDIN=in.txt OUTF=out/so.bin EXP=exp.txt ;;
@@ -203,7 +209,7 @@ trial() {
 	_left=$( (ls -A out | grep -vx -e o.bin -e so.bin -e o.link; ls -A tmp1; ls -A "$TMPDIR") | tr '\n' ' ')
 	case $3 in
 	gpu-* | pin) _names='GPU|CUDA device' ;;
-	*) _names="(in|in64|inbig|exp32)\\.bin|m[1-4]\\.(bin|txt)|(in|exp)\\.txt|out/o\\.bin|tmp1|standard output|: -: |'gzip" ;; # -: standard input, as sort(1)
+	*) _names="(in|in64|in16|inbig|exp32)\\.bin|m[1-4]\\.(bin|txt)|(in|exp)\\.txt|out/o\\.bin|tmp1|standard output|: -: |'gzip" ;; # -: standard input, as sort(1)
 	esac
 	if [ "$_rc" = 124 ] || [ "$_rc" = 137 ]; then
 		WHY="hung (killed after $TO s)"
