@@ -43,9 +43,10 @@ int runs_stream(job_ctx *c, sink *out, int *single);
 int runs_resident(job_ctx *c, sink *out, int *single);
 
 /* PLAN_COUNT: records that are their keys, 1 or 2 bytes wide (keys_count_order):
- * every input read once in blocks and counted by every thread, the
- * histogram written out in key order; any size, pipes too, nothing kept
- * or spilled. Never returns 1. runs_count.c */
+ * every input read once in blocks by an I/O worker, each counted by every
+ * thread while the next is read, the histogram written out in key order
+ * by every thread; any size, pipes too, nothing kept or spilled. Never
+ * returns 1. runs_count.c */
 int runs_count(job_ctx *c, sink *out, int *single);
 
 /* PLAN_CHUNKED: chunks read by one reader thread into the pool's buffers

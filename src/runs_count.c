@@ -5,9 +5,10 @@
  * Such a record is its key (keys_inplace: equal keys are equal bytes), and
  * there are at most 2^16 of them, so a histogram of the values seen is the
  * whole sorted output: each value, in key order (keys_count_order), as
- * often as it came. The inputs are read once, in blocks, each counted by
- * every thread into a histogram of its own; nothing is kept or spilled,
- * whatever the input's size and -S, and the output is written once.
+ * often as it came. The inputs are read once, in blocks, by an I/O worker,
+ * each block counted by every thread into a histogram of its own while the
+ * next is read; nothing is kept or spilled, whatever the input's size and
+ * -S, and the output is written once, every thread filling its share.
  */
 #define _GNU_SOURCE
 #include "runs.h"
@@ -20,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The read block: a quarter of -S within these bounds. */
+/* Each of the two read blocks: an eighth of -S within these bounds. */
 #define COUNT_BLOCK_MIN ((size_t)1 << 20)
 #define COUNT_BLOCK_MAX ((size_t)32 << 20)
 
@@ -76,39 +77,83 @@ static void fill(uint8_t *p, size_t m, size_t R, uint32_t v)
 		memcpy(p + have, p, have < bytes - have ? have : bytes - have);
 }
 
-/* Every value of hist, in key order, as often as it came (once under -u), into out. 0 or -1 (out's error). */
-static int emit(job_ctx *c, sink *out, const uint64_t *hist, const uint32_t *order, size_t V)
+typedef struct filling {
+	uint8_t *p;          /* records [pos, pos + m) of the output go here */
+	uint64_t pos, m;
+	size_t R;
+	const uint64_t *cum; /* cum[k]: the records of keys below k; V + 1 of them */
+	const uint32_t *order;
+	size_t V;
+} filling;
+
+/* tpool_run's part t of nt: its share of the output records [pos, pos + m) written. */
+static void fill_part(void *arg, int t, int nt)
+{
+	filling *f = arg;
+	uint64_t at = f->pos + f->m * (uint64_t)t / (uint64_t)nt, end = f->pos + f->m * ((uint64_t)t + 1) / (uint64_t)nt;
+	if (at == end)
+		return;
+	size_t lo = 0, hi = f->V; /* the key of record `at`: cum[k] <= at < cum[k + 1] */
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (f->cum[mid] <= at)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; at < end; k++) {
+		uint64_t stop = f->cum[k + 1] < end ? f->cum[k + 1] : end;
+		if (stop > at)
+			fill(f->p + (at - f->pos) * f->R, (size_t)(stop - at), f->R, f->order[k]);
+		at = stop;
+	}
+}
+
+/*
+ * Every value of hist, in key order, as often as it came (once under -u),
+ * into out, each piece the sink hands out filled by every thread (one
+ * thread's stores into a mapped output's fresh pages were most of the
+ * job). 0, or -1: out's error, or no memory (c->r filled).
+ */
+static int emit(job_ctx *c, sink *out, tpool *tp, const uint64_t *hist, const uint32_t *order, size_t V)
 {
 	size_t R = c->R, most = sink_max_records(out);
-	for (size_t key = 0; key < V; key++) {
-		uint32_t v = order[key];
-		uint64_t left = c->o->unique && hist[v] ? 1 : hist[v];
-		while (left) {
-			size_t m = left < most ? (size_t)left : most;
-			uint8_t *p = sink_reserve(out, m);
-			if (!p)
-				return -1;
-			fill(p, m, R, v);
-			sink_commit(out, p, m);
-			left -= m;
-		}
+	uint64_t *cum = malloc((V + 1) * sizeof *cum);
+	if (!cum) {
+		job_fail(c, "out of memory");
+		return -1;
 	}
-	return 0;
+	cum[0] = 0;
+	for (size_t k = 0; k < V; k++)
+		cum[k + 1] = cum[k] + (c->o->unique && hist[order[k]] ? 1 : hist[order[k]]);
+	filling f = { .R = R, .cum = cum, .order = order, .V = V };
+	int rc = 0;
+	for (f.pos = 0; f.pos < cum[V]; f.pos += f.m) {
+		f.m = cum[V] - f.pos < most ? cum[V] - f.pos : most;
+		if (!(f.p = sink_reserve(out, (size_t)f.m))) {
+			rc = -1;
+			break;
+		}
+		tpool_run(tp, fill_part, &f);
+		sink_commit(out, f.p, (size_t)f.m);
+	}
+	free(cum);
+	return rc;
 }
 
 int runs_count(job_ctx *c, sink *out, int *single)
 {
 	size_t R = c->R, V = (size_t)1 << (8 * R);
 	int64_t total = inputs_known_size(c);
-	size_t block = (size_t)(c->o->mem / 4);
+	size_t block = (size_t)(c->o->mem / 8);
 	block = block < COUNT_BLOCK_MIN ? COUNT_BLOCK_MIN : block > COUNT_BLOCK_MAX ? COUNT_BLOCK_MAX : block;
 	block -= block % IO_ALIGN;
 	uint32_t *order = malloc(V * sizeof *order);
-	uint8_t *buf = util_alloc_huge(block);
+	uint8_t *buf[2] = { util_alloc_huge(block), util_alloc_huge(block) };
 	uint64_t *hist = NULL;
 	tpool *tp = NULL;
-	io_ring ring;
-	int ring_ok = 0, ret = -1, rc;
+	io_worker rd;
+	int rd_on = 0, ret = -1, rc;
 	*single = 1;
 	if ((rc = tpool_start(&tp, c->o->threads))) {
 		job_fail(c, "cannot start threads: %s", strerror(-rc));
@@ -116,33 +161,45 @@ int runs_count(job_ctx *c, sink *out, int *single)
 	}
 	int T = tpool_size(tp);
 	hist = calloc((size_t)T * V, sizeof *hist);
-	if (!order || !buf || !hist || keys_count_order(c->s, order)) {
+	if (!order || !buf[0] || !buf[1] || !hist || keys_count_order(c->s, order)) {
 		job_fail(c, "out of memory");
 		goto out;
 	}
-	if ((rc = io_ring_init(&ring))) {
+	if ((rc = io_worker_start(&rd))) {
 		job_fail(c, "cannot start I/O: %s", strerror(-rc));
 		goto out;
 	}
-	ring_ok = 1;
+	rd_on = 1;
+	/* the next block is read by the I/O worker while every thread counts this one */
 	progress_phase(c->prog, PROGRESS_READ, 0, 0, total);
-	io_job j = { .op = IO_JOB_CALL, .arg = c, .buf = buf, .len = block, .cap = block };
+	io_job j[2];
+	int cur = 0;
+	j[0] = (io_job){ .op = IO_JOB_CALL, .call = inputs_read_chunk, .arg = c, .buf = buf[0], .len = block, .cap = block };
+	io_worker_submit(&rd, &j[0]);
 	uint64_t records = 0;
-	do {
-		double t0 = util_now();
-		ssize_t n = inputs_read_chunk(&j, &ring);
-		c->st.read_s += util_now() - t0;
+	for (;;) {
+		ssize_t n = io_worker_wait(&rd, &j[cur]);
+		c->st.read_s += j[cur].busy;
 		if (n < 0) {
 			inputs_read_error(c, (int)n);
 			goto out;
 		}
-		t0 = util_now();
-		counting k = { buf, (size_t)n, R, V, hist };
+		int more = !inputs_ended(c); /* the worker is idle: its state can be read */
+		if (more) {
+			j[!cur] = j[cur];
+			j[!cur].buf = buf[!cur];
+			io_worker_submit(&rd, &j[!cur]);
+		}
+		double t0 = util_now();
+		counting k = { buf[cur], (size_t)n, R, V, hist };
 		tpool_run(tp, count_part, &k);
 		c->st.sort_s += util_now() - t0;
 		records += (uint64_t)n;
 		progress_add(c->prog, (uint64_t)n * R);
-	} while (!inputs_ended(c));
+		if (!more)
+			break;
+		cur = !cur;
+	}
 	for (int t = 1; t < T; t++)
 		for (size_t v = 0; v < V; v++)
 			hist[v] += hist[(size_t)t * V + v];
@@ -154,16 +211,17 @@ int runs_count(job_ctx *c, sink *out, int *single)
 	progress_phase(c->prog, PROGRESS_SORT, 0, 0, (int64_t)(records * R));
 	out->prog = c->prog;
 	double t0 = util_now();
-	ret = emit(c, out, hist, order, V);
-	c->st.sort_s += util_now() - t0;
+	ret = emit(c, out, tp, hist, order, V);
+	c->st.write_s += util_now() - t0; /* the stores into the sink's buffers or the mapped output */
 	out->prog = NULL;
 out:
-	if (ring_ok)
-		io_ring_exit(&ring);
+	if (rd_on)
+		io_worker_stop(&rd); /* nothing queued: a block is submitted only after a good one */
 	tpool_stop(tp);
 	inputs_close(c);
 	free(order);
-	free(buf);
+	free(buf[0]);
+	free(buf[1]);
 	free(hist);
 	return ret;
 }
