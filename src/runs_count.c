@@ -111,13 +111,18 @@ static void fill_part(void *arg, int t, int nt)
 
 /*
  * Every value of hist, in key order, as often as it came (once under -u),
- * into out, each piece the sink hands out filled by every thread (one
- * thread's stores into a mapped output's fresh pages were most of the
- * job). 0, or -1: out's error, or no memory (c->r filled).
+ * into out, each piece filled by every thread (one thread's stores into a
+ * mapped output's fresh pages were most of the job): straight into the
+ * mapped output as the sink hands it out; else into buf[0] and buf[1]
+ * (bytes each) in turn, each written by the sink's writer while the other
+ * fills (its own buffers, made for a chunk written as it is sorted, are 64
+ * KiB: a pipe's writes and the threads' hand-offs that small took twice
+ * the time). 0, or -1: out's error, or no memory (c->r filled).
  */
-static int emit(job_ctx *c, sink *out, tpool *tp, const uint64_t *hist, const uint32_t *order, size_t V)
+static int emit(job_ctx *c, sink *out, tpool *tp, const uint64_t *hist, const uint32_t *order, size_t V,
+		uint8_t *const buf[2], size_t bytes)
 {
-	size_t R = c->R, most = sink_max_records(out);
+	size_t R = c->R, most = sink_mapped(out) ? sink_max_records(out) : bytes / R;
 	uint64_t *cum = malloc((V + 1) * sizeof *cum);
 	if (!cum) {
 		job_fail(c, "out of memory");
@@ -127,18 +132,28 @@ static int emit(job_ctx *c, sink *out, tpool *tp, const uint64_t *hist, const ui
 	for (size_t k = 0; k < V; k++)
 		cum[k + 1] = cum[k] + (c->o->unique && hist[order[k]] ? 1 : hist[order[k]]);
 	filling f = { .R = R, .cum = cum, .order = order, .V = V };
-	int rc = 0;
-	for (f.pos = 0; f.pos < cum[V]; f.pos += f.m) {
+	int rc = 0, i = 0;
+	for (f.pos = 0; f.pos < cum[V] && !rc; f.pos += f.m, i = !i) {
 		f.m = cum[V] - f.pos < most ? cum[V] - f.pos : most;
-		if (!(f.p = sink_reserve(out, (size_t)f.m))) {
-			rc = -1;
-			break;
+		if (sink_mapped(out)) {
+			if (!(f.p = sink_reserve(out, (size_t)f.m))) {
+				rc = -1;
+				break;
+			}
+			tpool_run(tp, fill_part, &f);
+			sink_commit(out, f.p, (size_t)f.m);
+			continue;
 		}
+		if ((rc = sink_sync_to(out, 1))) /* buf[i]'s last write done; the other's may go on */
+			break;
+		f.p = buf[i];
 		tpool_run(tp, fill_part, &f);
-		sink_commit(out, f.p, (size_t)f.m);
+		rc = sink_put_async(out, f.p, (size_t)f.m);
 	}
+	int src = sink_sync(out); /* buf[] is freed once we return */
+	rc = rc ? rc : src;
 	free(cum);
-	return rc;
+	return rc ? -1 : 0;
 }
 
 int runs_count(job_ctx *c, sink *out, int *single)
@@ -211,7 +226,7 @@ int runs_count(job_ctx *c, sink *out, int *single)
 	progress_phase(c->prog, PROGRESS_SORT, 0, 0, (int64_t)(records * R));
 	out->prog = c->prog;
 	double t0 = util_now();
-	ret = emit(c, out, tp, hist, order, V);
+	ret = emit(c, out, tp, hist, order, V, buf, block);
 	c->st.write_s += util_now() - t0; /* the stores into the sink's buffers or the mapped output */
 	out->prog = NULL;
 out:

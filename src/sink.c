@@ -288,7 +288,12 @@ int sink_put_async(sink *k, uint8_t *recs, size_t n)
 
 int sink_sync(sink *k)
 {
-	while (k->qn)
+	return sink_sync_to(k, 0);
+}
+
+int sink_sync_to(sink *k, int most)
+{
+	while (k->qn > (most > 0 ? most : 0))
 		wait_oldest(k);
 	return k->err;
 }

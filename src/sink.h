@@ -76,6 +76,9 @@ int sink_put(sink *k, uint8_t *recs, size_t n);
 int sink_put_async(sink *k, uint8_t *recs, size_t n);
 /* Wait for every write queued so far. Returns k->err. */
 int sink_sync(sink *k);
+/* Wait for the oldest writes queued until at most `most` are in flight
+ * (their buffers free again, oldest first). Returns k->err. */
+int sink_sync_to(sink *k, int most);
 /* Flush, wait for the writer, stop it. Returns k->err. */
 int sink_close(sink *k);
 /* Largest n sink_reserve accepts. */

@@ -134,6 +134,19 @@ gen -n 300000 -k u16 --dist zipf --seed 26 -o c2.bin &&
 	fi
 	gsrun -k u16 --verify c2.bin > got.bin 2> gs.err
 	check_ok "counted-verify" $? got.bin exp.bin gs.err
+	# into a pipe, in many pieces (blocks of -S/8: 1 MiB), filled while the last is written
+	gen -n 4000000 -k u16 --dist gaussian --seed 30 -o c2b.bin && "$REF" -k u16:r < c2b.bin > exp.bin &&
+		"$REF" -k u16:r -u < c2b.bin > expu.bin && {
+		{ gsrun -k u16:r -S 8M c2b.bin 2> gs.err; echo $? > rc.pipe; } | cat > got.bin
+		check_ok "counted-pipe-out" "$(cat rc.pipe)" got.bin exp.bin gs.err
+		cat c2b.bin | { gsrun -k u16:r -S 8M 2> gs.err; echo $? > rc.pipe; } | cat > got.bin
+		check_ok "counted-pipe-in-out" "$(cat rc.pipe)" got.bin exp.bin gs.err
+		{ gsrun -k u16:r -u -S 8M c2b.bin 2> gs.err; echo $? > rc.pipe; } | cat > got.bin
+		check_ok "counted-pipe-out-u" "$(cat rc.pipe)" got.bin expu.bin gs.err
+		{ gsrun -k u16:r -S 8M --verify c2b.bin 2> gs.err; echo $? > rc.pipe; } | cat > got.bin
+		check_ok "counted-pipe-out-verify" "$(cat rc.pipe)" got.bin exp.bin gs.err
+	}
+	"$REF" -k u16 < c2.bin > exp.bin
 	: > empty.bin
 	gsrun -k u8 empty.bin > got.bin 2> gs.err
 	check_ok "counted-empty" $? got.bin empty.bin gs.err
