@@ -133,6 +133,16 @@ bound u64 9437184 "-k u64" "-k u64"
 # 28 MiB of 3-byte keys (byte-wise radix passes; records of 1-2 bytes that
 # are their keys are counted, runs_count.c, on no engine)
 bound bytes3 9786709 "-k bytes3" "-k bytes3"
+# records of 2 bytes that are their keys: counted, whatever their size, unless
+# a GPU engine is named
+$GEN -n 20000000 -k u16 -o "$d/at" 2> /dev/null
+small u16-engine-named gpu "$d/at" "-k u16" --algorithm=bitonic
+if env -u GPUSORT_SMALL_CPU $G -k u16 --stats "$d/at" 2>&1 > /dev/null | grep -q "engine cpu (counted)"; then
+	echo "PASS fakegpu-u16-counted"
+else
+	bad fakegpu-u16-counted "not counted with a GPU there"
+fi
+rm -f "$d/at"
 # 16-byte records, u64 then i32 down: 16-byte entries, 56 MiB of them
 bound rec16 3670016 "--record-size 16 -k u64 -k i32" "--record-size 16 -k u64 -k i32:r"
 # 1 KiB records with a 4-byte key: 8-byte entries, the 112 MiB of records decide
