@@ -111,13 +111,13 @@ static void fill_part(void *arg, int t, int nt)
 
 /*
  * Every value of hist, in key order, as often as it came (once under -u),
- * into out, each piece filled by every thread (one thread's stores into a
- * mapped output's fresh pages were most of the job): straight into the
- * mapped output as the sink hands it out; else into buf[0] and buf[1]
- * (bytes each) in turn, each written by the sink's writer while the other
- * fills (its own buffers, made for a chunk written as it is sorted, are 64
- * KiB: a pipe's writes and the threads' hand-offs that small took twice
- * the time). 0, or -1: out's error, or no memory (c->r filled).
+ * into out, each piece filled by every thread (the stores into fresh
+ * pages are the work here): straight into the mapped output as the sink
+ * hands it out; else into buf[0] and buf[1] (bytes each) in turn, each
+ * written by the sink's writer while the other fills (the sink's own
+ * buffers, sized for a chunk written as it is sorted, are 64 KiB: too
+ * small a piece for a write to a pipe or a hand-off to the threads).
+ * 0, or -1: out's error, or no memory (c->r filled).
  */
 static int emit(job_ctx *c, sink *out, tpool *tp, const uint64_t *hist, const uint32_t *order, size_t V,
 		uint8_t *const buf[2], size_t bytes)

@@ -429,7 +429,7 @@ static int open_source(tjob *t, const item *it, text_reader *r, io_filter *d, si
 	if (e)
 		return fail(t, "cannot read: %s: %s", quote_name(it->path ? it->path : run_name(it)), strerror(-e));
 	if (!it->path && (it->tmp || it->spill)) /* a corrupt run is named in the error */
-		snprintf(r->name, sizeof r->name, "temporary file %s", it->tmp ? it->tmp : it->spill);
+		snprintf(r->name, sizeof r->name, "temporary file %s", run_name(it));
 	return 0;
 }
 

@@ -40,6 +40,20 @@ static void rand16(uint8_t r[16], unsigned long long *seed)
 	}
 }
 
+/* A key spec case: -k arguments (NULL-ended), --record-size (0: the
+ * keys'), -r, and what the function under test should say of it. */
+typedef struct spec_case {
+	const char *k[3];
+	uint32_t rs;
+	int reverse, want;
+} spec_case;
+
+/* Case c parsed and finished into *s; 0, or -1 with the reason in msg. */
+static int spec_of(keys_spec *s, const spec_case *c, char *msg, size_t msglen)
+{
+	return parse_keys(s, c->k, 3, msg, msglen) || keys_finish(s, c->rs, c->reverse, msg, msglen) ? -1 : 0;
+}
+
 static int sign(int x) { return (x > 0) - (x < 0); }
 
 /* memcmp of normalized keys must equal the order of the values */
@@ -262,11 +276,7 @@ int main(void)
 		/* records of 1-2 bytes that are their keys: order[] lists every
 		 * value once, each before the next by keys_compare, the reference
 		 * comparison of field values; wider or uncovered records refused */
-		static const struct {
-			const char *k[3];
-			uint32_t rs;
-			int reverse, want;
-		} cases[] = {
+		static const spec_case cases[] = {
 			{ { "u16" }, 0, 0, 0 },	     { { "i16" }, 0, 1, 0 },	   { { "u16be:r" }, 0, 0, 0 },
 			{ { "i16be" }, 0, 0, 0 },    { { "u8", "i8:r" }, 0, 0, 0 }, { { "i8@1", "u8@0" }, 0, 0, 0 },
 			{ { NULL }, 2, 0, 0 },	     { { "bytes2:r" }, 0, 0, 0 },   { { "u8" }, 0, 0, 0 },
@@ -278,8 +288,7 @@ int main(void)
 		char m[256];
 		for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 			keys_spec s;
-			CHECK(parse_keys(&s, cases[c].k, 3, m, sizeof m) == 0, "parse case %zu: %s", c, m);
-			CHECK(keys_finish(&s, cases[c].rs, cases[c].reverse, m, sizeof m) == 0, "finish case %zu: %s", c, m);
+			CHECK(spec_of(&s, &cases[c], m, sizeof m) == 0, "case %zu: %s", c, m);
 			int rc = keys_count_order(&s, order);
 			CHECK(rc == cases[c].want, "case %zu: %d, want %d", c, rc, cases[c].want);
 			if (rc)
@@ -303,11 +312,7 @@ int main(void)
 		 * big-endian unsigned keys that cover the record in its order (or no
 		 * -k); encoding then changes no byte, and wherever it can change one
 		 * the predicate says 0 */
-		static const struct {
-			const char *k[3];
-			uint32_t rs;
-			int reverse, want;
-		} cases[] = {
+		static const spec_case cases[] = {
 			{ { NULL }, 16, 0, 1 },		      { { NULL }, 16, 1, 0 },
 			{ { NULL }, 1, 0, 1 },		      { { "bytes8", "bytes8" }, 0, 0, 1 },
 			{ { "bytes3", "bytes5" }, 0, 0, 1 },  { { "bytes8@8", "bytes8@0" }, 0, 0, 0 },
@@ -321,8 +326,7 @@ int main(void)
 		char m[256];
 		for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 			keys_spec s;
-			CHECK(parse_keys(&s, cases[c].k, 3, m, sizeof m) == 0, "parse case %zu: %s", c, m);
-			CHECK(keys_finish(&s, cases[c].rs, cases[c].reverse, m, sizeof m) == 0, "finish case %zu: %s", c, m);
+			CHECK(spec_of(&s, &cases[c], m, sizeof m) == 0, "case %zu: %s", c, m);
 			int id = keys_inplace_identity(&s);
 			CHECK(id == cases[c].want, "case %zu: identity %d, want %d", c, id, cases[c].want);
 			if (!keys_inplace(&s))
