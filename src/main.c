@@ -615,6 +615,18 @@ static void random_salt(const char *source, uint8_t salt[16])
 		die(err ? "%s: read error: %s" : "%s: end of file", source, strerror(err));
 }
 
+/* A job's notices (lines joined by '\n'), each on standard error with the
+ * program's name before it. */
+static void print_notices(const char *notice)
+{
+	for (const char *line = notice; *line;) {
+		const char *nl = strchr(line, '\n');
+		int len = nl ? (int)(nl - line) : (int)strlen(line);
+		fprintf(stderr, "%s: %.*s\n", progname, len, line);
+		line += len + (nl != NULL);
+	}
+}
+
 /* --stats for text lines: one line, or a JSON object, on standard error. */
 static void text_stats(const text_result *t, int fmt)
 {
@@ -702,8 +714,7 @@ static int run_text(job_opts *o, text_spec *ts, const char *files0, const char *
 	}
 	if (res.r.status)
 		die("%s", res.r.msg);
-	if (res.r.notice[0])
-		fprintf(stderr, "%s: %s\n", progname, res.r.notice);
+	print_notices(res.r.notice);
 	return 0;
 }
 
@@ -987,12 +998,9 @@ static int run_records(const job_opts *o, int check)
 	job_sort(o, &res);
 	if (res.status)
 		die("%s", res.msg); /* the error alone: one line */
-	/* notices: one prefixed line each; --stats=json carries them in its object */
-	for (char *line = res.notice; *line && o->stats != JOB_STATS_JSON;) {
-		char *nl = strchr(line, '\n');
-		fprintf(stderr, "gpusort: %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
-		line = nl ? nl + 1 : line + strlen(line);
-	}
+	/* --stats=json carries the notices in its object */
+	if (o->stats != JOB_STATS_JSON)
+		print_notices(res.notice);
 	if (fflush(stdout) == EOF)
 		die("write failed: 'standard output': %s", strerror(errno));
 	return 0;

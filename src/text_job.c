@@ -1011,6 +1011,16 @@ void text_job_run(const job_opts *o, const text_spec *s, text_result *res)
 	res->prefix_s = t.sorter.prefix_s;
 	res->prefix_width = t.sorter.width;
 	res->ties_s = t.sorter.ties_s;
+	if (t.eng_open && t.eng.gpu_lost_why[0]) {
+		/* the chunks from the failure on were sorted on the CPU
+		 * (engine_gpu_lost): said as the records' job says it */
+		res->engine = "cpu (the GPU failed)";
+		size_t at = strlen(res->r.notice);
+		if (rc == 0 && res->r.status == 0)
+			snprintf(res->r.notice + at, sizeof res->r.notice - at,
+				 "%swarning: the GPU failed, the CPU engine finished the sort: %s", at ? "\n" : "",
+				 t.eng.gpu_lost_why);
+	}
 	if (t.eng_open)
 		engine_close(&t.eng);
 	res->total_s = util_now() - t0;

@@ -91,7 +91,7 @@ if sort --version 2>/dev/null | grep -q 'GNU coreutils'; then
 	i=1
 	for f in piece.*; do LC_ALL=C sort -t, -k2,2 "$f" > m$i.txt; i=$((i + 1)); done
 	rm -f piece.*
-	TEXT_PATHS="text-chunked text-pipes text-compressed text-stream text-merge text-merge-pipe text-check-sorted text-check-unsorted text-check-pipe"
+	TEXT_PATHS="text-chunked text-pipes text-compressed text-stream text-gpu text-merge text-merge-pipe text-check-sorted text-check-unsorted text-check-pipe"
 else
 	skip faults-text "no GNU sort to make the text paths' reference"
 fi
@@ -135,6 +135,9 @@ set_path() {
 	text-pipes) ARGS="-t, -k2,2 -S 64K --batch-size=4 -T tmp1" STDIN=in.txt OUTF=out/so.bin EXP=exp.txt ;;
 	text-compressed) ARGS="-t, -k2,2 -S 64K --batch-size=4 -T tmp1 --sync --compress-program=gzip in.txt" EXP=exp.txt ;;
 	text-stream) ARGS="-t, -k2,2 --sync in.txt" EXP=exp.txt ;; # one chunk, the input mapped
+	text-gpu) # the chunks' prefixes sorted by a GPU engine named on the command line
+		BIN=$FG ENVS="GPUSORT_SMALL_CPU=0" EXP=exp.txt
+		ARGS="--algorithm=bitonic -t, -k2,2 -S 64K --batch-size=4 -T tmp1 --sync in.txt" ;;
 	text-merge) ARGS="-t, -k2,2 -m --sync m1.txt m2.txt m3.txt m4.txt" EXP=exp.txt ;;
 	text-merge-pipe) ARGS="-t, -k2,2 -m --sync m1.txt - m3.txt m4.txt" STDIN=m2.txt EXP=exp.txt ;;
 	text-check-sorted) ARGS="-t, -k2,2 -c exp.txt" OUTF= ;;

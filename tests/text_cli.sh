@@ -1059,5 +1059,16 @@ if [ -x "$FG" ]; then
 			fail "$nm" "status $?: $(cat "$d/err")"
 		fi
 	done
+	# the device failing mid-sort (every launch from the 2nd): the CPU sorts
+	# the rest, and the user is told, as for records
+	nm=fakegpu-chunks-gpu-lost
+	if GPUSORT_FAULT=gpu-launch@2+ "$FG" --algorithm=bitonic -S "${TEXT_BIG_FAKE_S:-4M}" -T "$d/t" --stats -t, -k3,3n "$d/big" > "$d/got" 2> "$d/err"; then
+		if ! grep -q "engine cpu (the GPU failed)" "$d/err"; then fail "$nm" "--stats names no CPU takeover: $(cat "$d/err")"
+		elif [ "$(grep -c '^gpusort: warning: the GPU failed, the CPU engine finished the sort: ' "$d/err")" != 1 ]; then
+			fail "$nm" "no one warning line: $(cat "$d/err")"
+		else same "$nm" "$d/exp" "$d/got"; fi
+	else
+		fail "$nm" "status $?: $(cat "$d/err")"
+	fi
 fi
 exit $fails
