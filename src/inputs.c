@@ -248,6 +248,16 @@ void inputs_read_error(job_ctx *c, int rc)
 		job_fail(c, "read failed: %s: %s", quote_name(f->name), strerror(-rc));
 }
 
+void inputs_pread_error(job_ctx *c, int rc, int bad)
+{
+	if (bad < 0)
+		job_fail(c, "out of memory");
+	else if (rc == -ENODATA)
+		job_fail(c, "read failed: %s: the file shrank while being read", quote_name(c->in[bad].name));
+	else
+		job_fail(c, "read failed: %s: %s", quote_name(c->in[bad].name), strerror(-rc));
+}
+
 /* Close inputs [0, upto) again, but standard input (read there, never reopened). */
 static void reclose_inputs(job_ctx *c, int upto)
 {

@@ -86,4 +86,8 @@ int inputs_ended_unchanged(job_ctx *c, int i);
 /* Record inputs_read_chunk's error rc for the input c->bad_file. */
 void inputs_read_error(job_ctx *c, int rc);
 
+/* Record readall_range's error rc (readall.h) for input `bad` (-1: out of
+ * memory): the job's message names the input. */
+void inputs_pread_error(job_ctx *c, int rc, int bad);
+
 #endif

@@ -43,8 +43,9 @@ int runs_stream(job_ctx *c, sink *out, int *single);
 int runs_resident(job_ctx *c, sink *out, int *single);
 
 /* PLAN_COUNT: records that are their keys, 1 or 2 bytes wide (keys_count_order):
- * every input read once in blocks by an I/O worker, each counted by every
- * thread while the next is read, the histogram written out in key order
+ * every input read once (regular files by every thread, each counting the
+ * pieces it read; a pipe in blocks by an I/O worker, each counted by every
+ * thread while the next is read), the histogram written out in key order
  * by every thread; any size, pipes too, nothing kept or spilled. Never
  * returns 1. runs_count.c */
 int runs_count(job_ctx *c, sink *out, int *single);

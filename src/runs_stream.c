@@ -4,7 +4,6 @@
 #include "cpusort.h"
 #include "cpustream.h"
 #include "inputs.h"
-#include "quote.h"
 #include "readall.h"
 #include "run.h"
 #include "runlist.h"
@@ -312,12 +311,7 @@ int runs_stream(job_ctx *c, sink *out, int *single)
 	c->st.read_s += util_now() - t0;
 	if (rc) {
 		cpustream_free(S);
-		if (bad < 0)
-			job_fail(c, "out of memory");
-		else if (rc == -ENODATA)
-			job_fail(c, "read failed: %s: the file shrank while being read", quote_name(c->in[bad].name));
-		else
-			job_fail(c, "read failed: %s: %s", quote_name(c->in[bad].name), strerror(-rc));
+		inputs_pread_error(c, rc, bad);
 		goto out;
 	}
 	if (inputs_unchanged(c)) {
