@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "job.h"
 #include "inputs.h"
+#include "order_check.h"
 #include "quote.h"
 #include "util.h"
 
@@ -14,79 +15,18 @@
 
 #define CHECK_PIECE_BYTES ((size_t)1 << 20) /* a thread's piece of a mapped input */
 
-/* How neighbouring records are compared: their keys as native
- * integers where the layout allows (keys_native, keys_word), else
- * keys_compare. */
-enum { CMP_KEYS, CMP_NATIVE32, CMP_NATIVE64, CMP_WORD };
-
-/* Records checked in order: a mapped input's on every thread, or a
- * stream's window (check_stream). */
-typedef struct order_check {
-	const keys_spec *s;
-	const uint8_t *p;       /* record 0 */
-	size_t R;               /* bytes a record */
-	int strict;             /* -u: a record equal to the one before is out of order too */
-	int how;                /* CMP_* */
-	keys_native nat;
-	keys_word word;
-} order_check;
-
-/* The native key of record i (CMP_NATIVE32/64, CMP_WORD). */
-static inline uint64_t key_at(const order_check *m, int how, size_t i)
-{
-	const uint8_t *r = m->p + i * m->R;
-	if (how == CMP_NATIVE64)
-		return keys_native_enc64(&m->nat, keys_load64(r));
-	if (how == CMP_NATIVE32)
-		return keys_native_enc32(&m->nat, keys_load32(r));
-	return keys_word_enc(&m->word, m->R == 8 ? keys_load64(r) : keys_load32(r));
-}
-
-/* The first record in [i, hi) (i >= 1) that goes before the one above it
- * (or, strict, ties it), or SIZE_MAX. */
-static size_t first_bad(const order_check *m, size_t i, size_t hi)
-{
-	const int strict = m->strict, how = m->how;
-	if (how == CMP_KEYS) {
-		for (; i < hi; i++) {
-			int c = keys_compare(m->s, m->p + (i - 1) * m->R, m->p + i * m->R);
-			if (c > 0 || (strict && c == 0))
-				return i;
-		}
-		return SIZE_MAX;
-	}
-	uint64_t prev = key_at(m, how, i - 1);
-	for (; i < hi; i++) {
-		uint64_t cur = key_at(m, how, i);
-		if (cur < prev || (strict && cur == prev))
-			return i;
-		prev = cur;
-	}
-	return SIZE_MAX;
-}
-
 /* A piece of a mapped input (util_earliest): its records' pairs with the
  * record above each. */
 static size_t piece_first(void *arg, size_t lo, size_t hi, const util_earliest *e)
 {
 	(void)e;
-	return first_bad(arg, lo ? lo : 1, hi);
-}
-
-/* m->how: native keys where the layout has them. */
-static void compare_init(order_check *m)
-{
-	m->how = CMP_KEYS;
-	if (!keys_native_init(m->s, &m->nat) && m->nat.width == m->R)
-		m->how = m->R == 8 ? CMP_NATIVE64 : CMP_NATIVE32;
-	else if (!keys_word_init(m->s, &m->word) && m->word.width == m->R)
-		m->how = CMP_WORD;
+	return order_check_first(arg, lo ? lo : 1, hi);
 }
 
 /*
  * -c of a regular input (c->in[0], opened, its size checked a multiple of
  * the record size): mapped and checked on o->threads threads with m's
- * comparisons (compare_init), in pieces taken in order (util_earliest). Returns 0 (r->status 1 and the message on
+ * comparisons (order_check_init), in pieces taken in order (util_earliest). Returns 0 (r->status 1 and the message on
  * a disorder, or in order), -1 after job_fail (the file changed while it
  * was checked), or 1 when it does not map: the caller reads it as a
  * stream.
@@ -129,7 +69,7 @@ static int check_mapped(job_ctx *c, const job_opts *o, job_result *r, order_chec
  * reported soon after it comes) while this thread checks the other one.
  * Each buffer's bytes follow, in one window, what the one before carried
  * over: its last complete record and the bytes of a record it did not
- * end, so that the same comparisons as a mapping's serve (first_bad).
+ * end, so that the same comparisons as a mapping's serve (order_check_first).
  */
 static void check_stream(job_ctx *c, job_result *r, order_check *m)
 {
@@ -174,7 +114,7 @@ static void check_stream(job_ctx *c, job_result *r, order_check *m)
 		size_t k = (clen + (size_t)got) / R, rest = clen + (size_t)got - k * R;
 		uint64_t first = recno ? recno - 1 : 0;
 		m->p = win;
-		size_t bad = k > 1 ? first_bad(m, 1, k) : SIZE_MAX;
+		size_t bad = k > 1 ? order_check_first(m, 1, k) : SIZE_MAX;
 		if (bad != SIZE_MAX) {
 			r->status = 1;
 			snprintf(r->msg, sizeof r->msg, "%s: record %" PRIu64 ": disorder", f->name, first + bad + 1);
@@ -198,8 +138,8 @@ void job_check(const job_opts *o, job_result *r)
 	memset(r, 0, sizeof *r);
 	if (job_setup(&c, o, r) || inputs_open(&c, 1))
 		goto done;
-	order_check m = { .s = c.s, .R = c.R, .strict = o->unique };
-	compare_init(&m);
+	order_check m;
+	order_check_init(&m, c.s, o->unique);
 	/* a regular file is checked through a mapping on every thread, as
 	 * text's -c is; standard input from a pipe and a file that does not
 	 * map are read in buffers and checked on this one */

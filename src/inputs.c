@@ -131,7 +131,7 @@ static void arrived(job_ctx *c, uint8_t *buf, size_t got, size_t *done)
 	if (n == *done)
 		return;
 	if (c->o->verify)
-		verify_add(&c->vin, buf + *done * c->R, n - *done, c->R);
+		verify_add_par(c->vtp, &c->vin, NULL, buf + *done * c->R, n - *done, c->R);
 	if (c->read_each)
 		c->read_each(c->read_each_arg, *done, n - *done);
 	*done = n;

@@ -14,6 +14,7 @@
 #include "plan.h"
 #include "progress.h"
 #include "run.h"
+#include "verify.h"
 #include "../io/io.h"
 
 /* Stage times and counts for --stats (stats.c). Seconds are summed over
@@ -75,6 +76,7 @@ typedef struct job_ctx {
 	/* --verify */
 	verify_sum vin, vout;
 	verify_order vord;
+	tpool *vtp;             /* --verify: the input sum's threads (inputs_read_chunk), or NULL */
 	job_stats st;
 	job_opts eng_opts;      /* the engine's options (it keeps pointers into them): o, or o on the CPU */
 	char gpu_note[256];     /* why the GPU is not used, when it was wanted (for --stats only) */

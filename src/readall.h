@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "run.h"
+#include "verify.h"
 #include "tpool.h"
 #include "../io/io.h"
 

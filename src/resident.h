@@ -24,6 +24,7 @@
 #include <sys/types.h>
 #include "engine.h"
 #include "run.h"
+#include "verify.h"
 #include "tpool.h"
 
 /* Staging: RESIDENT_SLOTS pinned buffers of at most RESIDENT_PIECE bytes each. */

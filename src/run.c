@@ -1,4 +1,4 @@
-/* run.c - spill checksums and --verify accumulators (xxHash's XXH3). */
+/* run.c - spill checksums (xxHash's XXH3). */
 #include "run.h"
 #include "../io/io_fault.h"
 
@@ -134,45 +134,4 @@ int run_check_read(run *r, size_t R, uint64_t off, void *buf, size_t got, size_t
 		((uint8_t *)buf)[got / 2] ^= 0x20; /* as a failing disk would: the checksums must catch it */
 	int final = off + got == r->off + r->n * R;
 	return run_hash_check(&r->hash, buf, got, final, bad);
-}
-
-void verify_add(verify_sum *v, const uint8_t *recs, size_t n, size_t R)
-{
-	uint64_t lo = v->lo, hi = v->hi;
-	for (size_t i = 0; i < n; i++) {
-		XXH128_hash_t x = XXH3_128bits(recs + i * R, R);
-		uint64_t t = lo + x.low64;
-		hi += x.high64 + (t < lo);
-		lo = t;
-	}
-	v->lo = lo;
-	v->hi = hi;
-	v->n += n;
-}
-
-void verify_merge(verify_sum *a, const verify_sum *b)
-{
-	uint64_t t = a->lo + b->lo;
-	a->hi += b->hi + (t < a->lo);
-	a->lo = t;
-	a->n += b->n;
-}
-
-void verify_order_add(verify_order *v, const keys_spec *s, const uint8_t *recs, size_t n, int strict)
-{
-	size_t R = s->record_size;
-	for (size_t i = 0; i < n; i++) {
-		const uint8_t *cur = recs + i * R;
-		const uint8_t *prev = i ? cur - R : (v->have ? v->last : NULL);
-		if (prev && !v->bad) {
-			int c = keys_compare(s, prev, cur);
-			if (c > 0 || (strict && c == 0))
-				v->bad = v->seen + i + 1;
-		}
-	}
-	if (n) {
-		memcpy(v->last, recs + (n - 1) * R, R);
-		v->have = 1;
-	}
-	v->seen += n;
 }

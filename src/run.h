@@ -1,6 +1,6 @@
 /*
- * run.h - sorted runs (in memory or spilled), their XXH3 block checksums,
- * and the multiset/order accumulators behind --verify.
+ * run.h - sorted runs (in memory or spilled) and their XXH3 block
+ * checksums.
  */
 #ifndef GPUSORT_RUN_H
 #define GPUSORT_RUN_H
@@ -77,22 +77,5 @@ void run_sample_add(run *r, const uint8_t *recs, uint64_t first, size_t n, size_
  * 0, or -EBADMSG with *bad = the first bad block's index.
  */
 int run_check_read(run *r, size_t record_size, uint64_t off, void *buf, size_t got, size_t *bad);
-
-/* --verify: an order-independent 128-bit sum of per-record XXH3-128 hashes. */
-typedef struct verify_sum {
-	uint64_t lo, hi, n;
-} verify_sum;
-void verify_add(verify_sum *v, const uint8_t *recs, size_t n, size_t record_size);
-/* a += b: sums of parts hashed on different threads combine in any order. */
-void verify_merge(verify_sum *a, const verify_sum *b);
-
-/* --verify: order of a record stream across buffers. */
-typedef struct verify_order {
-	uint8_t *last;      /* copy of the last record seen (record_size bytes) */
-	int have;
-	uint64_t seen;      /* records seen */
-	uint64_t bad;       /* 1-based number of the first record out of order, 0 if none */
-} verify_order;
-void verify_order_add(verify_order *v, const keys_spec *s, const uint8_t *recs, size_t n, int strict);
 
 #endif

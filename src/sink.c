@@ -19,13 +19,8 @@ static void write_hook(io_job *j)
 		return;
 	}
 	/* flush() cuts verified output at whole records, so a buffer is whole records */
-	if (k->vsum || k->vord) {
-		size_t n = j->len / R;
-		if (k->vsum)
-			verify_add(k->vsum, j->buf, n, R);
-		if (k->vord)
-			verify_order_add(k->vord, k->s, j->buf, n, k->unique);
-	}
+	if (k->vsum)
+		verify_add_par(k->vtp, k->vsum, k->vord, j->buf, j->len / R, R);
 }
 
 /*
@@ -83,9 +78,17 @@ size_t sink_max_records(const sink *k)
 	return (k->cap - IO_ALIGN) / k->s->record_size;
 }
 
+void sink_verify(sink *k, verify_sum *sum, verify_order *ord, int threads)
+{
+	k->vsum = sum;
+	k->vord = ord;
+	if (threads > 1 && tpool_start(&k->vtp, threads))
+		k->vtp = NULL; /* no threads to be had: summed on one */
+}
+
 int sink_map(sink *k, uint64_t bytes, int threads)
 {
-	if (k->spill || k->vsum || k->vord || k->records || k->fill || k->bytes || k->qn || sink_mapped(k))
+	if (k->spill || k->records || k->fill || k->bytes || k->qn || sink_mapped(k))
 		return -EINVAL;
 	/* O_DIRECT was asked for: the page cache is what it avoids */
 	if (k->f->dfd >= 0 || !k->f->regular)
@@ -149,7 +152,7 @@ static void flush(sink *k, int final)
 	size_t R = k->s->record_size, len = k->fill;
 	if (!final) {
 		size_t unit = IO_ALIGN;
-		if (k->vsum || k->vord) {
+		if (k->vsum) {
 			/* lcm(IO_ALIGN, R) when small enough, else whole records */
 			unit = io_align_records(R) * R;
 			if (unit > k->cap / 2)
@@ -302,6 +305,11 @@ int sink_close(sink *k)
 {
 	sink_sync(k);
 	if (sink_mapped(k)) {
+		/* --verify: the output as it stands in the file's pages, complete
+		 * (-u's drops made), on every thread */
+		if (k->vsum && !k->err)
+			verify_add_par(k->vtp, k->vsum, k->vord, k->map.base, k->fill / k->s->record_size,
+				       k->s->record_size);
 		int rc = io_outmap_close(&k->map, k->fill);
 		if (rc && !k->err)
 			k->err = rc;
@@ -317,6 +325,8 @@ int sink_close(sink *k)
 		wait_job(k, 1);
 	}
 	io_worker_stop(&k->w);
+	tpool_stop(k->vtp);
+	k->vtp = NULL;
 	if (k->spill && !k->err && run_hash_end(&k->spill->hash))
 		k->err = -ENOMEM;
 	free(k->buf[0]);

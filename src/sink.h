@@ -6,8 +6,9 @@
  * fills. Only whole IO_ALIGN blocks are handed to the writer until the end,
  * so O_DIRECT stays usable; the few leftover bytes move to the next buffer.
  * -u (first of each run of equal keys) is applied here, on the producer's
- * thread; --verify's order and multiset accumulators and the spill checksums
- * run on the writer's thread. When the output is a regular file, the two
+ * thread; the spill checksums run on the writer's thread, --verify's order
+ * and multiset accumulators there too (split over threads of their own),
+ * or over a mapped output once it is complete. When the output is a regular file, the two
  * buffers are registered with the writer's io_uring (io_ring_register), so
  * their writes go as WRITE_FIXED; sink_put's caller buffers go unfixed.
  */
@@ -19,6 +20,7 @@
 #include "keys.h"
 #include "progress.h"
 #include "run.h"
+#include "verify.h"
 #include "tpool.h"
 
 #define SINK_QUEUE 64 /* sink_put_async writes in flight at most */
@@ -44,8 +46,9 @@ typedef struct sink {
 	uint64_t bytes;        /* bytes handed to the writer */
 	int err;               /* first error (-errno); sticky */
 	int fixed;             /* buffers registered with the writer's ring: 0, or why not (-errno) */
-	verify_sum *vsum;      /* --verify: multiset of the output, or NULL */
+	verify_sum *vsum;      /* --verify: multiset of the output, or NULL (sink_verify) */
 	verify_order *vord;    /* --verify: order of the output, or NULL */
+	tpool *vtp;            /* --verify's threads, or NULL: the writer's alone */
 	progress *prog;        /* --progress: counts the bytes committed, -u's drops included (the
 				* phase's input, so it ends at 100%); NULL: none */
 	io_outmap map;         /* sink_map's mapped output; map.map NULL: written by the writer */
@@ -79,6 +82,14 @@ int sink_sync(sink *k);
 /* Wait for the oldest writes queued until at most `most` are in flight
  * (their buffers free again, oldest first). Returns k->err. */
 int sink_sync_to(sink *k, int most);
+/*
+ * --verify: the output's records summed into *sum and their order checked
+ * in *ord (verify_order_init done) as they are written, on `threads`
+ * threads of the sink's own (one: the writer's); a mapped output
+ * (sink_map) when it is complete, at sink_close. Call before anything is
+ * written. Never fails: without threads, on the writer's.
+ */
+void sink_verify(sink *k, verify_sum *sum, verify_order *ord, int threads);
 /* Flush, wait for the writer, stop it. Returns k->err. */
 int sink_close(sink *k);
 /* Largest n sink_reserve accepts. */
@@ -92,8 +103,8 @@ size_t sink_max_records(const sink *k);
  * writers (one thread's write(2)s to a file do not scale, stores into its
  * mapping do: bench/results/h200-outmap-2026-11-26.md), and sink_put and
  * sink_put_async copy on `threads` threads and return when done. Only for
- * the final output (not a spill) of a sink with nothing written yet and
- * no --verify sums (they run on the writer); under -u (duplicates dropped
+ * the final output (not a spill) of a sink with nothing written yet
+ * (--verify's sums then run over the mapping at sink_close); under -u (duplicates dropped
  * after they are stored) only where the file ends at its offset. Returns 0, or -errno when the
  * records must go through the writer as before (not a regular file, an
  * O_DIRECT or appending output, no room: io_outmap_open's errors); the

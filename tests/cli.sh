@@ -1183,6 +1183,35 @@ rc=$?
 "$REF" $K -u < a.bin > exp.bin
 if [ $rc = 0 ] && cmp -s got.bin exp.bin; then pass "verify-unique"
 else fail "verify-unique" "exit status $rc: $(tr '\n' '|' < gs.err)"; fi
+# --verify must catch what it checks: -m of an input out of order (1 M
+# ascending u32, record 600001 made the greatest) fails at record 600002,
+# the old output kept; summed on every thread over the mapped output (-o),
+# and by the writer's threads into a pipe; under -u a tie is disorder
+# to the check, so the tie -u drops must not be reported
+"$GEN" -n 1M -k u32 --dist sorted -o vsorted.bin 2>/dev/null
+printf '\377\377\377\377' | dd of=vsorted.bin bs=4 seek=600000 conv=notrunc 2>/dev/null
+for how in o pipe; do
+	printf 'old\n' > vout.bin
+	if [ $how = o ]; then
+		gsrun -k u32 -m --verify vsorted.bin -o vout.bin 2> gs.err
+		rc=$?
+	else
+		{ gsrun -k u32 -m --verify vsorted.bin 2> gs.err; echo $? > rc.pipe; } | cat > /dev/null
+		rc=$(cat rc.pipe)
+	fi
+	if [ "$rc" = 2 ] && grep -q "^gpusort: verify: FAILED: output record 600002 is out of order" gs.err &&
+		[ "$(cat vout.bin)" = old ]; then
+		pass "verify-catches-disorder-$how"
+	else
+		fail "verify-catches-disorder-$how" "exit $rc: $(tr '\n' '|' < gs.err)"
+	fi
+done
+printf '\001\000\000\000\002\000\000\000\002\000\000\000' > vtie.bin
+gsrun -k u32 -m -u --verify vtie.bin > got.bin 2> gs.err
+rc=$?
+if [ $rc = 0 ] && [ "$(od -An -tu4 got.bin | tr -s ' ')" = " 1 2" ]; then pass "verify-unique-tie-dropped"
+else fail "verify-unique-tie-dropped" "exit $rc: $(tr '\n' '|' < gs.err)"; fi
+rm -f vsorted.bin vtie.bin
 
 gsrun $K --stats ab.bin > got.bin 2> gs.err
 rc=$?
@@ -1613,9 +1642,11 @@ else pass "outmap-output-shrinks"; fi
 gsrun -k u32 -S 1M -T t1 --stats chg.src 2> gs.err | cat > om.pipe
 if grep -q 'output mapped' gs.err; then fail "outmap-not-into-pipe" "--stats: $(grep 'output mapped' gs.err)"
 else check_ok "outmap-not-into-pipe" 0 om.pipe om.exp gs.err; fi
+# --verify's sums run over the complete mapping (sink_close)
 gsrun -k u32 -S 1M -T t1 --verify --stats=json chg.src -o om.v 2> gs.err
-if grep -q '"output_mapped":1' gs.err; then fail "outmap-not-under-verify" "JSON: output_mapped 1"
-else check_ok "outmap-not-under-verify" 0 om.v om.exp gs.err; fi
+if ! grep -q '"output_mapped":1' gs.err; then fail "outmap-under-verify" "JSON: output not mapped: $(first gs.err)"
+elif ! grep -q 'verify: [0-9]* records, order ok, multiset ok' gs.err; then fail "outmap-under-verify" "no verify notice: $(first gs.err)"
+else check_ok "outmap-under-verify" 0 om.v om.exp gs.err; fi
 # a pipe has no size to keep: a producer that stops early is simply the end
 head -c 400000 chg.src | gsrun -k u32 -S 1M -T t1 > got.bin 2> gs.err
 rc=$?
