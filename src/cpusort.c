@@ -263,12 +263,48 @@ size_t cpusort_native_counters(int nt)
 	return (size_t)nt * sizeof(uint32_t[NATIVE_PASSES][1u << NATIVE_DIGIT]);
 }
 
+/* Below this many items the LSD passes' fixed cost (clearing and scanning
+ * 2^11 counters a pass: ~10 us) is far more than an insertion sort's: the
+ * streamed chunk of a small input cuts it into hundreds of such buckets. */
+#define NATIVE_SMALL 64
+
+#define NATIVE_INSERTION(T, ENC, DEC)                                     \
+	do {                                                              \
+		T *v = (T *)a;                                            \
+		if (!encoded)                                             \
+			for (size_t i = 0; i < n; i++)                    \
+				v[i] = ENC(k, v[i]);                      \
+		for (size_t i = 1; i < n; i++) {                          \
+			const T x = v[i];                                 \
+			size_t j = i;                                     \
+			for (; j > 0 && v[j - 1] > x; j--)                \
+				v[j] = v[j - 1];                          \
+			v[j] = x;                                         \
+		}                                                         \
+		for (size_t i = 0; i < n; i++)                            \
+			v[i] = DEC(k, v[i]);                              \
+	} while (0)
+
+/* cpusort_native_par of a few items (n <= NATIVE_SMALL), in place in a: a
+ * record is its key, so equal keys are equal records and the order among
+ * them cannot show. */
+static uint8_t *native_small(const keys_native *k, uint8_t *a, size_t n, int encoded)
+{
+	if (k->width == 8)
+		NATIVE_INSERTION(uint64_t, keys_native_enc64, keys_native_dec64);
+	else
+		NATIVE_INSERTION(uint32_t, keys_native_enc32, keys_native_dec32);
+	return a;
+}
+
 uint8_t *cpusort_native_par(const keys_native *k, uint8_t *a, uint8_t *b, size_t n, int bits, int encoded, int nt,
 			    void *counters)
 {
 	struct npar q = { .k = k, .src = a, .dst = b, .n = n, .pass = -1, .encoded = encoded };
 	if (n < 2 && !encoded)
 		return a;
+	if (n <= NATIVE_SMALL)
+		return native_small(k, a, n, encoded);
 	if (bits <= 0 || bits > (int)k->width * 8)
 		bits = (int)k->width * 8;
 	q.passes = (bits + NATIVE_DIGIT - 1) / NATIVE_DIGIT;

@@ -2,7 +2,8 @@
  * test_cpusort.c - cpusort_sort against qsort by keys_compare (an independent
  * order) for key-only records: the 4- and 8-byte keys that go through native
  * integers (every type, both directions, specials among random values) and
- * byte-wise ones, on 1 to 7 threads, sizes around the thread split, random,
+ * byte-wise ones, on 1 to 7 threads, sizes around the thread split and the
+ * insertion sort's bound (NATIVE_SMALL), random,
  * few distinct and all-equal keys, keys differing only in low bits
  * (the MSD pass of large chunks on a skewed digit, or skipped). Equal keys of key-only records are equal
  * records, so the bytes must match exactly.
@@ -57,7 +58,7 @@ int main(void)
 					    0x8000000000000000ull, 0x7ff0000000000000ull, 0xfff8000000000000ull,
 					    ~0ull };
 	/* 300007: past the MSD pass's threshold (cpusort.c MSD_MIN) */
-	static const size_t ns[] = { 0, 1, 2, 3, 7, 4097, 100003, 300007 };
+	static const size_t ns[] = { 0, 1, 2, 3, 7, 31, 32, 33, 4097, 100003, 300007 };
 	unsigned long long seed = 5;
 	size_t cap = 300007 * 16;
 	setvbuf(stdout, NULL, _IOLBF, 0); /* a FAIL line before a crash is not lost */
