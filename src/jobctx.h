@@ -26,6 +26,7 @@ typedef struct job_stats {
 	double teardown_spill_s; /* after the output: the spill files closed (their cached pages and blocks freed) */
 	uint64_t records, bytes_in, records_out, runs, spilled, chunk, rounds, passes, gpu_groups;
 	int out_mapped;          /* the output filled through a mapping (sink_map): no write stage of its own */
+	int threads;             /* the sort's threads when fewer than --parallel's (a small input); 0: those */
 	uint64_t spill_mapped;   /* spilled runs stored through a mapping of the spill file, not written */
 	const char *engine;
 	char engine_buf[64];     /* the storage of an engine name made for this job */

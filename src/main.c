@@ -165,7 +165,8 @@ static void help(void)
 "                              than RAM, is slower when it fits; WHAT: all (the\n"
 "                              default) or spill (only spilled runs: no copy\n"
 "                              through the cache, faster where the CPU is busy)\n"
-"      --parallel=N            CPU threads for sorting and merging (default: all)\n"
+"      --parallel=N            CPU threads for sorting and merging (default: all;\n"
+"                              one for files of less than 64 KiB)\n"
 "      --cpu                   do not use a GPU\n"
 "      --device=N              use CUDA device N, even for small inputs; failing\n"
 "                              to is an error\n"
@@ -877,6 +878,7 @@ static int parse_options(cli *c, int argc, char **argv)
 		case OPT_PARALLEL: /* more than 1024 threads is 1024 (sort(1) takes any N too) */
 			c->o.threads = (int)parse_int_arg("--parallel", optarg, 1, INT_MAX);
 			c->o.threads = c->o.threads > 1024 ? 1024 : c->o.threads;
+			c->o.threads_given = 1;
 			break;
 		case OPT_GPU_MEMORY: c->o.gpu_mem = parse_size_arg("--gpu-memory", optarg); break;
 		case OPT_DEVICE: c->o.device = (int)parse_int_arg("--device", optarg, 0, 1023); break;

@@ -52,6 +52,7 @@ typedef struct job_opts {
 	int ntmp;
 	const char *compress;      /* --compress-program: spilled runs through PROG and PROG -d; NULL: none */
 	int threads;
+	int threads_given;         /* --parallel was given: honoured even for a small input */
 	int batch_size;            /* --batch-size: most runs the CPU merge takes at once (2..MERGE_MAX_FANIN); 0: memory decides */
 	uint64_t gpu_mem;          /* 0: default */
 	int device;                /* -1: any (fall back to the CPU) */

@@ -115,7 +115,7 @@ void stats_print(const job_ctx *c, double wall)
 	char b[32];
 	fprintf(stderr, "gpusort: stats: %" PRIu64 " records of %zu bytes (%s), engine %s, %d threads\n",
 		s->records, c->R, util_fmt_bytes(s->records * (uint64_t)c->R, b, sizeof b), s->engine,
-		c->o->threads);
+		c->st.threads ? c->st.threads : c->o->threads);
 	if (c->gpu_note[0])
 		fprintf(stderr, "gpusort: stats: GPU not used: %s\n", c->gpu_note);
 	if (c->eng.gpu_lost_why[0])

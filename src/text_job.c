@@ -759,6 +759,9 @@ static int open_engine(tjob *t, size_t lines, int last)
 	return 0;
 }
 
+/* Inputs smaller than this are sorted on one thread. */
+#define TEXT_ONE_THREAD_BYTES ((int64_t)64 << 10)
+
 /* A regular file's size ("-": standard input's, from its offset), or -1
  * (a pipe, or not there): --progress's totals. */
 static int64_t input_bytes(const char *name)
@@ -980,6 +983,11 @@ void text_job_run(const job_opts *o, const text_spec *s, text_result *res)
 	t.out_name = o->output ? o->output : "standard output"; /* quote_name quotes it */
 	t.sorter.s = s;
 	t.sorter.threads = o->threads > 0 ? o->threads : 1;
+	/* a small input on one thread (unless --parallel says otherwise):
+	 * starting the others costs more than they would take off its sort */
+	int64_t known = o->threads_given ? -1 : inputs_bytes(o);
+	if (known >= 0 && known < TEXT_ONE_THREAD_BYTES)
+		t.sorter.threads = 1;
 	t.sorter.verify = o->verify;
 	if (t.sorter.threads > 1 && tpool_start(&t.pool, t.sorter.threads))
 		t.pool = NULL; /* no threads to be had: the job runs on this one */

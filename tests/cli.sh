@@ -1224,6 +1224,18 @@ elif ! grep -q read gs.err || ! grep -q sort gs.err || ! grep -q write gs.err; t
 else
 	pass "stats"
 fi
+# an input of less than 64 KiB is sorted on one thread, unless --parallel says how many
+"$GEN" -n 1000 -k u64 -o st1.bin 2>/dev/null && "$REF" -k u64 < st1.bin > st1.exp
+for p in "" 3; do
+	gsrun -k u64 ${p:+--parallel $p} --stats st1.bin > got.bin 2> gs.err
+	rc=$?
+	if [ $rc = 0 ] && cmp -s got.bin st1.exp && grep -q "^gpusort: stats: 1000 records of 8 bytes .*, ${p:-1} threads$" gs.err; then
+		pass "small-input-threads${p:+-parallel-$p}"
+	else
+		fail "small-input-threads${p:+-parallel-$p}" "exit $rc, want ${p:-1} threads: $(first gs.err)"
+	fi
+done
+rm -f st1.bin st1.exp
 gsrun $K --stats=text -S 64K -T t1 ab.bin > got.bin 2> gs.err
 rc=$?
 if [ $rc = 0 ] && cmp -s got.bin expab.bin && grep -q merge gs.err; then pass "stats-text-spill"
