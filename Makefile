@@ -58,7 +58,9 @@ IO_SRC  := $(filter-out io/io_fault.c,$(wildcard io/*.c))
 SRC_OBJ := $(patsubst %.c,$(B)/%.o,$(filter-out src/main.c,$(wildcard src/*.c)) $(IO_SRC))
 ifeq ($(CUDA),yes)
   KERN_OBJ := $(patsubst %.cu,$(B)/%.o,$(wildcard kernels/*.cu)) $(B)/kernels/gpu_errors.o
-  LDLIBS   += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
+  # libstdc++ linked in: loading and relocating the shared one was ~0.4 ms
+  # of every run (bench/results/h200-small-inputs-2026-11-29.md)
+  LDLIBS   += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic
 else
   KERN_OBJ := $(B)/kernels/gpu_stub.o $(B)/kernels/gpu_errors.o
 endif
@@ -169,7 +171,7 @@ $(FAKE_B)/%.o: %.c
 tests/bin/gpusort-fakegpu: $(FAKE_OBJ)
 	@mkdir -p tests/bin
 	$(say) LINK $@
-	$(Q)$(CC) $(FAKECFLAGS) -o $@ $(FAKE_OBJ) $(filter-out -L% -lcudart_static -ldl -lrt -lstdc++,$(LDLIBS))
+	$(Q)$(CC) $(FAKECFLAGS) -o $@ $(FAKE_OBJ) $(filter-out -L% -lcudart_static -ldl -lrt -lstdc++ -Wl$(comma)-B%,$(LDLIBS))
 
 tests/gpu/test_gpu_sort: tests/gpu/test_gpu_sort.cu tests/gpu/report.h $(KERN_HDR) $(KERN_OBJ)
 	$(say) NVCC $@
