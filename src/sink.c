@@ -23,6 +23,42 @@ static void write_hook(io_job *j)
 		verify_add_par(k->vtp, k->vsum, k->vord, j->buf, j->len / R, R);
 }
 
+/* The verify worker's job (IO_JOB_CALL): --verify's sums and order of the
+ * records at j->buf (j->len bytes, whole records) while the writer writes
+ * them; jobs run in stream order. */
+static ssize_t verify_call(io_job *j, io_ring *ring)
+{
+	sink *k = j->arg;
+	size_t R = k->s->record_size;
+	(void)ring;
+	verify_add_par(k->vtp, k->vsum, k->vord, j->buf, j->len / R, R);
+	return 0;
+}
+
+/* Queue the write j (filled but for its hook); with the verify worker,
+ * the buffer's sums go to it in v, so that they overlap the write (a pipe
+ * takes the output at its reader's pace), else they run in write_hook
+ * before the write. */
+static void submit_write(sink *k, io_job *j, io_job *v)
+{
+	j->hook = write_hook;
+	if (k->vw_on) {
+		*v = (io_job){ .op = IO_JOB_CALL, .call = verify_call, .arg = k, .buf = j->buf, .len = j->len };
+		io_worker_submit(&k->vw, v);
+		j->hook = NULL; /* a sink with sums writes no spill run */
+	}
+	io_worker_submit(&k->w, j);
+}
+
+/* Wait for the write j and its sums (v); the write's result. */
+static ssize_t wait_write(sink *k, io_job *j, io_job *v)
+{
+	ssize_t r = io_worker_wait(&k->w, j);
+	if (k->vw_on)
+		io_worker_wait(&k->vw, v);
+	return r;
+}
+
 /*
  * Runs on the writer's thread (an IO_JOB_CALL job), the only thread that uses
  * its ring (io.h): register both buffers with it. They live until
@@ -84,6 +120,9 @@ void sink_verify(sink *k, verify_sum *sum, verify_order *ord, int threads)
 	k->vord = ord;
 	if (threads > 1 && tpool_start(&k->vtp, threads))
 		k->vtp = NULL; /* no threads to be had: summed on one */
+	/* the sums beside the writes, not ahead of each: without this worker,
+	 * in write_hook on the writer's thread */
+	k->vw_on = io_worker_start(&k->vw) == 0;
 }
 
 int sink_map(sink *k, uint64_t bytes, int threads)
@@ -136,7 +175,7 @@ static void wait_job(sink *k, int b)
 {
 	if (!k->pending[b])
 		return;
-	ssize_t r = io_worker_wait(&k->w, &k->job[b]);
+	ssize_t r = wait_write(k, &k->job[b], &k->vjob[b]);
 	if (r < 0 && !k->err)
 		k->err = (int)r;
 	k->pending[b] = 0;
@@ -165,9 +204,8 @@ static void flush(sink *k, int final)
 	size_t rest = k->fill - len;
 	memcpy(k->buf[nb], k->buf[b] + len, rest);
 	if (len) {
-		k->job[b] = (io_job){ .op = IO_JOB_WRITE, .f = k->f, .buf = k->buf[b], .len = len,
-				      .hook = write_hook, .arg = k };
-		io_worker_submit(&k->w, &k->job[b]);
+		k->job[b] = (io_job){ .op = IO_JOB_WRITE, .f = k->f, .buf = k->buf[b], .len = len, .arg = k };
+		submit_write(k, &k->job[b], &k->vjob[b]);
 		k->pending[b] = 1;
 		k->bytes += len;
 	}
@@ -244,10 +282,9 @@ int sink_put(sink *k, uint8_t *recs, size_t n)
 	wait_job(k, 1);
 	if (k->err)
 		return k->err;
-	k->ext = (io_job){ .op = IO_JOB_WRITE, .f = k->f, .buf = recs, .len = n * k->s->record_size,
-			   .hook = write_hook, .arg = k };
-	io_worker_submit(&k->w, &k->ext);
-	ssize_t r = io_worker_wait(&k->w, &k->ext);
+	k->ext = (io_job){ .op = IO_JOB_WRITE, .f = k->f, .buf = recs, .len = n * k->s->record_size, .arg = k };
+	submit_write(k, &k->ext, &k->vext);
+	ssize_t r = wait_write(k, &k->ext, &k->vext);
 	if (r < 0 && !k->err)
 		k->err = (int)r;
 	k->records += n;
@@ -257,7 +294,7 @@ int sink_put(sink *k, uint8_t *recs, size_t n)
 
 static void wait_oldest(sink *k)
 {
-	ssize_t r = io_worker_wait(&k->w, &k->q[k->qh]);
+	ssize_t r = wait_write(k, &k->q[k->qh], &k->vq[k->qh]);
 	if (r < 0 && !k->err)
 		k->err = (int)r;
 	k->qh = (k->qh + 1) % SINK_QUEUE;
@@ -279,10 +316,9 @@ int sink_put_async(sink *k, uint8_t *recs, size_t n)
 		wait_oldest(k);
 	if (k->err)
 		return k->err;
-	io_job *j = &k->q[(k->qh + k->qn) % SINK_QUEUE];
-	*j = (io_job){ .op = IO_JOB_WRITE, .f = k->f, .buf = recs, .len = n * k->s->record_size,
-		       .hook = write_hook, .arg = k };
-	io_worker_submit(&k->w, j);
+	int at = (k->qh + k->qn) % SINK_QUEUE;
+	k->q[at] = (io_job){ .op = IO_JOB_WRITE, .f = k->f, .buf = recs, .len = n * k->s->record_size, .arg = k };
+	submit_write(k, &k->q[at], &k->vq[at]);
 	k->qn++;
 	k->records += n;
 	k->bytes += n * k->s->record_size;
@@ -325,6 +361,9 @@ int sink_close(sink *k)
 		wait_job(k, 1);
 	}
 	io_worker_stop(&k->w);
+	if (k->vw_on)
+		io_worker_stop(&k->vw);
+	k->vw_on = 0;
 	tpool_stop(k->vtp);
 	k->vtp = NULL;
 	if (k->spill && !k->err && run_hash_end(&k->spill->hash))

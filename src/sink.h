@@ -6,9 +6,10 @@
  * fills. Only whole IO_ALIGN blocks are handed to the writer until the end,
  * so O_DIRECT stays usable; the few leftover bytes move to the next buffer.
  * -u (first of each run of equal keys) is applied here, on the producer's
- * thread; the spill checksums run on the writer's thread, --verify's order
- * and multiset accumulators there too (split over threads of their own),
- * or over a mapped output once it is complete. When the output is a regular file, the two
+ * thread; the spill checksums run on the writer's thread; --verify's
+ * order and multiset accumulators on a worker of their own beside each
+ * write (split over threads of their own), or over a mapped output once it
+ * is complete. When the output is a regular file, the two
  * buffers are registered with the writer's io_uring (io_ring_register), so
  * their writes go as WRITE_FIXED; sink_put's caller buffers go unfixed.
  */
@@ -49,6 +50,9 @@ typedef struct sink {
 	verify_sum *vsum;      /* --verify: multiset of the output, or NULL (sink_verify) */
 	verify_order *vord;    /* --verify: order of the output, or NULL */
 	tpool *vtp;            /* --verify's threads, or NULL: the writer's alone */
+	io_worker vw;          /* --verify's worker: each buffer's sums beside its write (sink_verify) */
+	int vw_on;
+	io_job vjob[2], vext, vq[SINK_QUEUE]; /* the sums of job[], ext and q[] */
 	progress *prog;        /* --progress: counts the bytes committed, -u's drops included (the
 				* phase's input, so it ends at 100%); NULL: none */
 	io_outmap map;         /* sink_map's mapped output; map.map NULL: written by the writer */
@@ -84,10 +88,12 @@ int sink_sync(sink *k);
 int sink_sync_to(sink *k, int most);
 /*
  * --verify: the output's records summed into *sum and their order checked
- * in *ord (verify_order_init done) as they are written, on `threads`
- * threads of the sink's own (one: the writer's); a mapped output
+ * in *ord (verify_order_init done) as they are written, each buffer on a
+ * worker of the sink's own while the writer writes it (released when
+ * both are done), split over `threads` threads; a mapped output
  * (sink_map) when it is complete, at sink_close. Call before anything is
- * written. Never fails: without threads, on the writer's.
+ * written. Never fails: without threads, on one; without the worker, on
+ * the writer's before each write.
  */
 void sink_verify(sink *k, verify_sum *sum, verify_order *ord, int threads);
 /* Flush, wait for the writer, stop it. Returns k->err. */
