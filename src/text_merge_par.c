@@ -519,42 +519,265 @@ size_t text_merge_par_out_bytes(size_t max_round)
 	return 2 * (max_round + max_round / 4); /* each grown to a round and a quarter (below) */
 }
 
+/* p's state for k sources on pool's threads, writing to w. 0 or -ENOMEM
+ * (par_free frees what was allocated). */
+static int par_start(par *p, const text_spec *s, int k, tpool *pool, text_writer *w)
+{
+	memset(p, 0, sizeof *p);
+	p->s = s;
+	p->unique = w->unique != NULL;
+	p->verify = w->verify != NULL;
+	p->adj = w->unique ? w->unique : w->verify;
+	p->k = k;
+	p->P = pool ? tpool_size(pool) : 1;
+	p->w = w;
+	p->K = 1;
+	while (p->K < k)
+		p->K *= 2;
+	int maxsl = SLICES_PER_THREAD * p->P;
+	p->win = calloc((size_t)k, sizeof *p->win);
+	p->cnt = calloc((size_t)k, sizeof *p->cnt);
+	p->spl = calloc((size_t)maxsl + 1, sizeof *p->spl);
+	p->cut = calloc((size_t)(maxsl + 1) * (size_t)k, sizeof *p->cut);
+	p->so = calloc((size_t)maxsl, sizeof *p->so);
+	p->tt = calloc((size_t)p->P * (size_t)p->K, sizeof *p->tt);
+	p->tc = calloc((size_t)p->P * (size_t)k, sizeof *p->tc);
+	p->from = calloc((size_t)k, sizeof *p->from);
+	p->pties = calloc((size_t)p->P, sizeof *p->pties);
+	if (!p->win || !p->cnt || !p->spl || !p->cut || !p->so || !p->tt || !p->tc || !p->from || !p->pties)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Free p's state, its full comparisons added to *ties. */
+static void par_free(par *p, uint64_t *ties)
+{
+	for (int t = 0; p->pties && t < p->P; t++)
+		*ties += p->pties[t];
+	for (int i = 0; i < 2; i++) {
+		util_map_free(p->b[i].p, p->b[i].cap);
+		free(p->b[i].seg);
+	}
+	free(p->win);
+	free(p->cnt);
+	free(p->spl);
+	free(p->cut);
+	free(p->so);
+	free(p->tt);
+	free(p->tc);
+	free(p->from);
+	free(p->pties);
+}
+
+/*
+ * Every source's window for the next round (text_ahead_window), and *m:
+ * the source whose window's last line goes first of the windows' last
+ * lines, which bounds the round; -1 when every source has ended. Returns
+ * 0, or text_ahead_window's error with *bad = its source.
+ */
+static int load_windows(par *p, text_source *src, text_ahead *a, int *m, uint64_t *ties, int *bad)
+{
+	*m = -1;
+	for (int i = 0; i < p->k; i++) {
+		p->cnt[i] = 0;
+		if (src[i].done) {
+			p->win[i].n = 0;
+			continue;
+		}
+		int r = text_ahead_window(a, i, &p->win[i]);
+		if (r < 0) {
+			*bad = i;
+			return r;
+		}
+		if (!r)
+			continue;
+		const text_window *x = &p->win[i], *y = *m >= 0 ? &p->win[*m] : NULL;
+		if (!y || goes_before(p->s, &x->l[x->n - 1], x->base, i, &y->l[y->n - 1], y->base, *m, ties))
+			*m = i;
+	}
+	return 0;
+}
+
+/* Where a round's lines go: its buffer (or the mapped output) and how
+ * many bytes its slices hold. */
+typedef struct round_dst {
+	uint8_t *dst;   /* the mapped output, or NULL: the writer's buffers */
+	size_t dcap, dlen;
+	size_t max_round;
+	obuf *b;
+	size_t total;
+} round_dst;
+
+/*
+ * A round of sort(1)'s merge, for windows of which one is out of order:
+ * one slice, the least head line out first (greedy_slice) until the
+ * round's room is full. Returns 0, or -errno with *bad (-2: no memory,
+ * -1: the output).
+ */
+static int greedy_round(par *p, round_dst *r, text_merge_stats *st, double t1, int *bad)
+{
+	int k = p->k, rc;
+	p->nsl = 1;
+	memset(p->cut, 0, (size_t)k * sizeof *p->cut);
+	/* a round's bytes of room (the mapped output has all it needs) */
+	size_t left = r->dst ? r->dcap - r->dlen : 0;
+	if ((rc = round_out(p, r->dst, r->dcap, r->dlen, r->dst && left < r->max_round ? left : r->max_round, &r->b))) {
+		*bad = rc == -ENOMEM ? -2 : -1;
+		return rc;
+	}
+	double t3 = util_now();
+	st->cut_s += t3 - t1;
+	size_t room = r->dst ? left : r->b->cap, need;
+	while ((need = greedy_slice(p, room, r->max_round))) {
+		/* the long line that comes first: a buffer of its size and a round */
+		if (r->dst || (rc = grow_buffer(r->b, need + r->max_round))) {
+			*bad = r->dst ? -1 : -2;
+			return r->dst ? -EFBIG : rc;
+		}
+		p->out = r->b->p;
+		room = r->b->cap;
+	}
+	r->total = p->so[0].bytes;
+	r->b->nseg = 0;
+	r->b->in = 0;
+	for (int i = 0; i < k; i++)
+		r->b->in += range_bytes(&p->win[i], 0, p->cut[(size_t)k + i]);
+	st->slice_s += util_now() - t3;
+	return 0;
+}
+
+/*
+ * A round of windows in order: every line that goes before the bound
+ * (source m's last line), at most about max_round bytes of them, cut at
+ * sampled splitters into slices that pool's threads merge at once.
+ * samp, scap: the samples' buffer, kept from round to round. Returns 0,
+ * or -errno with *bad (-2: no memory, -1: the output).
+ */
+static int sliced_round(par *p, int m, tpool *pool, mline **samp, size_t *scap, round_dst *r, text_merge_stats *st,
+			double t1, int *bad)
+{
+	int k = p->k, maxsl = SLICES_PER_THREAD * p->P, rc;
+	mline bound = { &p->win[m].l[p->win[m].n - 1], p->win[m].base, m, p->win[m].n - 1, 0 };
+	uint64_t lines = 0, bytes = 0;
+	for (int i = 0; i < k; i++) {
+		if (!p->win[i].n)
+			continue;
+		p->cnt[i] = i == m ? p->win[i].n : count_before(p->s, &p->win[i], i, p->win[i].n, &bound, &st->ties);
+		lines += p->cnt[i];
+		bytes += range_bytes(&p->win[i], 0, p->cnt[i]);
+	}
+	/* the slices, and where each source's round lines are cut among them */
+	uint64_t take = lines;
+	if (bytes > r->max_round)
+		take = (uint64_t)((double)lines * (double)r->max_round / (double)bytes) + 1;
+	p->nsl = take / SLICE_LINES < (uint64_t)maxsl ? (int)(take / SLICE_LINES) : maxsl;
+	if (p->nsl < 1)
+		p->nsl = 1;
+	int nsp = 0;
+	if (p->nsl > 1 || take < lines) {
+		nsp = choose_splitters(p, lines, take, samp, scap);
+		if (nsp < 0) {
+			*bad = -2;
+			return -ENOMEM;
+		}
+		p->nsp = nsp;
+		atomic_store(&p->next, 0);
+		if (pool && nsp > 1)
+			tpool_run(pool, cuts_step, p);
+		else
+			for (int j = 1; j <= nsp; j++)
+				cut_row(p, j, 0);
+	}
+	memset(p->cut, 0, (size_t)k * sizeof *p->cut);
+	if (nsp < p->nsl)
+		memcpy(p->cut + (size_t)p->nsl * k, p->cnt, (size_t)k * sizeof *p->cut);
+	/* the windows are in order, but should a comparison not be a
+	 * strict weak order the binary searches could cut a source
+	 * backwards: each slice starts where the one before ends, so
+	 * that every line goes out once */
+	for (int j = 1; j <= p->nsl; j++)
+		for (int i = 0; i < k; i++) {
+			size_t *c = p->cut + (size_t)j * k + i;
+			if (*c < c[-(ptrdiff_t)k])
+				*c = c[-(ptrdiff_t)k];
+		}
+	r->total = 0;
+	for (int j = 0; j < p->nsl; j++) {
+		p->so[j].off = r->total;
+		for (int i = 0; i < k; i++)
+			r->total += range_bytes(&p->win[i], p->cut[(size_t)j * k + i], p->cut[(size_t)(j + 1) * k + i]);
+	}
+	double t2 = util_now();
+	st->cut_s += t2 - t1;
+	if ((rc = round_out(p, r->dst, r->dcap, r->dlen, r->total, &r->b))) {
+		*bad = rc == -ENOMEM ? -2 : -1;
+		return rc;
+	}
+	r->b->nseg = 0;
+	r->b->in = r->total;
+	atomic_store(&p->next, 0);
+	double t3 = util_now();
+	st->out_wait_s += t3 - t2;
+	if (pool && p->nsl > 1)
+		tpool_run(pool, slices_step, p);
+	else
+		slices_step(p, 0, 1);
+	st->slice_s += util_now() - t3;
+	return 0;
+}
+
+/*
+ * The round's slices settled in order: each one's first line against the
+ * line before it (-u drops it when equal, --verify marks it when out of
+ * order), --verify's sum, and what is kept added to b as segments.
+ * *written: the output's lines so far; last: the line before the next
+ * round's first. 0 or -ENOMEM.
+ */
+static int settle_slices(par *p, obuf *b, lastline *last, uint64_t *written, uint64_t *ties)
+{
+	text_writer *w = p->w;
+	int rc;
+	for (int j = 0; j < p->nsl; j++) {
+		slice_out *o = &p->so[j];
+		*ties += o->ties;
+		if (!o->lines)
+			continue;
+		int drop = 0;
+		if (last->have && p->adj) {
+			int d = text_cmp(p->adj, last->p, last->len, o->first, o->first_len);
+			if (p->unique && !d)
+				drop = 1;
+			else if (p->verify && d > 0 && !w->vbad)
+				w->vbad = *written + 1;
+		}
+		if (p->verify)
+			w->vsum += o->vsum + (drop ? 0 : text_line_hash(o->first, o->first_len));
+		if (p->verify && o->bad && !w->vbad)
+			w->vbad = *written + o->bad - (uint64_t)drop;
+		size_t skip = drop ? o->first_len + 1 : 0;
+		if ((rc = add_seg(b, o->off + skip, o->bytes - skip, o->lines - (uint64_t)drop)))
+			return rc;
+		*written += o->lines - (uint64_t)drop;
+		if (p->adj && (rc = keep_line(last, o->last, o->last_len)))
+			return rc;
+		last->have = 1;
+	}
+	return 0;
+}
+
 int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, text_writer *w, uint8_t *dst,
 		   size_t dcap, tpool *pool, size_t max_round, text_merge_stats *st, int *bad)
 {
 	uint64_t *ties = &st->ties;
 	par p;
-	memset(&p, 0, sizeof p);
-	p.s = s;
-	p.unique = w->unique != NULL;
-	p.verify = w->verify != NULL;
-	p.adj = w->unique ? w->unique : w->verify;
-	p.k = k;
-	p.P = pool ? tpool_size(pool) : 1;
-	p.w = w;
-	p.K = 1;
-	while (p.K < k)
-		p.K *= 2;
-	int maxsl = SLICES_PER_THREAD * p.P;
-	p.win = calloc((size_t)k, sizeof *p.win);
-	p.cnt = calloc((size_t)k, sizeof *p.cnt);
-	p.spl = calloc((size_t)maxsl + 1, sizeof *p.spl);
-	p.cut = calloc((size_t)(maxsl + 1) * (size_t)k, sizeof *p.cut);
-	p.so = calloc((size_t)maxsl, sizeof *p.so);
-	p.tt = calloc((size_t)p.P * (size_t)p.K, sizeof *p.tt);
-	p.tc = calloc((size_t)p.P * (size_t)k, sizeof *p.tc);
-	p.from = calloc((size_t)k, sizeof *p.from);
-	p.pties = calloc((size_t)p.P, sizeof *p.pties);
 	mline *samp = NULL;
 	size_t scap = 0;
 	lastline last = { 0 };
 	uint64_t prog = 0; /* --progress: bytes merged, not yet reported */
-	int rc = 0;
 	*bad = -2;
-	if (!p.win || !p.cnt || !p.spl || !p.cut || !p.so || !p.tt || !p.tc || !p.from || !p.pties) {
-		rc = -ENOMEM;
+	int rc = par_start(&p, s, k, pool, w);
+	if (rc)
 		goto out;
-	}
 	if (w->have_last && (p.unique || p.verify) && keep_line(&last, w->last, w->last_len)) {
 		rc = -ENOMEM;
 		goto out;
@@ -563,171 +786,32 @@ int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, t
 	pthread_cond_init(&p.cv, NULL);
 	/* else: written on this thread */
 	p.started = !dst && pthread_create(&p.tid, NULL, writer_main, &p) == 0;
-	size_t dlen = 0;
+	round_dst r = { .dst = dst, .dcap = dcap, .max_round = max_round };
 	uint64_t written = w->lines;
 	for (;;) {
-		/* every source's window; the bound: the smallest last line of them */
-		int m = -1;
+		int m;
 		double t0 = util_now();
-		for (int i = 0; i < k; i++) {
-			p.cnt[i] = 0;
-			if (src[i].done) {
-				p.win[i].n = 0;
-				continue;
-			}
-			int r = text_ahead_window(a, i, &p.win[i]);
-			if (r < 0) {
-				rc = r, *bad = i;
-				goto out;
-			}
-			if (!r)
-				continue;
-			if (m < 0 || goes_before(s, &p.win[i].l[p.win[i].n - 1], p.win[i].base, i,
-						 &p.win[m].l[p.win[m].n - 1], p.win[m].base, m, ties))
-				m = i;
-		}
-		if (m < 0) {
-			st->wait_s += util_now() - t0;
-			break;
-		}
+		if ((rc = load_windows(&p, src, a, &m, ties, bad)))
+			goto out;
 		double t1 = util_now();
 		st->wait_s += t1 - t0;
+		if (m < 0)
+			break;
 		st->rounds++;
 		/* a window out of order: a round of sort(1)'s merge (greedy_slice) */
 		int greedy = 0;
 		for (int i = 0; i < k; i++)
 			greedy |= p.win[i].n && !p.win[i].sorted;
-		obuf *b;
-		size_t total;
-		if (greedy) {
-			p.nsl = 1;
-			memset(p.cut, 0, (size_t)k * sizeof *p.cut);
-			/* a round's bytes of room (the mapped output has all it needs) */
-			if ((rc = round_out(&p, dst, dcap, dlen, dst && dcap - dlen < max_round ? dcap - dlen : max_round, &b))) {
-				*bad = rc == -ENOMEM ? -2 : -1;
-				goto out;
-			}
-			double t3 = util_now();
-			st->cut_s += t3 - t1;
-			size_t room = dst ? dcap - dlen : b->cap, need;
-			while ((need = greedy_slice(&p, room, max_round))) {
-				/* the long line that comes first: a buffer of its size and a round */
-				if (dst || (rc = grow_buffer(b, need + max_round))) {
-					rc = dst ? -EFBIG : rc, *bad = dst ? -1 : -2;
-					goto out;
-				}
-				p.out = b->p;
-				room = b->cap;
-			}
-			total = p.so[0].bytes;
-			b->nseg = 0;
-			b->in = 0;
-			for (int i = 0; i < k; i++)
-				b->in += range_bytes(&p.win[i], 0, p.cut[(size_t)k + i]);
-			st->slice_s += util_now() - t3;
-		} else {
-			mline bound = { &p.win[m].l[p.win[m].n - 1], p.win[m].base, m, p.win[m].n - 1, 0 };
-			uint64_t lines = 0, bytes = 0;
-			for (int i = 0; i < k; i++) {
-				if (!p.win[i].n)
-					continue;
-				p.cnt[i] = i == m ? p.win[i].n : count_before(s, &p.win[i], i, p.win[i].n, &bound, ties);
-				lines += p.cnt[i];
-				bytes += range_bytes(&p.win[i], 0, p.cnt[i]);
-			}
-			/* the slices, and where each source's round lines are cut among them */
-			uint64_t take = lines;
-			if (bytes > max_round)
-				take = (uint64_t)((double)lines * (double)max_round / (double)bytes) + 1;
-			p.nsl = take / SLICE_LINES < (uint64_t)maxsl ? (int)(take / SLICE_LINES) : maxsl;
-			if (p.nsl < 1)
-				p.nsl = 1;
-			int nsp = 0;
-			if (p.nsl > 1 || take < lines) {
-				nsp = choose_splitters(&p, lines, take, &samp, &scap);
-				if (nsp < 0) {
-					rc = -ENOMEM;
-					goto out;
-				}
-				p.nsp = nsp;
-				atomic_store(&p.next, 0);
-				if (pool && nsp > 1)
-					tpool_run(pool, cuts_step, &p);
-				else
-					for (int j = 1; j <= nsp; j++)
-						cut_row(&p, j, 0);
-			}
-			memset(p.cut, 0, (size_t)k * sizeof *p.cut);
-			if (nsp < p.nsl)
-				memcpy(p.cut + (size_t)p.nsl * k, p.cnt, (size_t)k * sizeof *p.cut);
-			/* the windows are in order, but should a comparison not be a
-			 * strict weak order the binary searches could cut a source
-			 * backwards: each slice starts where the one before ends, so
-			 * that every line goes out once */
-			for (int j = 1; j <= p.nsl; j++)
-				for (int i = 0; i < k; i++) {
-					size_t *c = p.cut + (size_t)j * k + i;
-					if (*c < c[-(ptrdiff_t)k])
-						*c = c[-(ptrdiff_t)k];
-				}
-			total = 0;
-			for (int j = 0; j < p.nsl; j++) {
-				p.so[j].off = total;
-				for (int i = 0; i < k; i++)
-					total += range_bytes(&p.win[i], p.cut[(size_t)j * k + i], p.cut[(size_t)(j + 1) * k + i]);
-			}
-			double t2 = util_now();
-			st->cut_s += t2 - t1;
-			if ((rc = round_out(&p, dst, dcap, dlen, total, &b))) {
-				*bad = rc == -ENOMEM ? -2 : -1;
-				goto out;
-			}
-			b->nseg = 0;
-			b->in = total;
-			atomic_store(&p.next, 0);
-			double t3 = util_now();
-			st->out_wait_s += t3 - t2;
-			if (pool && p.nsl > 1)
-				tpool_run(pool, slices_step, &p);
-			else
-				slices_step(&p, 0, 1);
-			st->slice_s += util_now() - t3;
-		}
-
-		/* each slice's first line against the line before it; what -u keeps goes out */
-		for (int j = 0; j < p.nsl; j++) {
-			slice_out *o = &p.so[j];
-			*ties += o->ties;
-			if (!o->lines)
-				continue;
-			int drop = 0;
-			if (last.have && p.adj) {
-				int d = text_cmp(p.adj, last.p, last.len, o->first, o->first_len);
-				if (p.unique && !d)
-					drop = 1;
-				else if (p.verify && d > 0 && !w->vbad)
-					w->vbad = written + 1;
-			}
-			if (p.verify)
-				w->vsum += o->vsum + (drop ? 0 : text_line_hash(o->first, o->first_len));
-			if (p.verify && o->bad && !w->vbad)
-				w->vbad = written + o->bad - (uint64_t)drop;
-			size_t skip = drop ? o->first_len + 1 : 0;
-			if ((rc = add_seg(b, o->off + skip, o->bytes - skip, o->lines - (uint64_t)drop))) {
-				goto out;
-			}
-			written += o->lines - (uint64_t)drop;
-			if (p.adj && (rc = keep_line(&last, o->last, o->last_len)))
-				goto out;
-			last.have = 1;
-		}
+		rc = greedy ? greedy_round(&p, &r, st, t1, bad) : sliced_round(&p, m, pool, &samp, &scap, &r, st, t1, bad);
+		if (rc || (rc = settle_slices(&p, r.b, &last, &written, ties)))
+			goto out;
 		for (int i = 0; i < k; i++)
 			text_ahead_take(a, i, p.cut[(size_t)p.nsl * k + i]);
 		/* --progress: counted here, not in w->prog_pending, which the
 		 * writer thread's flushes take */
 		if (w->prog) {
-			w->prog_done += b->in;
-			prog += b->in;
+			w->prog_done += r.b->in;
+			prog += r.b->in;
 			if (prog >= ((uint64_t)4 << 20)) {
 				progress_add(w->prog, prog);
 				prog = 0;
@@ -735,10 +819,10 @@ int text_merge_par(const text_spec *s, text_source *src, int k, text_ahead *a, t
 		}
 		if (dst) {
 			/* no -u, no --verify here: one stretch, all of it */
-			dlen += total;
-			w->bytes += total;
-			for (int i = 0; i < b->nseg; i++)
-				w->lines += b->seg[i].lines;
+			r.dlen += r.total;
+			w->bytes += r.total;
+			for (int i = 0; i < r.b->nseg; i++)
+				w->lines += r.b->seg[i].lines;
 		} else if ((rc = give_buffer(&p))) {
 			*bad = -1;
 			goto out;
@@ -754,22 +838,8 @@ out:
 	}
 	if (prog)
 		progress_add(w->prog, prog);
-	for (int t = 0; p.pties && t < p.P; t++)
-		*ties += p.pties[t];
-	for (int i = 0; i < 2; i++) {
-		util_map_free(p.b[i].p, p.b[i].cap);
-		free(p.b[i].seg);
-	}
+	par_free(&p, ties);
 	free(last.p);
 	free(samp);
-	free(p.win);
-	free(p.cnt);
-	free(p.spl);
-	free(p.cut);
-	free(p.so);
-	free(p.tt);
-	free(p.tc);
-	free(p.from);
-	free(p.pties);
 	return rc;
 }
