@@ -10,6 +10,97 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What runs_chunked has kept in memory so far (keep_fits). */
+typedef struct keeping {
+	uint64_t kept;  /* bytes of the buffers of runs kept */
+	int spilling;   /* a run did not fit: the rest are spilled */
+} keeping;
+
+/*
+ * The sorted chunk (n records at `sorted`, a buffer of p) as a new run of
+ * c: kept in memory (the last one, every one under keep_all, or while
+ * they fit the plan's share under keep_fits: an input that fits -S then
+ * ends all in memory, which the GPU merge takes), the buffer then the
+ * run's; else spilled by `writer` (its write queued in p's ring of 8,
+ * fix_writer: the writer's buffers registered at the first spill), the
+ * buffer back to p once written. Returns 0, or -1 (c->r filled).
+ */
+static int add_run(job_ctx *c, pool *p, io_worker *writer, uint8_t *sorted, size_t n, int eof, int fix_writer,
+		   keeping *st)
+{
+	const plan *pl = &c->plan;
+	size_t R = c->R;
+	run *r = runlist_new(c);
+	if (!r)
+		return -1;
+	r->n = (uint64_t)n;
+	c->st.runs++;
+	/* once one does not fit, the rest are spilled, since the merge reads
+	 * spilled runs back anyway */
+	int keep = pl->keep_all;
+	if (pl->keep_fits && !st->spilling && !eof) {
+		keep = st->kept + p->bytes <= pl->share_kept;
+		st->spilling = !keep;
+	}
+	if (eof || keep) {
+		st->kept += p->bytes;
+		r->pinned = pool_detach(p, sorted);
+		r->mem = sorted;
+		if (pl->keep_all)
+			p->max = p->nbuf + 3 <= 8 ? p->nbuf + 3 : 8;
+		return 0;
+	}
+	if (p->nw == 8) {
+		job_fail(c, "internal error: too many spill writes in flight");
+		return -1;
+	}
+	if (runlist_spill(c, r, r->n * R) < 0)
+		return -1;
+	if (run_sample_start(r, R)) {
+		job_fail(c, "out of memory");
+		return -1;
+	}
+	run_sample_add(r, sorted, 0, n, R);
+	if (fix_writer && !p->fx[1].w)
+		pool_fix(p, 1, writer);
+	int slot = (p->wh + p->nw) % 8;
+	p->wjob[slot] = (io_job){ .op = IO_JOB_WRITE, .f = r->file, .buf = sorted, .len = n * R,
+				  .hook = runlist_spill_hook, .arg = r };
+	p->wbuf[slot] = sorted;
+	io_worker_submit(writer, &p->wjob[slot]);
+	p->nw++;
+	c->st.spilled++;
+	return 0;
+}
+
+/*
+ * Wait for the spill writes still in flight in p (--progress's spill
+ * phase when all went well so far: ret 0), and close each run written.
+ * Returns ret, or -1 when a write or a close failed (c->r filled; after
+ * a failure, ret -1, they are only waited for).
+ */
+static int drain_spills(job_ctx *c, pool *p, io_worker *writer, int ret)
+{
+	if (ret == 0 && p->nw) {
+		uint64_t left = 0;
+		for (int i = 0; i < p->nw; i++)
+			left += p->wjob[(p->wh + i) % 8].len;
+		progress_phase(c->prog, PROGRESS_SPILL, 0, 0, (int64_t)left);
+	}
+	for (int i = 0; i < p->nw; i++) {
+		io_job *j = &p->wjob[(p->wh + i) % 8];
+		ssize_t w = io_worker_wait(writer, j);
+		progress_add(c->prog, j->len);
+		if (w < 0 && ret == 0) {
+			runlist_write_failed(c, j->f, (int)w);
+			ret = -1;
+		}
+		if (w >= 0 && ret == 0 && runlist_spill_close(c, j->arg))
+			ret = -1;
+	}
+	return ret;
+}
+
 int runs_chunked(job_ctx *c, sink *out, int *single)
 {
 	const plan *pl = &c->plan;
@@ -52,8 +143,8 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 	/* runs formed already by a path that gave way part through a pipe
 	 * (runs_resident.c, runs_stream.c): the chunks read here come after
 	 * them (and the plan left out the memory they keep, job.c) */
-	int ret = -1, first = c->nruns == 0, spilling = 0;
-	uint64_t kept = 0; /* bytes of the buffers of runs kept (keep_fits) */
+	int ret = -1, first = c->nruns == 0;
+	keeping st = { 0 };
 	runs_feed feed = { 0 };
 	*single = 0;
 	if (!A)
@@ -135,49 +226,8 @@ int runs_chunked(job_ctx *c, sink *out, int *single)
 			break;
 		}
 		first = 0;
-		run *r = runlist_new(c);
-		if (!r)
+		if (add_run(c, &p, &writer, sorted, (size_t)n, eof, fix_writer, &st))
 			goto out;
-		r->n = (uint64_t)n;
-		c->st.runs++;
-		/* keep_fits: kept while the runs fit the plan's share, so that an
-		 * input that fits -S ends all in memory (the GPU merge takes only
-		 * such runs); once one does not fit, the rest are spilled, since
-		 * the merge reads spilled runs back anyway */
-		int keep = pl->keep_all;
-		if (pl->keep_fits && !spilling && !eof) {
-			keep = kept + p.bytes <= pl->share_kept;
-			spilling = !keep;
-		}
-		if (eof || keep) {
-			/* the last run (or, when everything fits, every run) stays in memory */
-			kept += p.bytes;
-			r->pinned = pool_detach(&p, sorted);
-			r->mem = sorted;
-			if (pl->keep_all)
-				p.max = p.nbuf + 3 <= 8 ? p.nbuf + 3 : 8;
-		} else {
-			if (p.nw == 8) {
-				job_fail(c, "internal error: too many spill writes in flight");
-				goto out;
-			}
-			if (runlist_spill(c, r, r->n * R) < 0)
-				goto out;
-			if (run_sample_start(r, R)) {
-				job_fail(c, "out of memory");
-				goto out;
-			}
-			run_sample_add(r, sorted, 0, (size_t)n, R);
-			if (fix_writer && !p.fx[1].w)
-				pool_fix(&p, 1, &writer);
-			int slot = (p.wh + p.nw) % 8;
-			p.wjob[slot] = (io_job){ .op = IO_JOB_WRITE, .f = r->file, .buf = sorted,
-						 .len = (size_t)n * R, .hook = runlist_spill_hook, .arg = r };
-			p.wbuf[slot] = sorted;
-			io_worker_submit(&writer, &p.wjob[slot]);
-			p.nw++;
-			c->st.spilled++;
-		}
 		progress_add(c->prog, (uint64_t)n * R);
 		if (eof)
 			break;
@@ -189,23 +239,7 @@ out:
 	io_worker_stop(&reader);
 	if (feed.S)
 		runs_feed_drop(c, &feed);
-	if (ret == 0 && p.nw) {
-		uint64_t left = 0;
-		for (int i = 0; i < p.nw; i++)
-			left += p.wjob[(p.wh + i) % 8].len;
-		progress_phase(c->prog, PROGRESS_SPILL, 0, 0, (int64_t)left);
-	}
-	for (int i = 0; i < p.nw; i++) {
-		io_job *j = &p.wjob[(p.wh + i) % 8];
-		ssize_t w = io_worker_wait(&writer, j);
-		progress_add(c->prog, j->len);
-		if (w < 0 && ret == 0) {
-			runlist_write_failed(c, j->f, (int)w);
-			ret = -1;
-		}
-		if (w >= 0 && ret == 0 && runlist_spill_close(c, j->arg))
-			ret = -1;
-	}
+	ret = drain_spills(c, &p, &writer, ret);
 	io_worker_stop(&writer);
 	c->st.read_s += reader.busy;
 	c->st.spill_s += writer.busy;
