@@ -79,6 +79,8 @@ static const char *roundtrip(io_ring *ring, const char *path, const uint8_t *src
 	int rc = io_write_next(ring, &o.f, src, half);
 	if (!rc)
 		rc = io_write_next(ring, &o.f, src + half, n - half);
+	if (rc)
+		io_output_abort(&o); /* the temp output removed, as a sort that fails removes it */
 	if (rc || io_output_commit(&o)) {
 		snprintf(why, sizeof why, "write %zu: %s", n, strerror(-rc));
 		return why;
