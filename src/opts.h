@@ -63,6 +63,19 @@ typedef struct job_opts {
 	job_knobs knobs;
 } job_opts;
 
+/* Inputs (regular files) of fewer bytes than this are sorted on one
+ * thread unless --parallel is given: starting the others costs more than
+ * they would take off (bench/results/h200-small-inputs-2026-11-29.md). */
+#define OPTS_ONE_THREAD_BYTES ((int64_t)64 << 10)
+
+/* The threads to sort `bytes` of input with (-1: unknown, a pipe). */
+static inline int opts_threads_for(const job_opts *o, int64_t bytes)
+{
+	if (bytes >= 0 && bytes < OPTS_ONE_THREAD_BYTES && !o->threads_given)
+		return 1;
+	return o->threads > 0 ? o->threads : 1;
+}
+
 /* What a job reports back to main.c, the one place that prints and exits. */
 typedef struct job_result {
 	int status;                /* exit status: 0, 1 (disorder), 2 (error) */

@@ -14,9 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Inputs smaller than this are sorted on one thread. */
-#define STREAM_ONE_THREAD_BYTES ((int64_t)64 << 10)
-
 /* The partition bits: 0 (cpustream_bits chooses), or the test build's. */
 static int stream_bits(const job_ctx *c)
 {
@@ -295,9 +292,7 @@ int runs_stream(job_ctx *c, sink *out, int *single)
 		job_fail(c, "out of memory (2 buffers of %zu bytes and %zu of sort scratch; try a smaller -S)", n * R, sb);
 		goto out;
 	}
-	/* a small input on one thread (unless --parallel says otherwise):
-	 * starting the others costs more than they would take off its sort */
-	int nt = total < STREAM_ONE_THREAD_BYTES && !c->o->threads_given ? 1 : c->o->threads;
+	int nt = opts_threads_for(c->o, total);
 	c->st.threads = nt;
 	if ((rc = tpool_start(&tp, nt))) {
 		job_fail(c, "cannot start threads: %s", strerror(-rc));

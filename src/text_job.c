@@ -759,9 +759,6 @@ static int open_engine(tjob *t, size_t lines, int last)
 	return 0;
 }
 
-/* Inputs smaller than this are sorted on one thread. */
-#define TEXT_ONE_THREAD_BYTES ((int64_t)64 << 10)
-
 /* A regular file's size ("-": standard input's, from its offset), or -1
  * (a pipe, or not there): --progress's totals. */
 static int64_t input_bytes(const char *name)
@@ -982,12 +979,8 @@ void text_job_run(const job_opts *o, const text_spec *s, text_result *res)
 	t.res = res;
 	t.out_name = o->output ? o->output : "standard output"; /* quote_name quotes it */
 	t.sorter.s = s;
-	t.sorter.threads = o->threads > 0 ? o->threads : 1;
-	/* a small input on one thread (unless --parallel says otherwise):
-	 * starting the others costs more than they would take off its sort */
-	int64_t known = o->threads_given ? -1 : inputs_bytes(o);
-	if (known >= 0 && known < TEXT_ONE_THREAD_BYTES)
-		t.sorter.threads = 1;
+	/* a small input on one thread (--parallel's inputs are not looked at) */
+	t.sorter.threads = opts_threads_for(o, o->threads_given ? -1 : inputs_bytes(o));
 	t.sorter.verify = o->verify;
 	if (t.sorter.threads > 1 && tpool_start(&t.pool, t.sorter.threads))
 		t.pool = NULL; /* no threads to be had: the job runs on this one */
