@@ -727,8 +727,10 @@ uint8_t *cpusort_sort_entries(const keys_spec *s, const uint8_t *recs, uint8_t *
 {
 	int nt = threads_for(n, threads);
 	struct job j = { .s = s, .recs = (uint8_t *)recs, .n = n, .esz = entry_size(s), .plen = prefix_len(s) };
-	j.ent = radix_sort(e0, e1, n, j.esz, j.plen, nt);
-	j.tmp = j.ent == e0 ? e1 : e0;
+	/* MSD first: a chunk's entries of random keys take two or three passes
+	 * over memory instead of one for each of up to 16 prefix bytes */
+	j.ent = cpusort_radix_msd(e0, e1, n, j.esz, j.plen, nt);
+	j.tmp = e1;
 	if (s->key_width > j.plen) {
 		size_t one[2];
 		j.tie_start = nt > 1 ? malloc(((size_t)nt + 1) * sizeof *j.tie_start) : NULL;

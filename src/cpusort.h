@@ -8,7 +8,7 @@
  *    4- or 8-byte key as a native integer (keys_native: 11-bit digits, the
  *    encoding in the counting scan and the decoding in the last pass);
  *  - general: (first <= 16 normalized key bytes, u32 record index) entries are
- *    radix-sorted; ranges of equal prefixes are then sorted by the full key
+ *    radix-sorted, MSD first (cpusort_radix_msd); ranges of equal prefixes are then sorted by the full key
  *    (stable merge sort); records are gathered into sorted order.
  */
 #ifndef GPUSORT_CPUSORT_H
@@ -71,7 +71,9 @@ uint8_t *cpusort_radix(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t
  * bytes, nbytes <= stride <= 64), sorted MSD first (cpusort_msd.c): a pass
  * only for the bytes that tell the items of a bucket apart, so that byte
  * strings told apart by their first few bytes (text key prefixes) cost a few
- * passes instead of nbytes. Leading bytes equal in every item cost one
+ * passes instead of nbytes, and random keys two or three passes over memory
+ * (below the top levels a bucket fits the cache) where the LSD sort pays one
+ * for every key byte (records' entries: up to 16). Leading bytes equal in every item cost one
  * counting scan each; all items equal: a is returned untouched. Threads:
  * the top levels split among at most `threads`, smaller buckets one thread
  * each. Returns a (the sorted items are always there).

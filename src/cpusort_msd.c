@@ -7,9 +7,11 @@
 #include <string.h>
 
 /*
- * Why MSD for the text prefixes: an LSD sort pays a pass over every item for
- * every key byte that is not the same in all of them (12 for a text prefix),
- * while strings are told apart by their first few bytes. MSD splits on the
+ * Why MSD for text prefixes and records' (prefix, index) entries: an LSD
+ * sort pays a pass over every item for every key byte that is not the same
+ * in all of them (12 for a text prefix or a u64 and an i32 key), while
+ * strings are told apart by their first few bytes and random keys by their
+ * first two or three. MSD splits on the
  * first byte that differs, and each bucket then needs only the bytes its
  * items do not share; below the top levels a bucket fits the cache, so the
  * deeper levels cost little memory traffic. A counting scatter keeps equal
@@ -21,79 +23,68 @@
 #define MSD_PAR_MIN 65536    /* fewer items: one thread */
 #define MSD_MAX_THREADS 64
 
-/* The text prefix record (16 bytes, a 12-byte key): the key as two
- * big-endian words, so that a comparison is two integer compares. Bytes
- * before a bucket's byte are equal in all its items, so comparing whole
- * keys orders a bucket as comparing its remaining bytes does. */
-static inline uint64_t key_hi(const uint8_t *e)
+/*
+ * The insertion sort's keys as at most two big-endian words, so that a
+ * comparison is two integer compares, not a memcmp call: bytes [0, 8), then
+ * bytes [nbytes - 8, nbytes), which overlap the first word where nbytes <
+ * 16 (when the first words are equal so are the overlapping bytes, and the
+ * second word is decided by bytes [8, nbytes)); nbytes <= 8: the first word
+ * alone, its bytes past the key shifted out. Bytes before a bucket's byte
+ * are equal in all its items, so comparing whole keys orders a bucket as
+ * comparing its remaining bytes does. Needs stride >= 8 and nbytes <= 16.
+ */
+static inline uint64_t be64_at(const uint8_t *e)
 {
 	uint64_t x;
 	memcpy(&x, e, 8);
 	return __builtin_bswap64(x);
 }
-static inline uint32_t key_lo(const uint8_t *e)
-{
-	uint32_t x;
-	memcpy(&x, e + 8, 4);
-	return __builtin_bswap32(x);
-}
 
-static void ins_sort16_12(uint8_t *a, size_t n)
+static inline __attribute__((always_inline)) int key_less(const uint8_t *x, const uint8_t *y, uint32_t nbytes)
 {
-	for (size_t i = 1; i < n; i++) {
-		uint8_t x[16];
-		memcpy(x, a + i * 16, 16);
-		const uint64_t hi = key_hi(x);
-		const uint32_t lo = key_lo(x);
-		size_t k = i;
-		while (k > 0) {
-			const uint8_t *p = a + (k - 1) * 16;
-			const uint64_t ph = key_hi(p);
-			if (ph < hi || (ph == hi && key_lo(p) <= lo))
-				break;
-			memcpy(a + k * 16, p, 16);
-			k--;
-		}
-		if (k != i)
-			memcpy(a + k * 16, x, 16);
+	if (nbytes <= 8) {
+		const int sh = 8 * (8 - (int)nbytes);
+		return (be64_at(x) >> sh) < (be64_at(y) >> sh);
 	}
+	const uint64_t xh = be64_at(x), yh = be64_at(y);
+	if (xh != yh)
+		return xh < yh;
+	return be64_at(x + nbytes - 8) < be64_at(y + nbytes - 8);
 }
 
-/* The narrower text prefix record (text_sort.c picks the width): a 4-byte
- * key in 8-byte items, the key one big-endian word. */
-static inline uint32_t key_w4(const uint8_t *e)
+/* Stable insertion sort of n items of `stride` bytes by bytes [0, nbytes), as
+ * words; always inlined, so that a constant stride makes every copy a few
+ * moves. */
+static inline __attribute__((always_inline)) void ins_sort_words(uint8_t *a, size_t n, size_t stride, uint32_t nbytes)
 {
-	uint32_t x;
-	memcpy(&x, e, 4);
-	return __builtin_bswap32(x);
-}
-
-static void ins_sort8_4(uint8_t *a, size_t n)
-{
+	uint8_t x[64];
 	for (size_t i = 1; i < n; i++) {
-		uint8_t x[8];
-		memcpy(x, a + i * 8, 8);
-		const uint32_t key = key_w4(x);
+		if (!key_less(a + i * stride, a + (i - 1) * stride, nbytes))
+			continue;
+		memcpy(x, a + i * stride, stride);
 		size_t k = i;
-		while (k > 0 && key_w4(a + (k - 1) * 8) > key) {
-			memcpy(a + k * 8, a + (k - 1) * 8, 8);
+		do {
+			memcpy(a + k * stride, a + (k - 1) * stride, stride);
 			k--;
-		}
-		if (k != i)
-			memcpy(a + k * 8, x, 8);
+		} while (k > 0 && key_less(x, a + (k - 1) * stride, nbytes));
+		memcpy(a + k * stride, x, stride);
 	}
 }
 
 /* Stable insertion sort of n items by bytes [from, nbytes). */
 static void ins_sort(uint8_t *a, size_t n, size_t stride, uint32_t from, uint32_t nbytes)
 {
-	if (stride == 16 && nbytes == 12) {
-		ins_sort16_12(a, n);
-		return;
-	}
-	if (stride == 8 && nbytes == 4) {
-		ins_sort8_4(a, n);
-		return;
+	if (stride >= 8 && nbytes <= 16) {
+		/* the strides of text prefixes (8, 16) and of records' entries
+		 * and key-only records (8-24) */
+		switch (stride) {
+		case 8: ins_sort_words(a, n, 8, nbytes); return;
+		case 12: ins_sort_words(a, n, 12, nbytes); return;
+		case 16: ins_sort_words(a, n, 16, nbytes); return;
+		case 20: ins_sort_words(a, n, 20, nbytes); return;
+		case 24: ins_sort_words(a, n, 24, nbytes); return;
+		default: ins_sort_words(a, n, stride, nbytes); return;
+		}
 	}
 	uint8_t x[64];
 	const size_t kl = nbytes - from;

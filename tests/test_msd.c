@@ -81,9 +81,16 @@ static int on_part(void *arg, size_t lo, size_t hi)
 int main(void)
 {
 	static const size_t ns[] = { 0, 1, 2, 47, 48, 49, 257, 5000, 65535, 65536, 300007 };
-	static const struct { size_t stride, nbytes; } layouts[] = { { 16, 12 }, { 8, 8 }, { 8, 4 }, { 12, 8 } };
+	/* text prefixes (16/12, 8/4); records' entries (12/8, 16/10, 20/16) and
+	 * key-only records (8/8, 10/10, 12/12, 16/16, 8/3 of a record's first
+	 * bytes, 3/3), whose insertion sort compares words; 24/20: a key longer
+	 * than two words, compared bytewise */
+	static const struct { size_t stride, nbytes; } layouts[] = {
+		{ 16, 12 }, { 8, 8 }, { 8, 4 }, { 12, 8 }, { 16, 10 }, { 20, 16 }, { 10, 10 },
+		{ 12, 12 }, { 16, 16 }, { 8, 3 }, { 3, 3 }, { 24, 20 },
+	};
 	unsigned long long seed = 11;
-	const size_t cap = 300007 * 16;
+	const size_t cap = 300007 * 24;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	uint8_t *in = malloc(cap), *want = malloc(cap), *a = malloc(cap), *b = malloc(cap);
 	if (!in || !want || !a || !b)
