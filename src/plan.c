@@ -81,7 +81,15 @@ static void plan_chunks(const plan_input *in, plan *p)
 			if (C > cap)
 				C = cap; /* the engine's largest chunk: still all kept */
 			if (C && (n + C - 1) / C <= PLAN_MAX_KEEP_RUNS) {
-				p->chunk = align_chunk(C, R);
+				/* as many chunks as the largest allows, of even
+				 * sizes: each chunk's read then overlaps the sort
+				 * of the one before, which a last chunk of a few
+				 * records does not allow (2^32 u32 records: one of
+				 * 2^32 - 1 records read and sorted alone, then one
+				 * of 1) */
+				uint64_t A = align_chunk(C, R), k = (n + A - 1) / A, u = io_align_records(R);
+				uint64_t even = ((n + k - 1) / k + u - 1) / u * u;
+				p->chunk = even <= A ? even : A;
 				p->buffers = 3;
 				p->keep_all = 1;
 				p->share_buffers = 3 * p->chunk * R;

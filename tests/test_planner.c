@@ -188,16 +188,27 @@ static void exact(void)
 		      p.merge.fanin);
 	} TEST_END();
 	TEST_BEGIN("planner/exact-cpu-keep-all") {
-		/* 150 MiB of u64 under -S 256 MiB: 2 x 150 MiB > 256 MiB, not one chunk; all kept, in
-		 * chunks of (256 - 150) MiB / (3 x 8 bytes), whole 4 KiB blocks (512 records) */
+		/* 150 MiB of u64 under -S 256 MiB: 2 x 150 MiB > 256 MiB, not one chunk; all kept: chunks
+		 * of at most (256 - 150) MiB / (3 x 8 bytes) in whole 4 KiB blocks (512 records), 4630528
+		 * records, so 5 chunks of 19660800 records, as even as blocks allow: 3932160 each */
 		plan_input in = input(&u64, 150 * (int64_t)MiB, 256 * MiB, 0, 0);
 		plan p;
 		plan_make(&in, &p);
-		uint64_t C = (106 * MiB) / 24 / 512 * 512;
-		CHECK(p.path == PLAN_CHUNKED && p.keep_all && p.chunk == C && p.share_kept == 150 * MiB &&
-			      p.runs == (150 * MiB / 8 + C - 1) / C,
-		      "path %s keep %d chunk %" PRIu64 " (want %" PRIu64 ")", plan_path_name(p.path), p.keep_all, p.chunk,
-		      C);
+		CHECK(p.path == PLAN_CHUNKED && p.keep_all && p.chunk == 3932160 && p.share_kept == 150 * MiB &&
+			      p.runs == 5,
+		      "path %s keep %d chunk %" PRIu64 " runs %" PRIu64, plan_path_name(p.path), p.keep_all, p.chunk,
+		      p.runs);
+	} TEST_END();
+	TEST_BEGIN("planner/exact-cpu-keep-all-even") {
+		/* a block of records (512) more than an engine's largest chunk of 2^20 records: two
+		 * chunks of about half the input each (in whole blocks), not a full one and one block */
+		plan_input in = input(&u64, (int64_t)((1 << 20) + 512) * 8, GiB, 0, 0);
+		in.max_records = 1 << 20;
+		plan p;
+		plan_make(&in, &p);
+		CHECK(p.path == PLAN_CHUNKED && p.keep_all && p.runs == 2 && p.chunk == (1 << 19) + 512,
+		      "path %s keep %d chunk %" PRIu64 " runs %" PRIu64, plan_path_name(p.path), p.keep_all, p.chunk,
+		      p.runs);
 	} TEST_END();
 	TEST_BEGIN("planner/exact-resident") {
 		/* 16 GiB of u64 on a device of 2^30 records, -S 32 GiB: staging of 4 x 64 MiB, two runs kept */
