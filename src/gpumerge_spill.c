@@ -265,6 +265,218 @@ static int plan_fit(const keys_spec *s, run **runs, int k, uint64_t cap, uint64_
 	}
 }
 
+/* One merge of spilled runs in groups: what its steps share. */
+struct gmerge {
+	engine *e;
+	const keys_spec *s;
+	run **runs;
+	int k;
+	size_t R;
+	struct gplan p;
+	struct srun *x;         /* [k] */
+	io_worker wk[READERS];
+	int nw;                 /* readers started */
+	uint64_t *cut, *next;   /* [k]: the group's first record in each run, the next group's */
+	uint64_t *len;          /* [k]: records of each run in the group */
+	const uint8_t **src;    /* [k]: where they are */
+	resident *rs;
+	gpumerge_stats *st;
+	char *msg, *why;
+	size_t mlen, wlen;
+};
+
+/* The runs' windows, the device's staging and the readers (their windows
+ * registered with their rings). 0; 1 (why set) when pinned staging was
+ * refused; -1 (msg set). */
+static int gm_open(struct gmerge *m, size_t piece_bytes, tpool *tp)
+{
+	int k = m->k, rc;
+	m->x = calloc((size_t)k, sizeof *m->x);
+	m->cut = calloc(2 * (size_t)k, sizeof *m->cut);
+	m->len = calloc((size_t)k, sizeof *m->len);
+	m->src = calloc((size_t)k, sizeof *m->src);
+	if (!m->x || !m->cut || !m->len || !m->src) {
+		snprintf(m->msg, m->mlen, "out of memory");
+		return -1;
+	}
+	m->next = m->cut + k;
+	int nsp = 0;
+	for (int i = 0; i < k; i++) {
+		struct srun *x = &m->x[i];
+		x->r = m->runs[i];
+		x->R = m->R;
+		if (x->r->mem || !x->r->n)
+			continue;
+		x->w = nsp++ % READERS;
+		for (int b = 0; b < 2; b++)
+			if (!(x->win[b] = util_alloc_aligned(m->p.wcap[i] * m->R + IO_ALIGN, IO_ALIGN))) {
+				snprintf(m->msg, m->mlen, "out of memory (read windows of %llu bytes)",
+					 (unsigned long long)m->p.window_bytes);
+				return -1;
+			}
+		run_hash_reset_reader(&x->r->hash);
+	}
+	if ((rc = resident_open(&m->rs, m->e, m->s, NULL, 0, piece_bytes, tp)) != 0) {
+		if (rc < 0)
+			snprintf(m->msg, m->mlen, "out of memory");
+		else
+			snprintf(m->why, m->wlen, "pinned staging memory was refused");
+		return rc < 0 ? -1 : 1;
+	}
+	for (; m->nw < (nsp < READERS ? nsp : READERS); m->nw++) {
+		if ((rc = io_worker_start(&m->wk[m->nw]))) {
+			snprintf(m->msg, m->mlen, "cannot start I/O: %s", strerror(-rc));
+			return -1;
+		}
+		struct reg g = { m->x, k, m->nw, m->p.wcap };
+		io_job j = { .op = IO_JOB_CALL, .call = register_windows, .arg = &g };
+		io_worker_submit(&m->wk[m->nw], &j);
+		io_worker_wait(&m->wk[m->nw], &j); /* failure only leaves the reads unfixed */
+	}
+	return 0;
+}
+
+/* The readers stopped (reads still queued after a failure finish first), everything freed. */
+static void gm_close(struct gmerge *m)
+{
+	for (int w = 0; w < m->nw; w++) {
+		io_worker_stop(&m->wk[w]);
+		m->st->read_s += m->wk[w].busy;
+	}
+	resident_close(m->rs);
+	for (int i = 0; m->x && i < m->k; i++) {
+		free(m->x[i].win[0]);
+		free(m->x[i].win[1]);
+	}
+	free(m->x);
+	free(m->cut);
+	free(m->len);
+	free(m->src);
+	plan_free(&m->p);
+}
+
+/* Wait for the reads into windows b. 0, or -1 with st's error, run and block set. */
+static int gm_wait_windows(struct gmerge *m, int b)
+{
+	double t0 = util_now();
+	for (int i = 0; i < m->k; i++) {
+		struct srun *x = &m->x[i];
+		if (!x->pending[b])
+			continue;
+		ssize_t got = io_worker_wait(&m->wk[x->w], &x->job[b]);
+		x->pending[b] = 0;
+		if (got < 0) {
+			m->st->err = (int)got;
+			m->st->bad_run = i;
+			m->st->bad_block = x->bad_block;
+			return -1;
+		}
+	}
+	m->st->wait_s += util_now() - t0;
+	return 0;
+}
+
+/* Group g's end in each run (next[]): exact where the plan knows it, else
+ * found inside the run's band of the splitter, now in window b. */
+static void gm_group_ends(struct gmerge *m, int g, int b)
+{
+	const struct gplan *p = &m->p;
+	int k = m->k;
+	const uint64_t *lo1 = p->lo + (size_t)(g + 1) * k, *hi1 = p->hi + (size_t)(g + 1) * k;
+	const splitters_key *sp = g + 1 < p->G && p->sp[g].rec ? &p->sp[g] : NULL;
+	for (int i = 0; i < k; i++) {
+		const struct srun *x = &m->x[i];
+		if (!sp || lo1[i] == hi1[i])
+			m->next[i] = lo1[i];
+		else
+			m->next[i] = x->base[b] + splitters_rank(m->s, x->win[b], (size_t)(lo1[i] - x->base[b]),
+								 (size_t)(hi1[i] - x->base[b]), i, sp->rec, sp->run,
+								 (size_t)sp->pos, 0);
+		if (m->next[i] < m->cut[i])
+			m->next[i] = m->cut[i];
+	}
+}
+
+/* Group g + 1's windows (nb): its band, read already into window b, copied,
+ * then the rest queued, read while group g is merged. */
+static void gm_read_next(struct gmerge *m, int g, int b, int nb)
+{
+	const struct gplan *p = &m->p;
+	int k = m->k;
+	const uint64_t *lo1 = p->lo + (size_t)(g + 1) * k, *hi1 = p->hi + (size_t)(g + 1) * k;
+	for (int i = 0; g + 1 < p->G && i < k; i++) {
+		struct srun *x = &m->x[i];
+		if (!x->win[0])
+			continue;
+		x->base[nb] = lo1[i];
+		memcpy(x->win[nb], x->win[b] + (lo1[i] - x->base[b]) * m->R, (size_t)(hi1[i] - lo1[i]) * m->R);
+		read_window(m->wk, x, nb, hi1[i], p->hi[(size_t)(g + 2) * k + i], p->wcap[i]);
+	}
+}
+
+/* The group's slices [cut, next) of each run (len[], src[]: window b, or a
+ * run in memory). Returns its records. */
+static uint64_t gm_slices(struct gmerge *m, int b)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < m->k; i++) {
+		const struct srun *x = &m->x[i];
+		m->len[i] = m->next[i] - m->cut[i];
+		if (!m->len[i])
+			m->src[i] = NULL;
+		else if (x->win[0])
+			m->src[i] = x->win[b] + (m->cut[i] - x->base[b]) * m->R;
+		else
+			m->src[i] = m->runs[i]->mem + m->cut[i] * m->R;
+		n += m->len[i];
+	}
+	return n;
+}
+
+/* Merge the group's n records (gm_slices) into out: on the device while
+ * *on_gpu, else (the device failed on an earlier group, or on this one
+ * before writing any of it: *on_gpu cleared) on the CPU. 0; 1 (why set)
+ * when the device refused or failed on the first group; -1 (msg set, or
+ * the sink failed). */
+static int gm_merge_group(struct gmerge *m, uint64_t n, int *on_gpu, sink *out, tpool *tp, int threads,
+			  uint64_t host_bytes, int by_sort)
+{
+	if (*on_gpu) {
+		uint64_t before = out->records;
+		double t0 = util_now();
+		int rc = gpumerge_group(m->rs, m->src, m->len, m->k, out, tp, by_sort, &m->st->fill_s, m->msg, m->mlen);
+		m->st->device_s += util_now() - t0;
+		if ((rc == 1 || rc == RESIDENT_GPU_FAILED) && out->records == before) {
+			/* nothing of this group written: the CPU merges from here */
+			if (rc == RESIDENT_GPU_FAILED)
+				engine_gpu_lost(m->e, m->msg);
+			m->msg[0] = 0;
+			if (!out->records) {
+				snprintf(m->why, m->wlen, "%s",
+					 m->e->gpu_lost_why[0] ? m->e->gpu_lost_why : "the device refused the first group");
+				return 1;
+			}
+			*on_gpu = 0;
+		} else if (rc) {
+			if (rc == 1)
+				snprintf(m->msg, m->mlen, "GPU out of memory while merging a group of %llu records",
+					 (unsigned long long)n);
+			return -1;
+		} else {
+			m->st->groups++;
+			return 0;
+		}
+	}
+	int rc = group_on_cpu(m->s, m->src, m->len, m->k, out, host_bytes, threads);
+	if (rc) {
+		if (!out->err)
+			snprintf(m->msg, m->mlen, "merge failed: %s", strerror(-rc));
+		return -1;
+	}
+	m->st->cpu_groups++;
+	return 0;
+}
+
 int gpumerge_spilled(engine *e, const keys_spec *s, run **runs, int k, sink *out, tpool *tp, int threads,
 		     size_t piece_bytes, uint64_t host_bytes, int insist, int by_sort, gpumerge_stats *st, char *msg,
 		     size_t mlen, char *why, size_t wlen)
@@ -287,166 +499,45 @@ int gpumerge_spilled(engine *e, const keys_spec *s, run **runs, int k, sink *out
 		return 1;
 	for (int i = 0; i < k; i++)
 		total += runs[i]->n;
-	struct gplan p;
-	int rc = plan_fit(s, runs, k, cap, host_bytes, &p, why, wlen);
+	struct gmerge m = { .e = e, .s = s, .runs = runs, .k = k, .R = R, .st = st,
+			    .msg = msg, .why = why, .mlen = mlen, .wlen = wlen };
+	int rc = plan_fit(s, runs, k, cap, host_bytes, &m.p, why, wlen);
 	if (rc) {
 		if (rc < 0)
 			snprintf(msg, mlen, "out of memory");
 		return rc < 0 ? -1 : 1;
 	}
-	if (!insist && total * R / (uint64_t)p.G < GPUMERGE_SPILL_MIN_GROUP) {
+	const int G = m.p.G;
+	if (!insist && total * R / (uint64_t)G < GPUMERGE_SPILL_MIN_GROUP) {
 		snprintf(why, wlen, "groups of %llu bytes are too small for the device to gain",
-			 (unsigned long long)(total * R / (uint64_t)p.G));
-		plan_free(&p);
+			 (unsigned long long)(total * R / (uint64_t)G));
+		plan_free(&m.p);
 		return 1;
 	}
-	const int G = p.G;
-	int nw = 0, ret = -1, on_gpu = 1;
-	io_worker wk[READERS];
-	struct srun *x = calloc((size_t)k, sizeof *x);
-	uint64_t *cut = calloc(2 * (size_t)k, sizeof *cut), *next, *len = calloc((size_t)k, sizeof *len);
-	const uint8_t **src = calloc((size_t)k, sizeof *src);
-	resident *rs = NULL;
-	if (!x || !cut || !len || !src) {
-		snprintf(msg, mlen, "out of memory");
+	int ret = gm_open(&m, piece_bytes, tp), on_gpu = 1;
+	if (ret)
 		goto out;
-	}
-	next = cut + k;
-	int nsp = 0;
-	for (int i = 0; i < k; i++) {
-		x[i].r = runs[i];
-		x[i].R = R;
-		if (runs[i]->mem || !runs[i]->n)
-			continue;
-		x[i].w = nsp++ % READERS;
-		for (int b = 0; b < 2; b++)
-			if (!(x[i].win[b] = util_alloc_aligned(p.wcap[i] * R + IO_ALIGN, IO_ALIGN))) {
-				snprintf(msg, mlen, "out of memory (read windows of %llu bytes)",
-					 (unsigned long long)p.window_bytes);
-				goto out;
-			}
-		run_hash_reset_reader(&runs[i]->hash);
-	}
-	if ((rc = resident_open(&rs, e, s, NULL, 0, piece_bytes, tp)) != 0) {
-		if (rc < 0)
-			snprintf(msg, mlen, "out of memory");
-		else
-			snprintf(why, wlen, "pinned staging memory was refused");
-		ret = rc < 0 ? -1 : 1;
-		goto out;
-	}
-	for (; nw < (nsp < READERS ? nsp : READERS); nw++) {
-		if ((rc = io_worker_start(&wk[nw]))) {
-			snprintf(msg, mlen, "cannot start I/O: %s", strerror(-rc));
-			goto out;
-		}
-		struct reg g = { x, k, nw, p.wcap };
-		io_job j = { .op = IO_JOB_CALL, .call = register_windows, .arg = &g };
-		io_worker_submit(&wk[nw], &j);
-		io_worker_wait(&wk[nw], &j); /* failure only leaves the reads unfixed */
-	}
+	ret = -1;
 	progress_phase(out->prog, PROGRESS_MERGE, 1, 1, (int64_t)(total * R));
 	/* group 0's windows: each spilled run from its start to the end of the first band */
 	for (int i = 0; i < k; i++)
-		if (x[i].win[0])
-			read_window(wk, &x[i], 0, 0, p.hi[(size_t)k + i], p.wcap[i]);
+		if (m.x[i].win[0])
+			read_window(m.wk, &m.x[i], 0, 0, m.p.hi[(size_t)k + i], m.p.wcap[i]);
 	for (int g = 0; g < G; g++) {
-		int b = g & 1, nb = 1 - b;
-		const uint64_t *lo1 = p.lo + (size_t)(g + 1) * k, *hi1 = p.hi + (size_t)(g + 1) * k;
-		double t0 = util_now();
-		for (int i = 0; i < k; i++) {
-			if (!x[i].pending[b])
-				continue;
-			ssize_t got = io_worker_wait(&wk[x[i].w], &x[i].job[b]);
-			x[i].pending[b] = 0;
-			if (got < 0) {
-				st->err = (int)got;
-				st->bad_run = i;
-				st->bad_block = x[i].bad_block;
-				goto out;
-			}
+		int b = g & 1;
+		if (gm_wait_windows(&m, b))
+			goto out;
+		gm_group_ends(&m, g, b);
+		gm_read_next(&m, g, b, 1 - b);
+		uint64_t n = gm_slices(&m, b);
+		if (n && (rc = gm_merge_group(&m, n, &on_gpu, out, tp, threads, host_bytes, by_sort))) {
+			ret = rc;
+			goto out;
 		}
-		st->wait_s += util_now() - t0;
-		/* the exact end of the group in each run: inside its band, now read */
-		const splitters_key *sp = g + 1 < G && p.sp[g].rec ? &p.sp[g] : NULL;
-		for (int i = 0; i < k; i++) {
-			if (!sp || lo1[i] == hi1[i])
-				next[i] = lo1[i];
-			else
-				next[i] = x[i].base[b] + splitters_rank(s, x[i].win[b], (size_t)(lo1[i] - x[i].base[b]),
-									(size_t)(hi1[i] - x[i].base[b]), i, sp->rec, sp->run,
-									(size_t)sp->pos, 0);
-			if (next[i] < cut[i])
-				next[i] = cut[i];
-		}
-		/* the next group's windows: its band, read already, then the rest,
-		 * read while this group is merged */
-		for (int i = 0; g + 1 < G && i < k; i++) {
-			if (!x[i].win[0])
-				continue;
-			x[i].base[nb] = lo1[i];
-			memcpy(x[i].win[nb], x[i].win[b] + (lo1[i] - x[i].base[b]) * R, (size_t)(hi1[i] - lo1[i]) * R);
-			read_window(wk, &x[i], nb, hi1[i], p.hi[(size_t)(g + 2) * k + i], p.wcap[i]);
-		}
-		uint64_t m = 0;
-		for (int i = 0; i < k; i++) {
-			len[i] = next[i] - cut[i];
-			src[i] = !len[i] ? NULL : x[i].win[0] ? x[i].win[b] + (cut[i] - x[i].base[b]) * R
-							       : runs[i]->mem + cut[i] * R;
-			m += len[i];
-		}
-		if (m) {
-			uint64_t before = out->records;
-			t0 = util_now();
-			rc = on_gpu ? gpumerge_group(rs, src, len, k, out, tp, by_sort, &st->fill_s, msg, mlen) : 0;
-			st->device_s += on_gpu ? util_now() - t0 : 0;
-			if (!on_gpu) {
-				/* the device failed on an earlier group */
-			} else if ((rc == 1 || rc == RESIDENT_GPU_FAILED) && out->records == before) {
-				/* nothing of this group written: the CPU merges from here */
-				if (rc == RESIDENT_GPU_FAILED)
-					engine_gpu_lost(e, msg);
-				msg[0] = 0;
-				if (!out->records) {
-					snprintf(why, wlen, "%s", e->gpu_lost_why[0] ? e->gpu_lost_why : "the device refused the first group");
-					ret = 1;
-					goto out;
-				}
-				on_gpu = 0;
-			} else if (rc) {
-				if (rc == 1)
-					snprintf(msg, mlen, "GPU out of memory while merging a group of %llu records",
-						 (unsigned long long)m);
-				goto out;
-			} else {
-				st->groups++;
-			}
-			if (!on_gpu) {
-				if ((rc = group_on_cpu(s, src, len, k, out, host_bytes, threads))) {
-					if (!out->err)
-						snprintf(msg, mlen, "merge failed: %s", strerror(-rc));
-					goto out;
-				}
-				st->cpu_groups++;
-			}
-		}
-		memcpy(cut, next, (size_t)k * sizeof *cut);
+		memcpy(m.cut, m.next, (size_t)k * sizeof *m.cut);
 	}
 	ret = 0;
 out:
-	for (int w = 0; w < nw; w++) {
-		io_worker_stop(&wk[w]); /* reads still queued after a failure finish first */
-		st->read_s += wk[w].busy;
-	}
-	resident_close(rs);
-	for (int i = 0; x && i < k; i++) {
-		free(x[i].win[0]);
-		free(x[i].win[1]);
-	}
-	free(x);
-	free(cut);
-	free(len);
-	free(src);
-	plan_free(&p);
+	gm_close(&m);
 	return ret;
 }
