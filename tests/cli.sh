@@ -9,7 +9,8 @@
 # Prints one line per case: PASS name / FAIL name: why / SKIP name: why.
 # Exit status: 0 when no case failed, 1 otherwise.
 # Environment: CLI_QUICK=1 leaves out the signal and 64 MiB cases;
-# CLI_LAYOUTS=N random record layouts (default 30); CLI_SEED=S their seed;
+# CLI_LAYOUTS=N random record layouts sorted, and as many merged (-m) and
+# checked (-c) (default 30); CLI_SEED=S their seed;
 # CLI_TIMEOUT=S per gpusort run (default 300, 0 = none); GPUSORT, GEN,
 # REFSORT: other binaries.
 
@@ -187,11 +188,12 @@ gen -n 3 --record-size 1048576 --seed 50 -o w.bin &&
 types="u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 u16be u32be u64be i16be i32be i64be f32be f64be bytes1 bytes2 bytes5 bytes9"
 dists="uniform gaussian zipf sorted reverse equal bucket staggered fewunique"
 nt=$(echo $types | wc -w)
-i=0
-while [ $i -lt "${CLI_LAYOUTS:-30}" ]; do
-	i=$((i + 1))
-	rnd 40; rs=$((R + 1))
-	rnd 3; nk=$((R + 1))
+# rand_layout MAX_RECORD_SIZE MAX_KEYS: a random record size (rs) and 1..MAX_KEYS
+# keys of $types at random offsets, some descending: keys (gpusort's and
+# refsort's -k arguments), gkeys (bench/gen's) and desc (for case names)
+rand_layout() {
+	rnd $1; rs=$((R + 1))
+	rnd $2; nk=$((R + 1))
 	keys= gkeys= desc= k=0
 	while [ $k -lt $nk ]; do
 		k=$((k + 1))
@@ -207,6 +209,11 @@ while [ $i -lt "${CLI_LAYOUTS:-30}" ]; do
 		gkeys="$gkeys -k $t@$off"
 		desc="$desc,$t@$off$r"
 	done
+}
+i=0
+while [ $i -lt "${CLI_LAYOUTS:-30}" ]; do
+	i=$((i + 1))
+	rand_layout 40 3
 	rnd 9; d=$(echo $dists | cut -d' ' -f$((R + 1)))
 	rnd 5; flags=; [ $R = 0 ] && flags=-r; [ $R = 1 ] && flags=-u
 	rnd 3000; n=$R
@@ -971,6 +978,51 @@ for par in 1 4; do
 	check_ok "merge-mapped-and-pipe-p$par" $? got.bin ml.exp gs.err
 done
 rm -f ml.raw ml.exp ml.expu ml.part.* ml.cut.*
+# Random layouts merged (-m) and checked (-c): 2-4 inputs of 0-1999
+# records, each sorted by refsort, merged against refsort of their
+# concatenation (ties in file order); -c of that output passes, and of it
+# with two neighbours swapped names the record refsort -c names
+i=0
+while [ $i -lt "${CLI_LAYOUTS:-30}" ]; do
+	i=$((i + 1))
+	rand_layout 24 2
+	rnd 4; rf=; uf=; [ $R = 0 ] && rf=-r; [ $R = 1 ] && uf=-u; [ $R = 2 ] && { rf=-r; uf=-u; }
+	rnd 3; nin=$((R + 2))
+	name="merge-layout-$i[rs$rs$desc$rf$uf,$nin inputs]"
+	j=0 rlfiles=
+	: > rlcat.bin
+	while [ $j -lt $nin ]; do
+		j=$((j + 1))
+		rnd 2000; n=$R
+		rnd 9; d=$(echo $dists | cut -d' ' -f$((R + 1)))
+		"$GEN" -n $n --record-size $rs $gkeys --dist $d --seed $((i * 10 + j)) -o rl.raw 2>/dev/null ||
+			gen -n $n --record-size $rs --seed $((i * 10 + j)) -o rl.raw || break
+		"$REF" --record-size $rs $keys $rf < rl.raw > rl$j.bin && cat rl$j.bin >> rlcat.bin || break
+		rlfiles="$rlfiles rl$j.bin"
+	done
+	[ $j = $nin ] && "$REF" --record-size $rs $keys $rf $uf < rlcat.bin > rlexp.bin || { fail "$name" "inputs or refsort failed"; continue; }
+	gsrun --record-size $rs $keys $rf $uf -m $rlfiles > got.bin 2> gs.err
+	check_ok "$name" $? got.bin rlexp.bin gs.err
+	gsrun --record-size $rs $keys $rf $uf -c rlexp.bin 2> gs.err
+	rc=$?
+	[ $rc = 0 ] && pass "$name-c" || fail "$name-c" "exit $rc on the merged output: $(first gs.err)"
+	nrec=$(( $(wc -c < rlexp.bin) / rs ))
+	[ $nrec -ge 2 ] || continue
+	rnd $((nrec - 1)); p=$R
+	{ dd if=rlexp.bin bs=$rs count=$p; dd if=rlexp.bin bs=$rs skip=$((p + 1)) count=1
+	  dd if=rlexp.bin bs=$rs skip=$p count=1; dd if=rlexp.bin bs=$rs skip=$((p + 2)); } 2>/dev/null > rlsw.bin
+	want=$("$REF" --record-size $rs $keys $rf $uf -c < rlsw.bin)
+	gsrun --record-size $rs $keys $rf $uf -c rlsw.bin 2> gs.err
+	rc=$?
+	if [ "$want" = 0 ]; then
+		[ $rc = 0 ] && pass "$name-c-swap" || fail "$name-c-swap" "exit $rc on equal keys swapped: $(first gs.err)"
+	elif [ $rc = 1 ] && grep -q "record $want: disorder" gs.err; then
+		pass "$name-c-swap"
+	else
+		fail "$name-c-swap" "exit $rc, want 1 at record $want: $(first gs.err)"
+	fi
+done
+rm -f rl.raw rl[0-9]*.bin rlcat.bin rlexp.bin rlsw.bin
 # many inputs, sorted and merged, also under a low limit on open files
 i=0 mfiles=
 while [ $i -lt 60 ]; do
