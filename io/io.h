@@ -40,12 +40,23 @@ typedef struct io_ring {
 	int fx_dense;          /* the table was registered whole (no sparse updates) */
 	uint64_t bytes;        /* bytes moved through this ring (io_uring or fallback) */
 	uint64_t fixed_bytes;  /* of those, bytes moved by READ_FIXED / WRITE_FIXED */
+	int can_async;         /* the kernel takes IOSQE_ASYNC (5.6 and later) */
+	int async_reads;       /* reads queued with IOSQE_ASYNC (io_ring_async_reads) */
 } io_ring;
 
 /* Returns 0 (even when falling back to pread/pwrite) or -errno. */
 int io_ring_init(io_ring *r);
 /* Unregisters any registered buffers and closes the ring. */
 void io_ring_exit(io_ring *r);
+/*
+ * Queue this ring's reads (on = 1) with IOSQE_ASYNC, where the kernel takes
+ * it: a buffered read of pages in the page cache is otherwise copied inline,
+ * one IO_SEG segment after another on the calling thread, while io_uring's
+ * workers copy the IO_QD segments in flight side by side. For a ring whose
+ * thread only waits for its reads (an input's reader); a read the kernel
+ * refuses that way is sent again without it. Nothing to undo: on = 0 stops it.
+ */
+void io_ring_async_reads(io_ring *r, int on);
 
 /*
  * Registered ("fixed") buffers. io_ring_register makes bufs[0..n) (lens[i]

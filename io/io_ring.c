@@ -44,7 +44,14 @@ int io_ring_init(io_ring *r)
 	if (!r->ring)
 		return -ENOMEM;
 	r->have_uring = io_uring_queue_init(IO_QD * 2, r->ring, 0) == 0;
+	/* IOSQE_ASYNC came with 5.6, as did this feature bit */
+	r->can_async = r->have_uring && (r->ring->features & IORING_FEAT_RW_CUR_POS);
 	return 0;
+}
+
+void io_ring_async_reads(io_ring *r, int on)
+{
+	r->async_reads = on && r->can_async;
 }
 
 void io_ring_exit(io_ring *r)
@@ -303,6 +310,8 @@ struct seg {
 	int active;
 	int fixed;             /* in flight as READ_FIXED / WRITE_FIXED */
 	int nofix;             /* a fixed request failed: the rest goes unfixed */
+	int async;             /* in flight with IOSQE_ASYNC */
+	int noasync;           /* an async request was refused (-EINVAL): the rest goes without */
 };
 
 /* Queue [p, p + n) at file offset off: fixed when it lies in a registered buffer. */
@@ -319,6 +328,9 @@ static void prep(io_ring *r, struct io_uring_sqe *sqe, struct seg *s, int fd, ch
 		io_uring_prep_write(sqe, fd, p, (unsigned)n, off);
 	else
 		io_uring_prep_read(sqe, fd, p, (unsigned)n, off);
+	s->async = !wr && r->async_reads && !s->noasync;
+	if (s->async)
+		sqe->flags |= IOSQE_ASYNC;
 	io_uring_sqe_set_data(sqe, s);
 }
 
@@ -357,6 +369,7 @@ ssize_t io_ring_xfer(io_ring *r, int fd, void *buf, size_t len, uint64_t off, in
 			s->done = 0;
 			s->active = 1;
 			s->nofix = 0;
+			s->noasync = 0;
 			next += s->len;
 			struct io_uring_sqe *sqe = io_uring_get_sqe(r->ring);
 			if (!sqe) {
@@ -389,6 +402,11 @@ ssize_t io_ring_xfer(io_ring *r, int fd, void *buf, size_t len, uint64_t off, in
 			if (wr || s->done < s->len) {
 				/* resubmit below as a short transfer of 0 bytes */
 			}
+		} else if (res == -EINVAL && s->async && !err) {
+			/* a kernel that takes IOSQE_ASYNC for none of its reads:
+			 * send the rest again without (the request moved no bytes) */
+			s->noasync = 1;
+			res = 0;
 		} else if (res < 0 && s->fixed && !err) {
 			/* never worse than unfixed: send the rest again without the
 			 * registered buffer (a failed request moved no bytes) */

@@ -147,6 +147,8 @@ static int seen_empty(const job_ctx *c, int i)
 ssize_t inputs_read_chunk(io_job *j, io_ring *ring)
 {
 	job_ctx *c = j->arg;
+	/* the ring's thread waits for these reads: page-cache copies side by side */
+	io_ring_async_reads(ring, 1);
 	uint8_t *buf = j->buf;
 	size_t got = 0, done = 0;
 	if (c->replay_done < c->replay_bytes) {

@@ -43,7 +43,9 @@ int inputs_reopen(job_ctx *c);
  * --verify's input sum is counted here, and c->read_each (when set) called
  * with each piece of whole records as it arrives. A regular input must end where the
  * checks saw it end and be unchanged then (size, modification time); a pipe
- * ends where it ends. Returns records read (0 at the end), or -errno with
+ * ends where it ends. The ring's reads are made asynchronous
+ * (io_ring_async_reads): its thread only waits for them. Returns records
+ * read (0 at the end), or -errno with
  * c->bad_file naming the input (-EPROTO: its size is not whole records;
  * -ESTALE: it changed since the checks).
  */

@@ -154,6 +154,7 @@ int main(void)
 	io_ring ring;
 	io_ring_init(&ring);
 	printf("# io_uring %s\n", ring.have_uring ? "available" : "unavailable: pread/pwrite fallback");
+	printf("# IOSQE_ASYNC reads %s\n", ring.can_async ? "available" : "unavailable: inline reads");
 
 	/* io_tmp_mkstemp: thousands of files registered at once (far past one
 	 * block of slots), slots distinct and reused once given back; a signal
@@ -542,6 +543,31 @@ int main(void)
 				      ring.bytes - b0);
 		}
 		io_set_direct(0);
+	} TEST_END();
+
+	/* the same sizes with the ring's reads asynchronous (io-wq copies the
+	 * segments side by side), through the registered arena, a plain buffer
+	 * and O_DIRECT: every byte in place, none moved twice */
+	TEST_BEGIN("io/async-reads-exact-bytes") {
+		io_ring_async_reads(&ring, 1);
+		CHECK(ring.async_reads == ring.can_async, "async_reads %d, can_async %d", ring.async_reads,
+		      ring.can_async);
+		for (int direct = 0; direct < 2; direct++) {
+			io_set_direct(direct);
+			for (size_t z = 0; z < sizeof fixed_sizes / sizeof fixed_sizes[0]; z++) {
+				size_t n = fixed_sizes[z];
+				uint8_t *src = arena + 7, *dst = z % 2 ? plain + 3 : arena + half_arena;
+				size_t dcap = z % 2 ? IO_SEG * IO_QD + 2 * IO_ALIGN - 3 : arena_len - half_arena;
+				fill(src, n, n * 7 + (size_t)direct);
+				uint64_t b0 = ring.bytes;
+				const char *why = roundtrip(&ring, path, src, dst, n, dcap);
+				CHECK(!why, "n=%zu direct %d: %s", n, direct, why);
+				CHECK(direct || ring.bytes - b0 == 3 * n, "n=%zu: %" PRIu64 " bytes moved", n, ring.bytes - b0);
+			}
+		}
+		io_set_direct(0);
+		io_ring_async_reads(&ring, 0);
+		CHECK(!ring.async_reads, "still async");
 	} TEST_END();
 
 	TEST_BEGIN("io/fixed-unregistered-buffer-still-works") {
