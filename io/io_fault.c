@@ -28,6 +28,7 @@ static const struct {
 } errs[] = {
 	{ "EIO", EIO }, { "ENOSPC", ENOSPC }, { "EINTR", EINTR }, { "EACCES", EACCES },
 	{ "EMFILE", EMFILE }, { "ENOMEM", ENOMEM }, { "EROFS", EROFS }, { "EDQUOT", EDQUOT },
+	{ "EINVAL", EINVAL },
 };
 
 static char fault[64];     /* the named switch in force; "": none */

@@ -26,7 +26,7 @@
  * every call from the Nth on, as a full or broken disk or a dead device
  * would: "KIND@N+[:ERR]". KIND is one of io_fault_kind's names below, ERR
  * an errno name (EIO, ENOSPC, EINTR, EACCES, EMFILE, ENOMEM, EROFS,
- * EDQUOT) or "short" (a read or write moves fewer bytes than asked, half;
+ * EDQUOT, EINVAL) or "short" (a read or write moves fewer bytes than asked, half;
  * the caller must carry on; once only), by default EIO.
  * Every call of every kind is counted (C11 atomics: any thread), whether a
  * fault is in force or not, so that a test can learn how many calls of

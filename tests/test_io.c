@@ -566,6 +566,25 @@ int main(void)
 			}
 		}
 		io_set_direct(0);
+		/* a read the kernel refuses with IOSQE_ASYNC (-EINVAL) is sent again
+		 * without it; one refused again is the read's error */
+		if (ring.can_async) {
+			size_t n = 2 * IO_SEG + 12345;
+			fill(arena + 7, n, 99);
+			io_fault_set("read@1:EINVAL");
+			/* into an unregistered buffer: a registered one's fallback (unfixed) would cover it */
+			const char *why = roundtrip(&ring, path, arena + 7, plain + 3, n, IO_SEG * IO_QD + 2 * IO_ALIGN - 3);
+			CHECK(!why, "read@1:EINVAL: %s", why);
+			io_fault_set("read@1+:EINVAL");
+			io_file f;
+			ssize_t r = 0;
+			if (!io_open_input(&f, path)) {
+				r = io_read_at(&ring, &f, plain + 3, n, IO_SEG * IO_QD + 2 * IO_ALIGN - 3, 0);
+				io_close(&f);
+			}
+			io_fault_set(NULL);
+			CHECK(r == -EINVAL, "read@1+:EINVAL: %zd", r);
+		}
 		io_ring_async_reads(&ring, 0);
 		CHECK(!ring.async_reads, "still async");
 	} TEST_END();
