@@ -1,4 +1,4 @@
-/* cpusort.c - parallel stable LSD radix sort on normalized keys; see cpusort.h. */
+/* cpusort.c - parallel stable radix sorts of a chunk on normalized keys; see cpusort.h. */
 #include "cpusort.h"
 #include "util.h"
 
@@ -28,154 +28,6 @@ size_t cpusort_scratch_per_record(const keys_spec *s)
 size_t cpusort_scratch_bytes(const keys_spec *s, size_t n)
 {
 	return cpusort_scratch_per_record(s) * n;
-}
-
-/* ---- one LSD pass per key byte, all threads ------------------------------ */
-
-struct radix {
-	uint8_t *src, *dst;
-	size_t n, stride;
-	uint32_t byte;            /* key byte of this pass */
-	size_t (*hist)[256];      /* [thread][digit] */
-	uint64_t (*all)[PREFIX_MAX][256]; /* first scan: [thread][byte][digit] */
-	uint32_t nbytes;
-};
-
-static void scan_all(void *p, int t, int nt)
-{
-	struct radix *r = p;
-	size_t lo, hi;
-	util_split(r->n, t, nt, &lo, &hi);
-	uint64_t (*h)[256] = r->all[t];
-	memset(h, 0, r->nbytes * sizeof h[0]);
-	for (size_t i = lo; i < hi; i++) {
-		const uint8_t *e = r->src + i * r->stride;
-		for (uint32_t b = 0; b < r->nbytes; b++)
-			h[b][e[b]]++;
-	}
-}
-
-static void pass_hist(void *p, int t, int nt)
-{
-	struct radix *r = p;
-	size_t lo, hi;
-	util_split(r->n, t, nt, &lo, &hi);
-	size_t *h = r->hist[t];
-	memset(h, 0, 256 * sizeof *h);
-	const uint8_t *e = r->src + lo * r->stride + r->byte;
-	for (size_t i = lo; i < hi; i++, e += r->stride)
-		h[*e]++;
-}
-
-/*
- * The scatter is the hot loop: a constant stride lets the compiler turn the
- * copy into a few moves, so it is instantiated for the common entry sizes.
- */
-#define SCATTER_BODY(STRIDE)                                                    \
-	do {                                                                    \
-		const uint8_t *e = r->src + lo * (STRIDE);                      \
-		for (size_t i = lo; i < hi; i++, e += (STRIDE))                 \
-			memcpy(r->dst + (pos[e[r->byte]]++) * (STRIDE), e, (STRIDE)); \
-	} while (0)
-
-static void pass_scatter(void *p, int t, int nt)
-{
-	struct radix *r = p;
-	size_t lo, hi;
-	util_split(r->n, t, nt, &lo, &hi);
-	size_t *pos = r->hist[t];
-	switch (r->stride) {
-	case 4: SCATTER_BODY(4); break;
-	case 8: SCATTER_BODY(8); break;
-	case 12: SCATTER_BODY(12); break;
-	case 16: SCATTER_BODY(16); break;
-	case 20: SCATTER_BODY(20); break;
-	default: SCATTER_BODY(r->stride); break;
-	}
-}
-
-#define SMALL_SORT 32 /* fewer entries are insertion-sorted: no histograms to clear */
-
-/* Stable insertion sort of n entries at a by their bytes [0, nbytes). */
-static void insertion_sort(uint8_t *a, size_t n, size_t stride, uint32_t nbytes)
-{
-	uint8_t x[PREFIX_MAX + 8];
-	for (size_t i = 1; i < n; i++) {
-		size_t k = i;
-		if (memcmp(a + (k - 1) * stride, a + i * stride, nbytes) <= 0)
-			continue;
-		memcpy(x, a + i * stride, stride);
-		do {
-			memcpy(a + k * stride, a + (k - 1) * stride, stride);
-			k--;
-		} while (k > 0 && memcmp(a + (k - 1) * stride, x, nbytes) > 0);
-		memcpy(a + k * stride, x, stride);
-	}
-}
-
-/*
- * Sort n entries of `stride` bytes by their bytes [0, nbytes) (byte 0 most
- * significant). Returns the buffer (a or b) that holds the result. Passes
- * whose byte is the same in every entry are skipped (sorted, all-equal and
- * few-unique inputs cost one scan).
- */
-static uint8_t *radix_sort(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int nt)
-{
-	if (n <= SMALL_SORT) {
-		insertion_sort(a, n, stride, nbytes);
-		return a;
-	}
-	if ((size_t)nt > n / 4096 + 1)
-		nt = (int)(n / 4096 + 1);
-	struct radix r = { .src = a, .dst = b, .n = n, .stride = stride, .nbytes = nbytes };
-	r.hist = calloc((size_t)nt, sizeof *r.hist);
-	r.all = malloc((size_t)nt * sizeof *r.all);
-	if (!r.hist || !r.all) { /* tiny allocation; single thread needs it too */
-		free(r.hist);
-		free(r.all);
-		abort();
-	}
-	util_par_run(nt, scan_all, &r);
-	int skip[PREFIX_MAX] = { 0 };
-	for (uint32_t byte = 0; byte < nbytes; byte++) {
-		for (int d = 0; d < 256; d++) {
-			uint64_t c = 0;
-			for (int t = 0; t < nt; t++)
-				c += r.all[t][byte][d];
-			if (c == n)
-				skip[byte] = 1;
-			if (c)
-				break; /* first non-empty digit decides: all or not */
-		}
-	}
-	for (uint32_t byte = nbytes; byte-- > 0;) {
-		if (skip[byte])
-			continue;
-		r.byte = byte;
-		if (nt == 1) {
-			/* one part: the scan's counts are this pass's (a pass moves
-			 * entries, it does not change which bytes they hold) */
-			for (int d = 0; d < 256; d++)
-				r.hist[0][d] = r.all[0][byte][d];
-		} else {
-			util_par_run(nt, pass_hist, &r);
-		}
-		size_t sum = 0;
-		for (int d = 0; d < 256; d++) {
-			for (int t = 0; t < nt; t++) {
-				size_t c = r.hist[t][d];
-				r.hist[t][d] = sum;
-				sum += c;
-			}
-		}
-		util_par_run(nt, pass_scatter, &r);
-		uint8_t *x = r.src;
-		r.src = r.dst;
-		r.dst = x;
-	}
-	free(r.hist);
-	free(r.all);
-	return r.src;
 }
 
 /* ---- native integers --------------------------------------------------------- */
@@ -717,11 +569,6 @@ void cpusort_word_code(const keys_word *w, uint8_t *recs, size_t n, int decode, 
 	util_par_run(threads_for(n, threads), word_code_part, &c);
 }
 
-uint8_t *cpusort_radix(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int threads)
-{
-	return radix_sort(a, b, n, stride, nbytes, threads_for(n, threads));
-}
-
 uint8_t *cpusort_sort_entries(const keys_spec *s, const uint8_t *recs, uint8_t *e0, uint8_t *e1, size_t n,
 			      int threads)
 {
@@ -779,7 +626,9 @@ uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void
 	}
 	if (cpusort_key_only(s)) {
 		cpusort_code(s, a, n, 0, threads);
-		uint8_t *res = cpusort_radix(a, b, n, s->record_size, s->record_size, threads);
+		/* MSD first, as the entries below: random 16-byte keys take
+		 * two or three passes over memory, not one for each byte */
+		uint8_t *res = cpusort_radix_msd(a, b, n, s->record_size, s->record_size, threads_for(n, threads));
 		cpusort_code(s, res, n, 1, threads);
 		return res;
 	}

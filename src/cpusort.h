@@ -1,12 +1,13 @@
 /*
  * cpusort.h - the CPU chunk-sort engine (the no-GPU path, DESIGN.md section 4).
  *
- * A parallel LSD radix sort, stable by construction, on normalized keys
+ * Parallel radix sorts, stable by construction, on normalized keys
  * (keys.h). Two layouts:
  *  - key-only (the record is its whole key, record_size <= 16): records are
- *    normalized in place, radix-sorted as they are, and de-normalized; a
- *    4- or 8-byte key as a native integer (keys_native: 11-bit digits, the
- *    encoding in the counting scan and the decoding in the last pass);
+ *    normalized in place, radix-sorted MSD first as they are
+ *    (cpusort_radix_msd), and de-normalized; a 4- or 8-byte key as a native
+ *    integer (keys_native: LSD passes of 11-bit digits, the encoding in the
+ *    counting scan and the decoding in the last pass);
  *  - general: (first <= 16 normalized key bytes, u32 record index) entries are
  *    radix-sorted, MSD first (cpusort_radix_msd); ranges of equal prefixes are then sorted by the full key
  *    (stable merge sort); records are gathered into sorted order.
@@ -59,21 +60,15 @@ void cpusort_code(const keys_spec *s, uint8_t *recs, size_t n, int decode, int t
 void cpusort_word_code(const keys_word *w, uint8_t *recs, size_t n, int decode, int threads);
 
 /*
- * Stable LSD radix sort of n items of `stride` bytes at a by their bytes
- * [0, nbytes) (byte 0 most significant; nbytes <= 16, nbytes <= stride <= 24);
- * b: room for n items. Bytes equal in every item cost no pass.
- * Returns a or b: the buffer holding the sorted items.
- */
-uint8_t *cpusort_radix(uint8_t *a, uint8_t *b, size_t n, size_t stride, uint32_t nbytes, int threads);
-
-/*
- * cpusort_radix's contract (stable, by bytes [0, nbytes) of items of `stride`
- * bytes, nbytes <= stride <= 64), sorted MSD first (cpusort_msd.c): a pass
+ * Stable radix sort of n items of `stride` bytes at a by their bytes
+ * [0, nbytes) (byte 0 most significant; nbytes <= stride <= 64; b: room
+ * for n items), MSD first (cpusort_msd.c): a pass
  * only for the bytes that tell the items of a bucket apart, so that byte
  * strings told apart by their first few bytes (text key prefixes) cost a few
  * passes instead of nbytes, and random keys two or three passes over memory
- * (below the top levels a bucket fits the cache) where the LSD sort pays one
- * for every key byte (records' entries: up to 16). Leading bytes equal in every item cost one
+ * (below the top levels a bucket fits the cache) where an LSD sort pays one
+ * for every key byte (records' entries and key-only records: up to 16).
+ * Leading bytes equal in every item cost one
  * counting scan each; all items equal: a is returned untouched. Threads:
  * the top levels split among at most `threads`, smaller buckets one thread
  * each. Returns a (the sorted items are always there).

@@ -353,7 +353,7 @@ static void sort_bucket(struct cpustream *S, size_t d, int threads, int t)
 	}
 	if (S->key_only) {
 		uint8_t *x = S->part + lo * S->isz, *y = S->spare + lo * S->isz;
-		uint8_t *res = cpusort_radix(x, y, m, S->R, (uint32_t)S->R, threads);
+		uint8_t *res = cpusort_radix_msd(x, y, m, S->R, (uint32_t)S->R, threads);
 		cpusort_code(S->s, res, m, 1, threads);
 		S->where[d] = res != x;
 		return;
