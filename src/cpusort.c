@@ -44,8 +44,22 @@ size_t cpusort_scratch_bytes(const keys_spec *s, size_t n)
  * thread scattering its slice (counted again before every pass but the
  * first: a slice holds other records after each pass), and are decoded in
  * the last pass's scatter. u64: 6 passes instead of 8 byte-wise ones, and
- * neither normalizing nor de-normalizing costs a pass of its own.
+ * neither normalizing nor de-normalizing costs a pass of its own. The
+ * counters are 32-bit (all six passes' for a thread, 48 KiB, stay in its L1
+ * while the first scan counts), 64-bit where n exceeds them: key-only
+ * records are not bound by the entries' 32-bit index (cpusort_max_records).
  */
+typedef uint32_t npar_narrow[NATIVE_PASSES][1u << NATIVE_DIGIT];
+/* the test build lowers the bound (cpusort.h) so that tests reach the wide
+ * counters without 2^32 records */
+#if GPUSORT_TEST_HOOKS
+size_t cpusort_test_wide_min = UINT32_MAX;
+#define NPAR_WIDE_MIN cpusort_test_wide_min
+#else
+#define NPAR_WIDE_MIN ((size_t)UINT32_MAX)
+#endif
+typedef uint64_t npar_wide[NATIVE_PASSES][1u << NATIVE_DIGIT];
+
 struct npar {
 	const keys_native *k;
 	uint8_t *src, *dst;
@@ -53,17 +67,19 @@ struct npar {
 	int passes, dw, pass, last;
 	int count;         /* with pass >= 0: count this pass's digits of each thread's slice, do not move */
 	int encoded;       /* the items are native integers already: the first scan only counts */
-	uint32_t (*h)[NATIVE_PASSES][1u << NATIVE_DIGIT]; /* [thread][pass][digit] */
+	int wide;          /* h is npar_wide[nt], else npar_narrow[nt] */
+	void *h;           /* [thread][pass][digit] */
 };
 
-#define NPAR_BODY(T, ENC, DEC)                                                                \
+#define NPAR_BODY(T, CT, ENC, DEC)                                                            \
 	do {                                                                                  \
 		T *src = (T *)q->src, *dst = (T *)q->dst;                                     \
+		CT(*ht)[1u << NATIVE_DIGIT] = ((CT(*)[NATIVE_PASSES][1u << NATIVE_DIGIT])q->h)[t]; \
 		/* in locals: the counters' stores may alias q's ints (uint32_t, int) */      \
 		const int passes = q->passes, dw = q->dw;                                     \
 		const T mask = ((T)1 << dw) - 1;                                              \
 		if (q->pass < 0) { /* encode and count */                                    \
-			uint32_t(*h)[1u << NATIVE_DIGIT] = q->h[t];                           \
+			CT(*h)[1u << NATIVE_DIGIT] = ht;                                      \
 			memset(h, 0, sizeof h[0] * (size_t)passes);                           \
 			if (q->encoded)                                                       \
 				for (size_t i = lo; i < hi; i++) {                            \
@@ -82,13 +98,13 @@ struct npar {
 			for (size_t i = lo; i < hi; i++)                                      \
 				src[i] = DEC(q->k, src[i]);                                   \
 		} else if (q->count) {                                                        \
-			uint32_t *c = q->h[t][q->pass];                                       \
+			CT *c = ht[q->pass];                                                  \
 			const int sh = q->pass * dw;                                          \
-			memset(c, 0, sizeof q->h[t][0]);                                      \
+			memset(c, 0, sizeof ht[0]);                                           \
 			for (size_t i = lo; i < hi; i++)                                      \
 				c[(src[i] >> sh) & mask]++;                                   \
 		} else {                                                                      \
-			uint32_t *pos = q->h[t][q->pass];                                     \
+			CT *pos = ht[q->pass];                                                \
 			const int sh = q->pass * dw;                                          \
 			if (q->last)                                                          \
 				for (size_t i = lo; i < hi; i++)                              \
@@ -104,15 +120,33 @@ static void npar_part(void *arg, int t, int nt)
 	struct npar *q = arg;
 	size_t lo, hi;
 	util_split(q->n, t, nt, &lo, &hi);
-	if (q->k->width == 8)
-		NPAR_BODY(uint64_t, keys_native_enc64, keys_native_dec64);
+	if (q->k->width == 8 && q->wide)
+		NPAR_BODY(uint64_t, uint64_t, keys_native_enc64, keys_native_dec64);
+	else if (q->k->width == 8)
+		NPAR_BODY(uint64_t, uint32_t, keys_native_enc64, keys_native_dec64);
+	else if (q->wide)
+		NPAR_BODY(uint32_t, uint64_t, keys_native_enc32, keys_native_dec32);
 	else
-		NPAR_BODY(uint32_t, keys_native_enc32, keys_native_dec32);
+		NPAR_BODY(uint32_t, uint32_t, keys_native_enc32, keys_native_dec32);
 }
 
-size_t cpusort_native_counters(int nt)
+size_t cpusort_native_counters(int nt, size_t n)
 {
-	return (size_t)nt * sizeof(uint32_t[NATIVE_PASSES][1u << NATIVE_DIGIT]);
+	return (size_t)nt * (n > NPAR_WIDE_MIN ? sizeof(npar_wide) : sizeof(npar_narrow));
+}
+
+/* Pass p's count of digit d in thread t's counters. */
+static inline uint64_t npar_get(const struct npar *q, int t, int p, uint32_t d)
+{
+	return q->wide ? ((npar_wide *)q->h)[t][p][d] : ((npar_narrow *)q->h)[t][p][d];
+}
+
+static inline void npar_set(struct npar *q, int t, int p, uint32_t d, uint64_t v)
+{
+	if (q->wide)
+		((npar_wide *)q->h)[t][p][d] = v;
+	else
+		((npar_narrow *)q->h)[t][p][d] = (uint32_t)v;
 }
 
 /* Below this many items the LSD passes' fixed cost (clearing and scanning
@@ -161,7 +195,8 @@ uint8_t *cpusort_native_par(const keys_native *k, uint8_t *a, uint8_t *b, size_t
 		bits = (int)k->width * 8;
 	q.passes = (bits + NATIVE_DIGIT - 1) / NATIVE_DIGIT;
 	q.dw = (bits + q.passes - 1) / q.passes;
-	q.h = counters ? counters : malloc(cpusort_native_counters(nt));
+	q.wide = n > NPAR_WIDE_MIN;
+	q.h = counters ? counters : malloc(cpusort_native_counters(nt, n));
 	if (!q.h)
 		return NULL;
 	util_par_run(nt, npar_part, &q);
@@ -172,7 +207,7 @@ uint8_t *cpusort_native_par(const keys_native *k, uint8_t *a, uint8_t *b, size_t
 		for (uint32_t d = 0; d < (1u << q.dw); d++) {
 			uint64_t c = 0;
 			for (int t = 0; t < nt; t++)
-				c += q.h[t][p][d];
+				c += npar_get(&q, t, p, d);
 			most = c > most ? c : most;
 		}
 		if (most < n)
@@ -188,11 +223,11 @@ uint8_t *cpusort_native_par(const keys_native *k, uint8_t *a, uint8_t *b, size_t
 			util_par_run(nt, npar_part, &q);
 			q.count = 0;
 		}
-		uint32_t sum = 0;
+		uint64_t sum = 0;
 		for (uint32_t d = 0; d < (1u << q.dw); d++)
 			for (int t = 0; t < nt; t++) {
-				uint32_t c = q.h[t][p][d];
-				q.h[t][p][d] = sum;
+				uint64_t c = npar_get(&q, t, p, d);
+				npar_set(&q, t, p, d, sum);
 				sum += c;
 			}
 		q.pass = p;
@@ -238,7 +273,7 @@ struct msd {
 	uint32_t (*cnt)[1u << MSD_MAXBITS]; /* [nt]: counts, then scatter positions */
 	size_t start[(1u << MSD_MAXBITS) + 1];
 	uint8_t inb[1u << MSD_MAXBITS]; /* bucket d's records ended in b */
-	uint8_t *ncnt;               /* cpusort_native_counters(1) per thread */
+	uint8_t *ncnt;               /* cpusort_native_counters(1, n) per thread */
 	int tob;                     /* phase 4: the result is b */
 };
 
@@ -279,7 +314,7 @@ static void msd_part(void *arg, int t, int nt)
 				continue;
 			uint8_t *x = q->b + lo * W;
 			uint8_t *r = cpusort_native_par(q->k, x, q->a + lo * W, m, q->shift, 1, 1,
-							q->ncnt + (size_t)t * cpusort_native_counters(1));
+							q->ncnt + (size_t)t * cpusort_native_counters(1, q->n));
 			q->inb[d] = r == x;
 		}
 		return;
@@ -313,7 +348,7 @@ static uint8_t *native_msd(const keys_native *k, uint8_t *a, uint8_t *b, size_t 
 	struct msd *q = calloc(1, sizeof *q);
 	uint64_t *diff = calloc((size_t)nt, sizeof *diff);
 	void *cnt = malloc((size_t)nt * sizeof q->cnt[0]);
-	uint8_t *ncnt = malloc((size_t)nt * cpusort_native_counters(1));
+	uint8_t *ncnt = malloc(cpusort_native_counters(nt, n));
 	uint8_t *res = NULL;
 	if (!q || !diff || !cnt || !ncnt)
 		goto out;
@@ -536,6 +571,11 @@ static int threads_for(size_t n, int threads)
 }
 
 /* ---- the pieces, for callers that sort parts of a chunk (cpustream.h) ------ */
+
+size_t cpusort_max_records(const keys_spec *s)
+{
+	return cpusort_key_only(s) ? CPUSORT_MAX_KEY_RECORDS : CPUSORT_MAX_RECORDS;
+}
 
 int cpusort_key_only(const keys_spec *s)
 {

@@ -18,8 +18,19 @@
 #include <stdint.h>
 #include "keys.h"
 
-/* Most records one call may sort (indices are 32-bit). */
+/* Most records one call may sort through (prefix, index) entries (the index is 32-bit). */
 #define CPUSORT_MAX_RECORDS ((size_t)UINT32_MAX)
+/* Most records one call may sort of a key-only layout (cpusort_key_only: no index). */
+#define CPUSORT_MAX_KEY_RECORDS ((size_t)1 << 40)
+
+/*
+ * Most records one cpusort_sort call, or one streamed chunk (cpustream.h),
+ * takes for layout s: CPUSORT_MAX_KEY_RECORDS when the records are sorted
+ * as themselves (cpusort_key_only), else CPUSORT_MAX_RECORDS. The planner
+ * sizes the CPU engine's chunks by it, so that 2^32 or more u32 records
+ * can be one streamed chunk instead of two runs and a merge.
+ */
+size_t cpusort_max_records(const keys_spec *s);
 
 /* Bytes of scratch memory cpusort_sort needs for n records (0 for key-only). */
 size_t cpusort_scratch_bytes(const keys_spec *s, size_t n);
@@ -31,7 +42,7 @@ size_t cpusort_scratch_per_record(const keys_spec *s);
  * Sort n records (n * record_size bytes at a) stably by the key.
  * b: a second buffer of n * record_size bytes; scratch: cpusort_scratch_bytes
  * bytes, 16-byte aligned (may be NULL when that is 0). a's contents are
- * destroyed. threads >= 1. n <= CPUSORT_MAX_RECORDS.
+ * destroyed. threads >= 1. n <= cpusort_max_records(s).
  * Returns a or b: the buffer holding the sorted records.
  */
 uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *scratch, int threads);
@@ -96,16 +107,24 @@ int cpusort_radix_msd_parts(uint8_t *a, uint8_t *b, size_t n, size_t stride, uin
  * no pass. encoded: 0 when a holds the records, 1 when it holds their
  * native integers already (keys_native_enc64/32: cpustream's buckets);
  * either way the result is records, decoded in the last pass. counters:
- * cpusort_native_counters(nt) bytes of scratch, 4-byte aligned, or NULL to
- * allocate them. Fastest where a bucket and its sort buffer fit the core's
- * L2, so that every pass runs from cache. Returns a or b: the
+ * cpusort_native_counters(nt, n) bytes of scratch, 8-byte aligned, or NULL
+ * to allocate them. Fastest where a bucket and its sort buffer fit the
+ * core's L2, so that every pass runs from cache. Returns a or b: the
  * buffer holding the records; NULL, with a untouched, when counters was
- * NULL and they could not be allocated. n <= CPUSORT_MAX_RECORDS.
+ * NULL and they could not be allocated. Any n (past UINT32_MAX records the
+ * counters are 64-bit: twice the scratch).
  */
 uint8_t *cpusort_native_par(const keys_native *k, uint8_t *a, uint8_t *b, size_t n, int bits, int encoded, int nt,
 			    void *counters);
-/* Bytes of counters cpusort_native_par needs for nt threads (48 KiB a thread). */
-size_t cpusort_native_counters(int nt);
+/* Bytes of counters cpusort_native_par needs for nt threads and n records
+ * (48 KiB a thread; 96 KiB past UINT32_MAX records). */
+size_t cpusort_native_counters(int nt, size_t n);
+
+#if GPUSORT_TEST_HOOKS
+/* The test build's bound above which cpusort_native_par's counters are
+ * 64-bit (UINT32_MAX; a test sets 0 to run every sort with them). */
+extern size_t cpusort_test_wide_min;
+#endif
 
 /* General layout: bytes per entry (normalized key prefix, padding, u32 record index). */
 size_t cpusort_entry_size(const keys_spec *s);

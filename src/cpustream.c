@@ -328,7 +328,7 @@ static size_t bucket_len(const struct cpustream *S, size_t d)
 static uint8_t *sort_native(struct cpustream *S, uint8_t *x, uint8_t *y, size_t m, int threads, int t)
 {
 	/* one thread: its own slice; all threads: the whole (no step runs then) */
-	void *cnt = threads > 1 ? S->ncnt : S->ncnt + (size_t)t * cpusort_native_counters(1);
+	void *cnt = threads > 1 ? S->ncnt : S->ncnt + (size_t)t * cpusort_native_counters(1, m);
 	return cpusort_native_par(&S->kn, x, y, m, S->nshift, 1, threads, cnt);
 }
 
@@ -548,7 +548,7 @@ static struct cpustream *stream_init(const keys_spec *s, uint8_t *a, uint8_t *b,
 	 * sorted: the write is the stage that bounds a streamed chunk, and a
 	 * writer that competes with every sorter for a core falls behind. */
 	S->sorters = S->threads >= 8 ? S->threads - 1 : S->threads;
-	if (S->num && !(S->ncnt = malloc(cpusort_native_counters(S->threads)))) {
+	if (S->num && !(S->ncnt = malloc(cpusort_native_counters(S->threads, cap)))) {
 		stream_free(S);
 		return NULL;
 	}

@@ -75,7 +75,7 @@ int cpustream_bits(const keys_spec *s, size_t n);
  * second buffer of n records; scratch: cpusort_scratch_bytes(s, n) bytes,
  * 16-byte aligned (NULL when 0), as for cpusort_sort. a's, b's and scratch's
  * contents are destroyed. bits: 0 for cpustream_bits, else 1..16 (capped as
- * there). tp: the worker threads (tpool_size >= 1). n <= CPUSORT_MAX_RECORDS.
+ * there). tp: the worker threads (tpool_size >= 1). n <= cpusort_max_records(s).
  * Returns when every record has been written: 0, or the sink's error
  * (-errno; out->err), or -ENOMEM. st (may be NULL) gets the stage times.
  */

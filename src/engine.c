@@ -117,7 +117,7 @@ int engine_open(engine *e, const job_opts *o, uint64_t device_budget, uint64_t r
 	e->threads = o->threads;
 	e->name = "cpu";
 	e->scratch_per_record = cpusort_scratch_per_record(e->s);
-	e->max_records = CPUSORT_MAX_RECORDS;
+	e->max_records = cpusort_max_records(e->s);
 	e->sort = cpu_sort;
 	if (!o->use_gpu)
 		return 0;
@@ -153,7 +153,7 @@ void engine_gpu_lost(engine *e, const char *why)
 	e->gpu = NULL;
 	e->name = "cpu";
 	e->sort = cpu_sort;
-	e->max_records = CPUSORT_MAX_RECORDS;
+	e->max_records = cpusort_max_records(e->s);
 	e->scratch_per_record = cpusort_scratch_per_record(e->s);
 }
 

@@ -269,7 +269,7 @@ int plan_small_on_cpu(const plan_input *in)
 	size_t R = s->record_size;
 	uint64_t n = (uint64_t)in->input_bytes / R;
 	uint64_t E = cpusort_scratch_per_record(s);
-	if (n > CPUSORT_MAX_RECORDS || n * (2 * R + E) > in->mem)
+	if (n > cpusort_max_records(s) || n * (2 * R + E) > in->mem)
 		return 0; /* not one CPU chunk: the run phase and merge favour the GPU */
 	uint64_t t = (uint64_t)in->threads;
 	keys_native kn;

@@ -232,8 +232,13 @@ int main(void)
 		}
 	} TEST_END();
 
-	/* the all-threads path: one bucket far larger than a thread's share */
-	TEST_BEGIN("cpustream/big-buckets") {
+	/* the all-threads path: one bucket far larger than a thread's share;
+	 * then both tests with the 64-bit native counters that more than
+	 * UINT32_MAX records take (the test build's bound lowered to 0; each
+	 * bucket's counters a wide slice of the stream's) */
+	for (int wide = 0; wide < 2; wide++) {
+	cpusort_test_wide_min = wide ? 0 : UINT32_MAX;
+	TEST_BEGIN(wide ? "cpustream/big-buckets-wide-counters" : "cpustream/big-buckets") {
 		char why[256];
 		const char *k64[] = { "u64", NULL }, *kr[] = { "bytes20@2", NULL }, *kf[] = { "f32", NULL };
 		keys_spec u64 = spec(0, k64), r24 = spec(24, kr), f32 = spec(0, kf);
@@ -249,6 +254,22 @@ int main(void)
 			}
 		}
 	} TEST_END();
+	if (wide)
+		TEST_BEGIN("cpustream/threads-wide-counters") {
+			char why[256];
+			const char *k64[] = { "u64", NULL }, *k32[] = { "i32:r", NULL };
+			keys_spec u64 = spec(0, k64), i32 = spec(0, k32);
+			const keys_spec *sp[] = { &u64, &i32 };
+			for (int k = 0; k < 2; k++)
+				for (int d = D_RANDOM; d <= D_SKEW; d++) {
+					cpustream_stats st;
+					fill(sp[k], in, 150000, d, seed++);
+					CHECK(same_as_cpusort(sp[k], in, 150000, 0, 9, &st, why, sizeof why),
+					      "%s 9 threads: %s", dname[d], why);
+				}
+		} TEST_END();
+	cpusort_test_wide_min = UINT32_MAX;
+	}
 	free(in);
 	return UNIT_EXIT();
 }

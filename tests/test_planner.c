@@ -43,7 +43,7 @@ static plan_input input(const keys_spec *s, int64_t bytes, uint64_t mem, int gpu
 {
 	return (plan_input){
 		.keys = s, .input_bytes = bytes, .ninputs = 1, .mem = mem, .threads = 16,
-		.gpu = gpu, .max_records = gpu ? cap : CPUSORT_MAX_RECORDS,
+		.gpu = gpu, .max_records = gpu ? cap : cpusort_max_records(s),
 		.scratch_per_record = cpusort_scratch_per_record(s),
 		.stream_ok = 1, .resident_ok = 1, .small_cpu_ok = 1,
 	};
@@ -198,6 +198,23 @@ static void exact(void)
 			      p.runs == 5,
 		      "path %s keep %d chunk %" PRIu64 " runs %" PRIu64, plan_path_name(p.path), p.keep_all, p.chunk,
 		      p.runs);
+	} TEST_END();
+	TEST_BEGIN("planner/exact-cpu-past-2^32-records") {
+		/* 2^32 + 5 u32 under -S 64 GiB: key-only records carry no 32-bit index, one streamed
+		 * chunk (32 GiB of buffers); 16-byte records through (prefix, index) entries under
+		 * -S 256 GiB: kept chunks of at most 2^32 - 1 records, two of them */
+		keys_spec u32 = spec("u32", 0), r16 = spec("u64", 16);
+		const uint64_t n = ((uint64_t)1 << 32) + 5;
+		plan_input in = input(&u32, (int64_t)(n * 4), 64 * GiB, 0, 0);
+		plan p;
+		plan_make(&in, &p);
+		CHECK(p.path == PLAN_STREAM && p.single && p.chunk == n, "u32: path %s single %d chunk %" PRIu64,
+		      plan_path_name(p.path), p.single, p.chunk);
+		in = input(&r16, (int64_t)(n * 16), 256 * GiB, 0, 0);
+		plan_make(&in, &p);
+		CHECK(p.path == PLAN_CHUNKED && p.keep_all && p.runs == 2 && p.chunk <= UINT32_MAX,
+		      "16-byte records: path %s keep %d chunk %" PRIu64 " runs %" PRIu64, plan_path_name(p.path),
+		      p.keep_all, p.chunk, p.runs);
 	} TEST_END();
 	TEST_BEGIN("planner/exact-cpu-keep-all-even") {
 		/* a block of records (512) more than an engine's largest chunk of 2^20 records: two
