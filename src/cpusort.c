@@ -22,7 +22,12 @@ size_t cpusort_scratch_per_record(const keys_spec *s)
 {
 	if (cpusort_key_only(s))
 		return 0;
-	return 2 * entry_size(s);
+	return cpusort_entries_in_output(s) ? entry_size(s) : 2 * entry_size(s);
+}
+
+int cpusort_entries_in_output(const keys_spec *s)
+{
+	return !cpusort_key_only(s) && entry_size(s) <= s->record_size;
 }
 
 size_t cpusort_scratch_bytes(const keys_spec *s, size_t n)
@@ -673,7 +678,9 @@ uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void
 		return res;
 	}
 	struct job j = { .s = s, .recs = a, .n = n, .esz = entry_size(s), .plen = prefix_len(s) };
-	uint8_t *e0 = scratch, *e1 = e0 + n * j.esz;
+	/* the sort leaves the entries in e0, so b, whose records come last
+	 * (the gather), holds the entries' second buffer where they fit it */
+	uint8_t *e0 = scratch, *e1 = cpusort_entries_in_output(s) ? b : e0 + n * j.esz;
 	j.ent = e0;
 	util_par_run(threads_for(n, threads), make_entries, &j);
 	cpusort_gather(s, a, cpusort_sort_entries(s, a, e0, e1, n, threads), n, b, threads);

@@ -35,8 +35,20 @@ size_t cpusort_max_records(const keys_spec *s);
 /* Bytes of scratch memory cpusort_sort needs for n records (0 for key-only). */
 size_t cpusort_scratch_bytes(const keys_spec *s, size_t n);
 
-/* Scratch bytes per record (the plan's memory factor on top of 2 record buffers). */
+/* Scratch bytes per record (the plan's memory factor on top of 2 record
+ * buffers): 0 for key-only records; one entry where an entry is no larger
+ * than a record (cpusort_entries_in_output), else two. */
 size_t cpusort_scratch_per_record(const keys_spec *s);
+
+/*
+ * 1 when records go through entries no larger than a record: the sorted
+ * records' buffer, which is written only by the gather after the entries
+ * are sorted, then serves as the entries' second buffer (cpusort_sort's b,
+ * the streamed chunk's buckets), so the scratch is one entry a record
+ * instead of two (16 GiB of 16-byte records: 48 bytes a record of sort
+ * memory instead of 64).
+ */
+int cpusort_entries_in_output(const keys_spec *s);
 
 /*
  * Sort n records (n * record_size bytes at a) stably by the key.
@@ -135,9 +147,10 @@ void cpusort_make_entry(const keys_spec *s, const uint8_t *rec, uint32_t idx, ui
 /*
  * Sort n entries at e0 stably: by their key prefix, then ranges of equal
  * prefixes by the full key of their records (recs: the records the indices
- * count from), then by index. e1: room for n entries. The entries may be any
- * part of a chunk's entries, in index order within equal keys.
- * Returns e0 or e1: the buffer holding the sorted entries.
+ * count from), then by index. e1: room for n entries, scratch only (no
+ * alignment needed). The entries may be any part of a chunk's entries, in
+ * index order within equal keys. Returns e0: the sorted entries are always
+ * there, so e1 may be memory that is written after (cpusort_entries_in_output).
  */
 uint8_t *cpusort_sort_entries(const keys_spec *s, const uint8_t *recs, uint8_t *e0, uint8_t *e1, size_t n,
 			      int threads);

@@ -25,6 +25,9 @@ struct cpustream {
 	uint8_t *src, *dst;      /* items in input order, and the partition's destination */
 	uint8_t *part, *spare;   /* items partitioned (dst, or src when nothing moved), and the other buffer */
 	uint8_t *outbuf;         /* entries: sorted records are gathered here (b) */
+	int ent_in_out;          /* entries made in b, partitioned into the scratch, and each
+				  * bucket's second buffer its records' place in b
+				  * (cpusort_entries_in_output) */
 	int shift;               /* digit = (first two key bytes, big-endian) >> shift */
 	int one_byte;            /* key-only records of one byte: no second byte to read */
 	/* num (4 or 8, else 0): key-only records of a 4- or 8-byte key, aligned;
@@ -280,7 +283,8 @@ static void scatter_part(void *arg, int t, int nt)
 /*
  * Counting sort of the items on their digit, stable: part t's items of a
  * bucket follow part t-1's. Sets start[], part and spare. Nothing moves when
- * one bucket holds every item.
+ * one bucket holds every item, unless the items are entries in b
+ * (ent_in_out), which the gather overwrites.
  */
 static void partition(struct cpustream *S, tpool *tp, int counted, cpustream_stats *st)
 {
@@ -300,7 +304,8 @@ static void partition(struct cpustream *S, tpool *tp, int counted, cpustream_sta
 			most = sum - S->start[d];
 	}
 	S->start[S->nb] = sum;
-	if (most == S->n) {
+	/* entries in b must leave it, which the gather fills */
+	if (most == S->n && !S->ent_in_out) {
 		S->part = S->src;
 		S->spare = S->dst;
 		return;
@@ -358,8 +363,11 @@ static void sort_bucket(struct cpustream *S, size_t d, int threads, int t)
 		S->where[d] = res != x;
 		return;
 	}
-	const uint8_t *e = cpusort_sort_entries(S->s, S->recs, S->part + lo * S->isz, S->spare + lo * S->isz, m,
-						threads);
+	/* the second buffer: the bucket's own records' place in b where the
+	 * entries fit it (no other bucket's gather writes there), so -S
+	 * holds one entry a record, not two */
+	uint8_t *tmp = S->ent_in_out ? S->outbuf + lo * S->R : S->spare + lo * S->isz;
+	const uint8_t *e = cpusort_sort_entries(S->s, S->recs, S->part + lo * S->isz, tmp, m, threads);
 	cpusort_gather(S->s, S->recs, e, m, S->outbuf + lo * S->R, threads);
 }
 
@@ -530,8 +538,9 @@ static struct cpustream *stream_init(const keys_spec *s, uint8_t *a, uint8_t *b,
 	*S = (struct cpustream){ .s = s, .R = s->record_size, .key_only = cpusort_key_only(s), .recs = a,
 			      .out = out, .threads = tpool_size(tp), .tp = tp, .w = -1, .cap = cap };
 	S->isz = S->key_only ? S->R : cpusort_entry_size(s);
-	S->src = S->key_only ? a : scratch;
-	S->dst = S->key_only ? b : (uint8_t *)scratch + cap * S->isz;
+	S->ent_in_out = cpusort_entries_in_output(s);
+	S->src = S->key_only ? a : S->ent_in_out ? b : scratch;
+	S->dst = S->key_only ? b : S->ent_in_out ? scratch : (uint8_t *)scratch + cap * S->isz;
 	S->outbuf = b;
 	S->one_byte = S->key_only && S->R < 2;
 	S->ident = S->key_only && keys_inplace_identity(s);

@@ -1397,7 +1397,7 @@ else pass "progress-lines"; fi
 gsrun --record-size 16 -k u64@8 -S 64K -T t1 --progress -o prog.bin big.bin 2> prog.err
 rc=$?
 if [ $rc = 0 ] && [ "$(sed 's/^gpusort: //; s/: .*//' prog.err | sort | uniq -d)" = "" ] &&
-	grep -q '^gpusort: merge pass 1 of [0-9]*: 3\.1 MiB of 3\.1 MiB (100%)' prog.err &&
+	grep -Eq '^gpusort: merge pass 1 of [0-9]+: ([0-9.]+ [KM]iB) of \1 \(100%\)' prog.err &&
 	[ "$(tail -n 1 prog.err | cut -c1-15)" = "gpusort: done: " ]; then pass "progress-phase-lines"
 else fail "progress-phase-lines" "status $rc: $(tr '\n' '|' < prog.err)"; fi
 gsrun --record-size 16 -k u64@8 -S 64K -T t1 -o prog.bin big.bin 2> prog.err
