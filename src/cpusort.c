@@ -20,14 +20,14 @@ static size_t entry_size(const keys_spec *s)
 
 size_t cpusort_scratch_per_record(const keys_spec *s)
 {
-	if (cpusort_key_only(s))
+	if (cpusort_whole_records(s))
 		return 0;
 	return cpusort_entries_in_output(s) ? entry_size(s) : 2 * entry_size(s);
 }
 
 int cpusort_entries_in_output(const keys_spec *s)
 {
-	return !cpusort_key_only(s) && entry_size(s) <= s->record_size;
+	return !cpusort_whole_records(s) && entry_size(s) <= s->record_size;
 }
 
 size_t cpusort_scratch_bytes(const keys_spec *s, size_t n)
@@ -579,12 +579,17 @@ static int threads_for(size_t n, int threads)
 
 size_t cpusort_max_records(const keys_spec *s)
 {
-	return cpusort_key_only(s) ? CPUSORT_MAX_KEY_RECORDS : CPUSORT_MAX_RECORDS;
+	return cpusort_whole_records(s) ? CPUSORT_MAX_KEY_RECORDS : CPUSORT_MAX_RECORDS;
 }
 
 int cpusort_key_only(const keys_spec *s)
 {
 	return keys_inplace(s) && s->record_size <= PREFIX_MAX;
+}
+
+int cpusort_whole_records(const keys_spec *s)
+{
+	return cpusort_key_only(s) || (keys_prefix_cover(s) && s->record_size <= CPUSORT_WHOLE_MAX);
 }
 
 size_t cpusort_entry_size(const keys_spec *s)
@@ -669,11 +674,13 @@ uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void
 		if (res)
 			return res;
 	}
-	if (cpusort_key_only(s)) {
+	if (cpusort_whole_records(s)) {
 		cpusort_code(s, a, n, 0, threads);
 		/* MSD first, as the entries below: random 16-byte keys take
-		 * two or three passes over memory, not one for each byte */
-		uint8_t *res = cpusort_radix_msd(a, b, n, s->record_size, s->record_size, threads_for(n, threads));
+		 * two or three passes over memory, not one for each byte; by
+		 * the key bytes alone, so that a payload after them keeps
+		 * equal keys in input order */
+		uint8_t *res = cpusort_radix_msd(a, b, n, s->record_size, s->key_width, threads_for(n, threads));
 		cpusort_code(s, res, n, 1, threads);
 		return res;
 	}

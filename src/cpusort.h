@@ -20,13 +20,13 @@
 
 /* Most records one call may sort through (prefix, index) entries (the index is 32-bit). */
 #define CPUSORT_MAX_RECORDS ((size_t)UINT32_MAX)
-/* Most records one call may sort of a key-only layout (cpusort_key_only: no index). */
+/* Most records one call may sort whole (cpusort_whole_records: no index). */
 #define CPUSORT_MAX_KEY_RECORDS ((size_t)1 << 40)
 
 /*
  * Most records one cpusort_sort call, or one streamed chunk (cpustream.h),
  * takes for layout s: CPUSORT_MAX_KEY_RECORDS when the records are sorted
- * as themselves (cpusort_key_only), else CPUSORT_MAX_RECORDS. The planner
+ * as themselves (cpusort_whole_records), else CPUSORT_MAX_RECORDS. The planner
  * sizes the CPU engine's chunks by it, so that 2^32 or more u32 records
  * can be one streamed chunk instead of two runs and a merge.
  */
@@ -73,9 +73,24 @@ uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void
  */
 int cpusort_key_only(const keys_spec *s);
 
+/* Largest record, bytes, sorted whole with a payload after its key (keys_prefix_cover). */
+#define CPUSORT_WHOLE_MAX 16
+
 /*
- * cpusort_key_only layout: turn n records at recs into their normalized keys in place
- * (decode = 0), or back (decode = 1).
+ * 1 when records are sorted whole, as their own bytes with their key
+ * encoded in place at their start: cpusort_key_only records, and records
+ * of at most CPUSORT_WHOLE_MAX bytes whose keys cover their first
+ * key_width bytes (keys_prefix_cover: a payload after the key), whose
+ * stable sort by those bytes moves each record a few times where entries
+ * would need a random gather of every record; 0 when through (prefix,
+ * index) entries. Such records take no scratch and no 32-bit index.
+ */
+int cpusort_whole_records(const keys_spec *s);
+
+/*
+ * cpusort_whole_records layout: turn n records at recs into their normalized
+ * keys in place (decode = 0), or back (decode = 1); a payload after the key
+ * bytes is not touched.
  */
 void cpusort_code(const keys_spec *s, uint8_t *recs, size_t n, int decode, int threads);
 

@@ -19,7 +19,7 @@
 struct cpustream {
 	const keys_spec *s;
 	size_t n, R, isz;        /* records; bytes per record; bytes per item */
-	int key_only;            /* items are the records (normalized in place), else entries */
+	int key_only;            /* items are the records, key bytes normalized in place (cpusort_whole_records), else entries */
 	int ident;               /* key_only records that are their normalized keys (keys_inplace_identity) */
 	uint8_t *recs;           /* the records in input order (a) */
 	uint8_t *src, *dst;      /* items in input order, and the partition's destination */
@@ -84,16 +84,16 @@ static inline size_t digit(const struct cpustream *S, const uint8_t *k)
 	return v >> S->shift;
 }
 
-/* Most partition bits for s: 16, or 8 when the normalized key has one byte. */
+/* Most partition bits for s: 16, or 8 when the normalized key has one byte
+ * (the digit's second byte is then not the key's: padding or payload). */
 static int max_bits(const keys_spec *s)
 {
-	uint32_t kb = cpusort_key_only(s) ? s->record_size : s->key_width;
-	return kb >= 2 ? CPUSTREAM_MAX_BITS : 8;
+	return s->key_width >= 2 ? CPUSTREAM_MAX_BITS : 8;
 }
 
 int cpustream_bits(const keys_spec *s, size_t n)
 {
-	size_t isz = cpusort_key_only(s) ? s->record_size : cpusort_entry_size(s);
+	size_t isz = cpusort_whole_records(s) ? s->record_size : cpusort_entry_size(s);
 	int bits = CPUSTREAM_MIN_BITS, max = max_bits(s);
 	while (bits < max && ((uint64_t)n * isz >> bits) > CPUSTREAM_BUCKET_BYTES)
 		bits++;
@@ -358,7 +358,7 @@ static void sort_bucket(struct cpustream *S, size_t d, int threads, int t)
 	}
 	if (S->key_only) {
 		uint8_t *x = S->part + lo * S->isz, *y = S->spare + lo * S->isz;
-		uint8_t *res = cpusort_radix_msd(x, y, m, S->R, (uint32_t)S->R, threads);
+		uint8_t *res = cpusort_radix_msd(x, y, m, S->R, S->s->key_width, threads);
 		cpusort_code(S->s, res, m, 1, threads);
 		S->where[d] = res != x;
 		return;
@@ -535,7 +535,7 @@ static struct cpustream *stream_init(const keys_spec *s, uint8_t *a, uint8_t *b,
 	struct cpustream *S = calloc(1, sizeof *S);
 	if (!S)
 		return NULL;
-	*S = (struct cpustream){ .s = s, .R = s->record_size, .key_only = cpusort_key_only(s), .recs = a,
+	*S = (struct cpustream){ .s = s, .R = s->record_size, .key_only = cpusort_whole_records(s), .recs = a,
 			      .out = out, .threads = tpool_size(tp), .tp = tp, .w = -1, .cap = cap };
 	S->isz = S->key_only ? S->R : cpusort_entry_size(s);
 	S->ent_in_out = cpusort_entries_in_output(s);

@@ -12,8 +12,9 @@
  * them in its turn. The partition is stable and so is each bucket's sort, so
  * the output is byte-identical to cpusort_sort's for every key spec.
  *
- * Items partitioned: key-only records (cpusort_key_only) are partitioned
- * themselves, as normalized keys; those of one 4- or 8-byte key as native
+ * Items partitioned: records sorted whole (cpusort_whole_records: key-only
+ * records, and short ones with a payload after their key) are partitioned
+ * themselves, their key bytes normalized; those of one 4- or 8-byte key as native
  * integers (keys_native: no byte-wise passes; the partition's scatter goes
  * through a line buffer per bucket with non-temporal stores, and each
  * bucket is sorted by cpusort_native_par). Otherwise (key prefix, record

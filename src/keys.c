@@ -270,6 +270,21 @@ int keys_inplace(const keys_spec *s)
 	return s->key_only || (s->record_size <= KEYS_INPLACE_MAX && keys_layout_cover(s));
 }
 
+int keys_prefix_cover(const keys_spec *s)
+{
+	if (s->n < 1 || s->key_width >= s->record_size || s->record_size > KEYS_INPLACE_MAX)
+		return 0;
+	for (int i = 0; i < s->n; i++) {
+		if (s->f[i].offset + s->f[i].width > s->key_width)
+			return 0;
+		for (int j = i + 1; j < s->n; j++)
+			if (s->f[i].offset < s->f[j].offset + s->f[j].width &&
+			    s->f[j].offset < s->f[i].offset + s->f[i].width)
+				return 0;
+	}
+	return 1; /* widths summing to key_width, within it, without overlaps, cover it */
+}
+
 int keys_inplace_identity(const keys_spec *s)
 {
 	uint32_t at = 0;
@@ -311,7 +326,7 @@ void keys_encode_inplace(const keys_spec *s, uint8_t *rec)
 	}
 	uint8_t key[KEYS_INPLACE_MAX];
 	keys_normalize(s, rec, key);
-	memcpy(rec, key, s->record_size);
+	memcpy(rec, key, s->key_width);
 }
 
 void keys_decode_inplace(const keys_spec *s, uint8_t *rec)
@@ -321,7 +336,7 @@ void keys_decode_inplace(const keys_spec *s, uint8_t *rec)
 		return;
 	}
 	uint8_t key[KEYS_INPLACE_MAX];
-	memcpy(key, rec, s->record_size);
+	memcpy(key, rec, s->key_width);
 	for (uint32_t i = 0, at = 0; i < (uint32_t)s->n; at += s->f[i].width, i++)
 		decode_field(&s->f[i], key + at, rec);
 }

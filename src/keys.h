@@ -56,8 +56,19 @@ void keys_normalize_prefix(const keys_spec *s, const uint8_t *rec, uint8_t *out,
 int keys_inplace(const keys_spec *s);
 
 /*
- * For keys_inplace specs: turn a record (record_size bytes) into its
- * normalized key in place, and back (a bijection for every type).
+ * 1 when the keys, in any order and without overlaps, cover the record's
+ * first key_width bytes exactly and a payload follows them (key_width <
+ * record_size <= KEYS_INPLACE_MAX): `-k u64 -k i32@8 --record-size 16`.
+ * Such a record's key bytes can be turned into its normalized key in place
+ * (keys_encode_inplace), the payload left as it is; sorting the records
+ * stably by their first key_width bytes then sorts them. Else 0.
+ */
+int keys_prefix_cover(const keys_spec *s);
+
+/*
+ * For keys_inplace and keys_prefix_cover specs: turn a record's first
+ * key_width bytes (all of it for keys_inplace) into its normalized key in
+ * place, and back (a bijection for every type); the rest is not touched.
  */
 void keys_encode_inplace(const keys_spec *s, uint8_t *rec);
 void keys_decode_inplace(const keys_spec *s, uint8_t *rec);

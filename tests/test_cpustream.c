@@ -165,6 +165,11 @@ static const struct layout layouts[] = {
 	{ "bytes20@2-rs24", 24, { "bytes20@2" } },
 	{ "bytes10-rs100", 100, { "bytes10" } },
 	{ "u8@4-rs5", 5, { "u8@4" } },
+	/* keys covering the record's start, a payload after them: sorted whole */
+	{ "u64,i32:r-rs16", 16, { "u64", "i32:r" } },
+	{ "u32-rs8", 8, { "u32" } },
+	{ "i16@2,u16@0:r-rs7", 7, { "i16@2", "u16@0:r" } },
+	{ "u8-rs3", 3, { "u8" } },
 	{ "f64:r,u16-rs13", 13, { "f64:r", "u16" } },
 };
 

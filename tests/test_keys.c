@@ -272,6 +272,52 @@ int main(void)
 		CHECK(keys_finish(&big, 0, 0, m, sizeof m) == 0 && keys_inplace(&big), "64-byte record taken");
 	} TEST_END();
 
+	TEST_BEGIN("keys/prefix-cover") {
+		/* keys that cover the record's first key_width bytes, a payload after
+		 * them: encode = normalize on those bytes, the payload untouched,
+		 * decode undoes it; a key not at the start, a gap, an overlap, keys
+		 * that cover the whole record (keys_inplace instead) are refused */
+		static const struct { const char *k[4]; uint32_t R; } layouts[] = {
+			{ { "u64", "i32:r" }, 16 }, { { "u32" }, 8 },		     { { "i16@2", "u16@0:r" }, 7 },
+			{ { "f64:r" }, 12 },	    { { "bytes3:r", "u8" }, 5 },      { { "u8@2", "i16@0", "f32be@3:r" }, 16 },
+			{ { "bytes10" }, 11 },	    { { "i64be", "f32", "u8" }, 64 },
+		};
+		static const struct { const char *k[3]; uint32_t R; } refused[] = {
+			{ { "u32@4" }, 8 },	       /* the key after a payload */
+			{ { "u32@0", "u16@6" }, 12 },  /* a gap: bytes 4-5 in no key */
+			{ { "u32@0", "u32@2" }, 12 },  /* an overlap */
+			{ { "u32", "u32" }, 8 },       /* the whole record: keys_inplace */
+			{ { "u64" }, 72 },	       /* over KEYS_INPLACE_MAX */
+		};
+		unsigned long long seed = 29;
+		char m[256];
+		for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+			keys_spec s;
+			CHECK(parse_keys(&s, layouts[l].k, 4, m, sizeof m) == 0, "parse layout %zu: %s", l, m);
+			CHECK(keys_finish(&s, layouts[l].R, 0, m, sizeof m) == 0, "finish layout %zu: %s", l, m);
+			CHECK(keys_prefix_cover(&s) && !keys_inplace(&s), "layout %zu: a prefix cover", l);
+			for (int i = 0; i < 500; i++) {
+				uint8_t r[64], o[64], want[64];
+				for (int b = 0; b < 64; b += 16)
+					rand16(r + b, &seed);
+				memcpy(o, r, 64);
+				keys_encode_inplace(&s, r);
+				keys_normalize(&s, o, want);
+				CHECK(!memcmp(r, want, s.key_width), "layout %zu: encode = normalize", l);
+				CHECK(!memcmp(r + s.key_width, o + s.key_width, 64 - s.key_width),
+				      "layout %zu: the payload untouched", l);
+				keys_decode_inplace(&s, r);
+				CHECK(!memcmp(r, o, 64), "layout %zu: decode(encode(x)) = x", l);
+			}
+		}
+		for (size_t l = 0; l < sizeof refused / sizeof refused[0]; l++) {
+			keys_spec s;
+			CHECK(parse_keys(&s, refused[l].k, 3, m, sizeof m) == 0, "parse refused %zu: %s", l, m);
+			CHECK(keys_finish(&s, refused[l].R, 0, m, sizeof m) == 0, "finish refused %zu: %s", l, m);
+			CHECK(!keys_prefix_cover(&s), "refused layout %zu", l);
+		}
+	} TEST_END();
+
 	TEST_BEGIN("keys/count-order") {
 		/* records of 1-2 bytes that are their keys: order[] lists every
 		 * value once, each before the next by keys_compare, the reference

@@ -201,9 +201,10 @@ static void exact(void)
 	} TEST_END();
 	TEST_BEGIN("planner/exact-cpu-past-2^32-records") {
 		/* 2^32 + 5 u32 under -S 64 GiB: key-only records carry no 32-bit index, one streamed
-		 * chunk (32 GiB of buffers); 16-byte records through (prefix, index) entries under
-		 * -S 256 GiB: kept chunks of at most 2^32 - 1 records, two of them */
-		keys_spec u32 = spec("u32", 0), r16 = spec("u64", 16);
+		 * chunk (32 GiB of buffers); 16-byte records with their key after a payload, through
+		 * (prefix, index) entries, under -S 256 GiB: kept chunks of at most 2^32 - 1 records,
+		 * two of them */
+		keys_spec u32 = spec("u32", 0), r16 = spec("u64@8", 16);
 		const uint64_t n = ((uint64_t)1 << 32) + 5;
 		plan_input in = input(&u32, (int64_t)(n * 4), 64 * GiB, 0, 0);
 		plan p;
@@ -215,6 +216,13 @@ static void exact(void)
 		CHECK(p.path == PLAN_CHUNKED && p.keep_all && p.runs == 2 && p.chunk <= UINT32_MAX,
 		      "16-byte records: path %s keep %d chunk %" PRIu64 " runs %" PRIu64, plan_path_name(p.path),
 		      p.keep_all, p.chunk, p.runs);
+		/* the key first, the payload after: sorted whole (no index, no scratch), one chunk */
+		keys_spec r16w = spec("u64", 16);
+		in = input(&r16w, (int64_t)(n * 16), 256 * GiB, 0, 0);
+		plan_make(&in, &p);
+		CHECK(p.path == PLAN_STREAM && p.single && p.chunk == n && p.share_scratch == 0,
+		      "16-byte records sorted whole: path %s single %d chunk %" PRIu64, plan_path_name(p.path), p.single,
+		      p.chunk);
 	} TEST_END();
 	TEST_BEGIN("planner/exact-cpu-keep-all-even") {
 		/* a block of records (512) more than an engine's largest chunk of 2^20 records: two
