@@ -579,7 +579,7 @@ static int threads_for(size_t n, int threads)
 
 size_t cpusort_max_records(const keys_spec *s)
 {
-	return cpusort_whole_records(s) ? CPUSORT_MAX_KEY_RECORDS : CPUSORT_MAX_RECORDS;
+	return cpusort_whole_records(s) ? CPUSORT_MAX_WHOLE_RECORDS : CPUSORT_MAX_RECORDS;
 }
 
 int cpusort_key_only(const keys_spec *s)

@@ -21,11 +21,11 @@
 /* Most records one call may sort through (prefix, index) entries (the index is 32-bit). */
 #define CPUSORT_MAX_RECORDS ((size_t)UINT32_MAX)
 /* Most records one call may sort whole (cpusort_whole_records: no index). */
-#define CPUSORT_MAX_KEY_RECORDS ((size_t)1 << 40)
+#define CPUSORT_MAX_WHOLE_RECORDS ((size_t)1 << 40)
 
 /*
  * Most records one cpusort_sort call, or one streamed chunk (cpustream.h),
- * takes for layout s: CPUSORT_MAX_KEY_RECORDS when the records are sorted
+ * takes for layout s: CPUSORT_MAX_WHOLE_RECORDS when the records are sorted
  * as themselves (cpusort_whole_records), else CPUSORT_MAX_RECORDS. The planner
  * sizes the CPU engine's chunks by it, so that 2^32 or more u32 records
  * can be one streamed chunk instead of two runs and a merge.

@@ -274,15 +274,14 @@ int keys_prefix_cover(const keys_spec *s)
 {
 	if (s->n < 1 || s->key_width >= s->record_size || s->record_size > KEYS_INPLACE_MAX)
 		return 0;
-	for (int i = 0; i < s->n; i++) {
+	for (int i = 0; i < s->n; i++)
 		if (s->f[i].offset + s->f[i].width > s->key_width)
-			return 0;
-		for (int j = i + 1; j < s->n; j++)
-			if (s->f[i].offset < s->f[j].offset + s->f[j].width &&
-			    s->f[j].offset < s->f[i].offset + s->f[i].width)
-				return 0;
-	}
-	return 1; /* widths summing to key_width, within it, without overlaps, cover it */
+			return 0; /* a payload byte before or between the keys */
+	/* the keys within the first key_width bytes: they cover them as they
+	 * would cover a record of that size */
+	keys_spec head = *s;
+	head.record_size = s->key_width;
+	return keys_layout_cover(&head);
 }
 
 int keys_inplace_identity(const keys_spec *s)
