@@ -490,7 +490,10 @@ int main(void)
 				 IO_SEG * IO_QD + 12345 };
 	size_t arena_len = 2 * (IO_SEG * IO_QD + 8 * IO_ALIGN); /* the largest size, at an offset, rounded up */
 	uint8_t *arena = util_alloc_aligned(arena_len, IO_ALIGN);
-	uint8_t *plain = util_alloc_aligned(IO_SEG * IO_QD + 2 * IO_ALIGN, IO_ALIGN);
+	/* an unregistered buffer that takes the largest size at an offset of 3,
+	 * rounded up to whole IO_ALIGN blocks (O_DIRECT reads) */
+	const size_t plain_len = IO_SEG * IO_QD + 6 * IO_ALIGN;
+	uint8_t *plain = util_alloc_aligned(plain_len, IO_ALIGN);
 	size_t half_arena = arena_len / 2;
 
 	TEST_BEGIN("io/fixed-register") {
@@ -557,7 +560,7 @@ int main(void)
 			for (size_t z = 0; z < sizeof fixed_sizes / sizeof fixed_sizes[0]; z++) {
 				size_t n = fixed_sizes[z];
 				uint8_t *src = arena + 7, *dst = z % 2 ? plain + 3 : arena + half_arena;
-				size_t dcap = z % 2 ? IO_SEG * IO_QD + 2 * IO_ALIGN - 3 : arena_len - half_arena;
+				size_t dcap = z % 2 ? plain_len - 3 : arena_len - half_arena;
 				fill(src, n, n * 7 + (size_t)direct);
 				uint64_t b0 = ring.bytes;
 				const char *why = roundtrip(&ring, path, src, dst, n, dcap);
@@ -573,13 +576,13 @@ int main(void)
 			fill(arena + 7, n, 99);
 			io_fault_set("read@1:EINVAL");
 			/* into an unregistered buffer: a registered one's fallback (unfixed) would cover it */
-			const char *why = roundtrip(&ring, path, arena + 7, plain + 3, n, IO_SEG * IO_QD + 2 * IO_ALIGN - 3);
+			const char *why = roundtrip(&ring, path, arena + 7, plain + 3, n, plain_len - 3);
 			CHECK(!why, "read@1:EINVAL: %s", why);
 			io_fault_set("read@1+:EINVAL");
 			io_file f;
 			ssize_t r = 0;
 			if (!io_open_input(&f, path)) {
-				r = io_read_at(&ring, &f, plain + 3, n, IO_SEG * IO_QD + 2 * IO_ALIGN - 3, 0);
+				r = io_read_at(&ring, &f, plain + 3, n, plain_len - 3, 0);
 				io_close(&f);
 			}
 			io_fault_set(NULL);
@@ -595,7 +598,7 @@ int main(void)
 		uint8_t *src = malloc(n), *dst = plain;
 		fill(src, n, 77);
 		uint64_t fb0 = ring.fixed_bytes;
-		const char *why = roundtrip(&ring, path, src, dst, n, IO_SEG * IO_QD + 2 * IO_ALIGN);
+		const char *why = roundtrip(&ring, path, src, dst, n, plain_len);
 		CHECK(!why, "%s", why);
 		CHECK(ring.fixed_bytes == fb0, "nothing went fixed (%" PRIu64 " bytes)", ring.fixed_bytes - fb0);
 		/* half inside a registered buffer, half outside: unfixed, exact */
