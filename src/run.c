@@ -1,5 +1,6 @@
 /* run.c - spill checksums (xxHash's XXH3). */
 #include "run.h"
+#include "tpool.h"
 #include "../io/io_fault.h"
 
 #include <errno.h>
@@ -16,6 +17,22 @@ static int ensure_state(run_hash *h)
 			return -ENOMEM;
 		XXH3_64bits_reset(h->state);
 	}
+	return 0;
+}
+
+/* Room for `more` digests after the nh finished ones. 0 or -ENOMEM. */
+static int run_hash_reserve(run_hash *h, size_t more)
+{
+	if (h->nh + more <= h->cap)
+		return 0;
+	size_t cap = h->cap ? h->cap : 64;
+	while (cap < h->nh + more)
+		cap *= 2;
+	uint64_t *n = realloc(h->h, cap * sizeof *n);
+	if (!n)
+		return -ENOMEM;
+	h->h = n;
+	h->cap = cap;
 	return 0;
 }
 
@@ -45,18 +62,76 @@ int run_hash_add(run_hash *h, const void *p, size_t len)
 	return 0;
 }
 
+/* The full blocks of a run_hash_add_par step, split among the pool's parts. */
+struct par_blocks {
+	uint8_t *dst;
+	const uint8_t *src;
+	uint64_t *digest; /* [nblocks] */
+	size_t nblocks;
+};
+
+static void par_part(void *arg, int t, int n)
+{
+	struct par_blocks *pb = arg;
+	size_t lo = pb->nblocks * (size_t)t / (size_t)n, hi = pb->nblocks * ((size_t)t + 1) / (size_t)n;
+	for (size_t i = lo; i < hi; i++) {
+		const uint8_t *b = pb->src + i * (size_t)RUN_BLOCK;
+		pb->digest[i] = XXH3_64bits(b, RUN_BLOCK); /* the streaming digest of the same bytes */
+		if (pb->dst)
+			memcpy(pb->dst + i * (size_t)RUN_BLOCK, b, RUN_BLOCK);
+	}
+}
+
+int run_hash_add_par(run_hash *h, tpool *tp, void *dst, const void *src, size_t len)
+{
+	const uint8_t *b = src;
+	uint8_t *d = dst;
+	if (ensure_state(h))
+		return -ENOMEM;
+	/* the current block's rest, on this thread */
+	if (h->in_block && len) {
+		size_t take = RUN_BLOCK - h->in_block < len ? RUN_BLOCK - h->in_block : len;
+		if (h->in_block + take == RUN_BLOCK && run_hash_reserve(h, 1))
+			return -ENOMEM;
+		if (d) {
+			memcpy(d, b, take);
+			d += take;
+		}
+		size_t left = take;
+		hash_some(h, &b, &left);
+		len -= take;
+		if (h->in_block == RUN_BLOCK && run_hash_end(h))
+			return -ENOMEM; /* not reached: reserved */
+	}
+	struct par_blocks pb = { d, b, NULL, len / RUN_BLOCK };
+	if (pb.nblocks) {
+		if (run_hash_reserve(h, pb.nblocks))
+			return -ENOMEM;
+		pb.digest = h->h + h->nh;
+		if (tp && tpool_size(tp) > 1 && pb.nblocks > 1)
+			tpool_run(tp, par_part, &pb);
+		else
+			par_part(&pb, 0, 1);
+		h->nh += pb.nblocks;
+		size_t whole = pb.nblocks * (size_t)RUN_BLOCK;
+		b += whole;
+		if (d)
+			d += whole;
+		len -= whole;
+	}
+	/* the tail starts the next block */
+	if (len && d)
+		memcpy(d, b, len);
+	hash_some(h, &b, &len);
+	return 0;
+}
+
 int run_hash_end(run_hash *h)
 {
 	if (!h->in_block)
 		return 0;
-	if (h->nh == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 64;
-		uint64_t *n = realloc(h->h, cap * sizeof *n);
-		if (!n)
-			return -ENOMEM;
-		h->h = n;
-		h->cap = cap;
-	}
+	if (run_hash_reserve(h, 1))
+		return -ENOMEM;
 	h->h[h->nh++] = XXH3_64bits_digest(h->state);
 	XXH3_64bits_reset(h->state);
 	h->in_block = 0;

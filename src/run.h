@@ -22,6 +22,17 @@ typedef struct run_hash {
 
 /* Producer side: hash bytes as they are written. 0 or -ENOMEM. */
 int run_hash_add(run_hash *h, const void *p, size_t len);
+/*
+ * run_hash_add for len bytes at src, and, with dst not NULL, the same bytes
+ * copied to dst (len bytes, not overlapping src): the whole RUN_BLOCK blocks
+ * among them hashed and copied by every thread of tp at once, block by
+ * block, so that the copy reads what the hash has just brought into the
+ * cache (one thread hashes at about 10 GB/s: 1.6 s for a 16 GiB spill, on
+ * the spilling thread's path). The same digests as run_hash_add. 0 or
+ * -ENOMEM (then nothing was copied or hashed past the current block).
+ */
+struct tpool;
+int run_hash_add_par(run_hash *h, struct tpool *tp, void *dst, const void *src, size_t len);
 /* Close the last partial block. 0 or -ENOMEM. */
 int run_hash_end(run_hash *h);
 /*

@@ -215,8 +215,6 @@ void runlist_spill_hook(io_job *j)
 {
 	run *r = j->arg;
 	r->file->pos = r->off;
-	if (run_hash_add(&r->hash, j->buf, j->len) || run_hash_end(&r->hash))
-		j->res = -ENOMEM;
 }
 
 int runlist_from_inputs(job_ctx *c)

@@ -76,8 +76,8 @@ const char *runlist_tmpdir(const job_ctx *c, int dir);
  */
 void runlist_write_failed(job_ctx *c, io_file *f, int rc);
 
-/* I/O worker hook of a spill write (io_job.arg is the run): position the
- * file at the run and add the written bytes to its block checksums. */
+/* I/O worker hook of a spill write (io_job.arg is the run, its block
+ * checksums already taken): position the file at the run. */
 void runlist_spill_hook(io_job *j);
 
 /* -m: every input is one sorted run, read in place (stream inputs learn

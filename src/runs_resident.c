@@ -80,12 +80,11 @@ static int consume_piece(void *arg, uint8_t *recs, size_t n)
 	if (r->mem) {
 		tpool_memcpy(d->tp, r->mem + d->done * R, recs, n * R);
 	} else {
-		/* the spill stage: checksums, and the store or the write */
+		/* the spill stage: checksums, and the store (beside them, by
+		 * every thread) or the write */
 		double t0 = util_now();
-		int rc = run_hash_add(&r->hash, recs, n * R);
-		if (!rc && d->map.map)
-			tpool_memcpy(d->tp, d->map.base + d->done * R, recs, n * R);
-		else if (!rc)
+		int rc = run_hash_add_par(&r->hash, d->tp, d->map.map ? d->map.base + d->done * R : NULL, recs, n * R);
+		if (!rc && !d->map.map)
 			rc = io_write_next(d->ring, r->file, recs, n * R);
 		d->c->st.spill_s += util_now() - t0;
 		if (rc) {

@@ -6,6 +6,7 @@
 #include "../io/io.h"
 #include "../io/io_fault.h"
 #include "run.h"
+#include "tpool.h"
 #include "unit.h"
 #include "util.h"
 
@@ -474,6 +475,61 @@ int main(void)
 		CHECK(run_hash_check(&h, b, n - 1, 1, &bad) == -EBADMSG, "a truncated run is an error");
 		run_hash_free(&h);
 		free(b);
+	} TEST_END();
+
+	TEST_BEGIN("io/run-hash-par") {
+		/* pieces that start and end mid-block, span none, one and many
+		 * whole blocks: the digests must be run_hash_add's, every byte
+		 * copied, nothing past len written */
+		size_t n = 9 * RUN_BLOCK + 4321;
+		uint8_t *b = malloc(n), *d = malloc(n + 64);
+		fill(b, n, 23);
+		static const size_t cuts[][6] = {
+			{ 1000, RUN_BLOCK - 1000, 3 * RUN_BLOCK, 7, 2 * RUN_BLOCK + 5, 0 },
+			{ 9 * RUN_BLOCK + 4321, 0, 0, 0, 0, 0 },
+			{ RUN_BLOCK, RUN_BLOCK, 1, RUN_BLOCK - 1, 0, 0 },
+			{ 5, 6 * RUN_BLOCK, RUN_BLOCK / 2, 0, 0, 0 },
+		};
+		run_hash ref = { 0 };
+		CHECK(run_hash_add(&ref, b, n) == 0 && run_hash_end(&ref) == 0 && ref.nh == 10, "reference: 10 blocks");
+		for (int threads = 1; threads <= 3; threads += 2) {
+			tpool *tp = NULL;
+			CHECK(tpool_start(&tp, threads) == 0, "pool of %d", threads);
+			for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+				for (int copy = 0; copy < 2; copy++) {
+					run_hash h = { 0 };
+					memset(d, 0xA5, n + 64);
+					size_t at = 0;
+					int rc = 0;
+					for (int k = 0; k < 6 && at < n; k++) {
+						size_t len = cuts[c][k] ? cuts[c][k] : n - at;
+						if (len > n - at)
+							len = n - at;
+						rc |= run_hash_add_par(&h, tp, copy ? d + at : NULL, b + at, len);
+						at += len;
+					}
+					rc |= run_hash_end(&h);
+					CHECK(rc == 0 && at == n && h.nh == ref.nh &&
+					      memcmp(h.h, ref.h, ref.nh * sizeof *ref.h) == 0,
+					      "cuts %zu, %d threads, copy %d: the digests of run_hash_add", c, threads, copy);
+					if (copy) {
+						size_t tail = 0;
+						while (tail < 64 && d[n + tail] == 0xA5)
+							tail++;
+						CHECK(memcmp(d, b, n) == 0 && tail == 64, "cuts %zu, %d threads: copied exactly", c,
+						      threads);
+					}
+					size_t bad = 99;
+					run_hash_reset_reader(&h);
+					CHECK(run_hash_check(&h, b, n, 1, &bad) == 0, "cuts %zu: read back clean", c);
+					run_hash_free(&h);
+				}
+			}
+			tpool_stop(tp);
+		}
+		run_hash_free(&ref);
+		free(b);
+		free(d);
 	} TEST_END();
 
 	TEST_BEGIN("io/missing-input") {
