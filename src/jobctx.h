@@ -28,6 +28,7 @@ typedef struct job_stats {
 	int out_mapped;          /* the output filled through a mapping (sink_map): no write stage of its own */
 	int threads;             /* the sort's threads when fewer than --parallel's (a small input); 0: those */
 	uint64_t spill_mapped;   /* spilled runs stored through a mapping of the spill file, not written */
+	uint64_t pass_spilled;   /* runs written by the merge passes before the last (not in runs or spilled) */
 	const char *engine;
 	char engine_buf[64];     /* the storage of an engine name made for this job */
 	cpustream_stats stream;  /* the streamed single chunk; bits 0: not used */

@@ -140,7 +140,7 @@ static int merge_group(job_ctx *c, int lo, int hi, const plan_merge *pm)
 	c->runs[lo] = nr;
 	memmove(c->runs + lo + 1, c->runs + hi, (size_t)(c->nruns - hi) * sizeof *c->runs);
 	c->nruns -= hi - lo - 1;
-	c->st.spilled++;
+	c->st.pass_spilled++;
 	return 0;
 }
 

@@ -93,7 +93,7 @@ void runlist_discard(job_ctx *c)
 		runlist_free_run(c, c->runs[i]);
 	c->nruns = 0;
 	memset(&c->vin, 0, sizeof c->vin);
-	c->st.runs = c->st.spilled = 0;
+	c->st.runs = c->st.spilled = c->st.pass_spilled = 0;
 }
 
 void runlist_spill_end(job_ctx *c, int dir, uint64_t end)

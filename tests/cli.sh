@@ -430,8 +430,11 @@ k, passes = d["runs"], 1
 while k > f:
     k, passes = (k + f - 1) // f, passes + 1
 ok = p["merge_fanin"] == f and p["runs"] == d["runs"] and p["merge_passes"] == passes == d["merge_passes"]
-print("runs %d fan-in %d passes %d (run: %d, want %d)" % (d["runs"], p["merge_fanin"], p["merge_passes"],
-      d["merge_passes"], passes))
+# the passes before the last write runs of their own, counted apart from the chunk runs
+mid = d["merge_pass_spilled_runs"]
+ok = ok and d["spilled_runs"] <= d["runs"] and mid >= passes - 1 and (mid > 0) == (passes > 1)
+print("runs %d (%d spilled) fan-in %d passes %d (run: %d, want %d), intermediate runs %d" % (d["runs"],
+      d["spilled_runs"], p["merge_fanin"], p["merge_passes"], d["merge_passes"], passes, mid))
 sys.exit(0 if ok and d["runs"] > f else 1)' "$1" < gs.err; }
 "$REF" --record-size 16 -k u64@8 < big.bin > exp.bin
 for b in 2 3; do
