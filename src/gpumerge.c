@@ -63,6 +63,7 @@ static int produce(void *arg, tpool *tp, uint8_t *buf, uint64_t first, size_t n)
 struct out_ctx {
 	sink *out;
 	tpool *tp;
+	double store_s;
 };
 
 /*
@@ -74,18 +75,23 @@ struct out_ctx {
 static int consume(void *arg, uint8_t *recs, size_t n)
 {
 	struct out_ctx *o = arg;
-	if (n > sink_max_records(o->out))
-		return sink_put(o->out, recs, n);
-	uint8_t *dst = sink_reserve(o->out, n);
-	if (!dst)
-		return o->out->err ? o->out->err : -ENOMEM;
-	tpool_memcpy(o->tp, dst, recs, n * o->out->s->record_size);
-	sink_commit(o->out, dst, n);
-	return 0;
+	double t0 = util_now();
+	int rc = 0;
+	if (n > sink_max_records(o->out)) {
+		rc = sink_put(o->out, recs, n);
+	} else {
+		uint8_t *dst = sink_reserve(o->out, n);
+		if (!dst)
+			return o->out->err ? o->out->err : -ENOMEM;
+		tpool_memcpy(o->tp, dst, recs, n * o->out->s->record_size);
+		sink_commit(o->out, dst, n);
+	}
+	o->store_s += util_now() - t0;
+	return rc;
 }
 
 int gpumerge_group(resident *rs, const uint8_t *const *src, const uint64_t *len, int k, sink *out, tpool *tp,
-		   int by_sort, double *fill_s, char *msg, size_t mlen)
+		   int by_sort, gpumerge_stats *st, char *msg, size_t mlen)
 {
 	uint64_t *at = malloc((size_t)k * sizeof *at), m = 0;
 	if (!at) {
@@ -97,7 +103,7 @@ int gpumerge_group(resident *rs, const uint8_t *const *src, const uint64_t *len,
 		m += len[i];
 	}
 	struct group g = { .src = src, .k = k, .R = out->s->record_size, .len = len, .at = at };
-	struct out_ctx oc = { out, tp };
+	struct out_ctx oc = { out, tp, 0 };
 	/* The group is its runs' slices in run order, each sorted: the device
 	 * merges them (stable: ties keep slice order, then position), or with
 	 * by_sort orders the group with the stable chunk sort; both give the
@@ -105,7 +111,8 @@ int gpumerge_group(resident *rs, const uint8_t *const *src, const uint64_t *len,
 	resident_chunk ch = { .first = 0, .n = m, .produce = produce, .parg = &g, .consume = consume,
 			      .arg = &oc, .seg = by_sort ? NULL : at, .nseg = k };
 	int rc = m ? resident_sort_chunk(rs, &ch, NULL, msg, mlen) : 0; /* groups one at a time */
-	*fill_s += g.fill_s;
+	st->fill_s += g.fill_s;
+	st->store_s += oc.store_s;
 	free(at);
 	return rc;
 }
@@ -184,7 +191,7 @@ int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, t
 		if (m == 0)
 			continue;
 		uint64_t before = out->records;
-		int rc = gpumerge_group(rs, src, len, k, out, tp, by_sort, &st->fill_s, msg, mlen);
+		int rc = gpumerge_group(rs, src, len, k, out, tp, by_sort, st, msg, mlen);
 		if ((rc == 1 || rc == RESIDENT_GPU_FAILED) && out->records == before) {
 			/* nothing of this group written: the runs in memory are
 			 * intact, and the CPU merges from here */

@@ -22,6 +22,7 @@
 typedef struct gpumerge_stats {
 	uint64_t groups;     /* groups merged on the device */
 	double fill_s;       /* seconds copying run slices into staging */
+	double store_s;      /* seconds copying merged pieces into the output's buffers */
 	uint64_t *rest;      /* set by the caller: k records, where each run's
 			      * unmerged records start after GPUMERGE_REST */
 	/* the merge of spilled runs (gpumerge_spill.h) */
@@ -61,13 +62,14 @@ typedef struct gpumerge_stats {
  * chunk sort) and handed piece by piece to out's writer, the pool's threads
  * filling the staging. The records (sum of len, 0 allowed: nothing done)
  * must fit the device's merge capacity (by_sort: its chunk capacity).
- * *fill_s gets the seconds spent filling staging added. Returns
+ * st's fill_s and store_s get the seconds spent filling staging and
+ * storing the merged pieces into out's buffers added. Returns
  * resident_sort_chunk's 0, 1 (the device refused the group: nothing of it
  * written), RESIDENT_GPU_FAILED (msg says why; out->records tells whether
  * some of the group was written) or -1 (msg set, or empty when out failed).
  */
 int gpumerge_group(resident *rs, const uint8_t *const *src, const uint64_t *len, int k, sink *out, tpool *tp,
-		   int by_sort, double *fill_s, char *msg, size_t mlen);
+		   int by_sort, gpumerge_stats *st, char *msg, size_t mlen);
 
 int gpumerge_runs(engine *e, const keys_spec *s, run **runs, int k, sink *out, tpool *tp, size_t piece_bytes, int by_sort,
 		  gpumerge_stats *st, char *msg, size_t mlen);

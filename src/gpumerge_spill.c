@@ -444,7 +444,7 @@ static int gm_merge_group(struct gmerge *m, uint64_t n, int *on_gpu, sink *out, 
 	if (*on_gpu) {
 		uint64_t before = out->records;
 		double t0 = util_now();
-		int rc = gpumerge_group(m->rs, m->src, m->len, m->k, out, tp, by_sort, &m->st->fill_s, m->msg, m->mlen);
+		int rc = gpumerge_group(m->rs, m->src, m->len, m->k, out, tp, by_sort, m->st, m->msg, m->mlen);
 		m->st->device_s += util_now() - t0;
 		if ((rc == 1 || rc == RESIDENT_GPU_FAILED) && out->records == before) {
 			/* nothing of this group written: the CPU merges from here */

@@ -38,7 +38,7 @@ typedef struct job_stats {
 	 * for them; staging fill; the groups on the device), and, when the
 	 * spilled runs were merged on the CPU instead, why */
 	uint64_t gm_spill_groups, gm_cpu_groups;
-	double gm_read_s, gm_wait_s, gm_fill_s, gm_dev_s;
+	double gm_read_s, gm_wait_s, gm_fill_s, gm_dev_s, gm_store_s;
 	char gm_why[256];
 } job_stats;
 

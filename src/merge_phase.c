@@ -211,6 +211,7 @@ static int merge_spilled_on_gpu(job_ctx *c, sink *out, tpool *tp, char *why, siz
 	c->st.gm_wait_s += gs.wait_s;
 	c->st.gm_fill_s += gs.fill_s;
 	c->st.gm_dev_s += gs.device_s;
+	c->st.gm_store_s += gs.store_s;
 	c->st.mread_s += gs.read_s;
 	if (rc < 0 && gs.err)
 		merge_error(c, gs.err, c->runs, gs.bad_run, gs.bad_block);

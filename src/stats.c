@@ -85,11 +85,11 @@ void stats_print(const job_ctx *c, double wall)
 			",\"merge_s\":%.6f,\"write_s\":%.6f,\"gpu_h2d_s\":%.6f,\"gpu_sort_s\":%.6f,\"gpu_d2h_s\":%.6f"
 			",\"gpu_passes\":%" PRIu64 ",\"gpu_retries\":%" PRIu64 ",\"gpu_overlapped_chunks\":%" PRIu64 ",\"gpu_merge_groups\":%" PRIu64 ",\"gpu_merge_spill_groups\":%" PRIu64
 			",\"gpu_merge_cpu_groups\":%" PRIu64 ",\"gpu_merge_read_s\":%.6f,\"gpu_merge_read_wait_s\":%.6f"
-			",\"gpu_merge_fill_s\":%.6f,\"gpu_merge_device_s\":%.6f,\"start_s\":%.6f,\"wall_s\":%.6f,\"gb_per_s\":%.3f",
+			",\"gpu_merge_fill_s\":%.6f,\"gpu_merge_device_s\":%.6f,\"gpu_merge_store_s\":%.6f,\"start_s\":%.6f,\"wall_s\":%.6f,\"gb_per_s\":%.3f",
 			s->engine, c->o->mem, s->records, c->R, s->records * (uint64_t)c->R, s->records_out, s->chunk,
 			s->runs, s->spilled, s->passes, s->pass_spilled, s->rounds, s->read_s, s->sort_s, s->spill_s, s->mread_s,
 			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, c->eng.gpu_overlapped, s->gpu_groups,
-			s->gm_spill_groups, s->gm_cpu_groups, s->gm_read_s, s->gm_wait_s, s->gm_fill_s, s->gm_dev_s, s->start_s, wall,
+			s->gm_spill_groups, s->gm_cpu_groups, s->gm_read_s, s->gm_wait_s, s->gm_fill_s, s->gm_dev_s, s->gm_store_s, s->start_s, wall,
 			wall > 0 ? gb / wall : 0.0);
 		fprintf(stderr, ",\"stream_bits\":%d,\"stream_buckets\":%" PRIu64 ",\"stream_largest_bucket\":%" PRIu64
 			",\"stream_big_buckets\":%" PRIu64 ",\"stream_partition_s\":%.6f,\"stream_count_s\":%.6f"
@@ -136,9 +136,10 @@ void stats_print(const job_ctx *c, double wall)
 	if (s->gm_spill_groups || s->gm_cpu_groups)
 		fprintf(stderr, "gpusort: stats: gpu merge of spilled runs: %" PRIu64 " groups on the device, %" PRIu64
 			" on the CPU after a device failure; run read-back %.3f s (the merge waited %.3f s for it), "
-			"staging fill %.3f s, device %.3f s (fill, copies, merge), write %.3f s\n",
-			s->gm_spill_groups, s->gm_cpu_groups, s->gm_read_s, s->gm_wait_s, s->gm_fill_s, s->gm_dev_s,
-			s->write_s);
+			"groups %.3f s: staging fill %.3f s, store into the output %.3f s, the rest copies, merge and "
+			"waits; write %.3f s\n",
+			s->gm_spill_groups, s->gm_cpu_groups, s->gm_read_s, s->gm_wait_s, s->gm_dev_s, s->gm_fill_s,
+			s->gm_store_s, s->write_s);
 	else if (s->gm_why[0])
 		fprintf(stderr, "gpusort: stats: spilled runs merged on the CPU, not the GPU: %s\n", s->gm_why);
 	if (s->stream.bits) {

@@ -412,6 +412,15 @@ if [ $rc = 0 ] && cmp -s "$d/gpu" "$d/cpu" && [ "${spilled:-0}" -ge 1 ] && [ "${
 	grep -q "gpu merge of spilled runs: [1-9][0-9]* groups" "$d/err"; then
 	echo "PASS fakegpu-spill-mixed ($runs runs, $spilled spilled)"
 else bad fakegpu-spill-mixed "exit $rc, $runs runs, $spilled spilled: $(grep -v stats: "$d/err" | head -n 1)"; fi
+# the groups' time holds the staging fill and the store into the output,
+# each timed apart (--stats=json): both positive, their sum within it
+$G -k u64 -S 8M --gpu-memory 4M -T "$d/tmp" --merge-engine=gpu --stats=json "$d/in" -o "$d/gj" 2> "$d/gj.err"
+rc=$?
+gj=$(tr ',' '\n' < "$d/gj.err" | sed -n 's/^"gpu_merge_\(device\|fill\|store\|spill_groups\)_\{0,1\}s\{0,1\}":\([0-9.]*\)$/\1 \2/p' | tr '\n' ' ')
+if [ $rc = 0 ] && cmp -s "$d/gj" "$d/cpu" && echo "$gj" | awk '{ for (i = 1; i < NF; i += 2) v[$i] = $(i + 1) }
+	END { exit !(v["spill_groups"] > 0 && v["fill"] > 0 && v["store"] > 0 && v["fill"] + v["store"] <= v["device"]) }'; then
+	echo "PASS fakegpu-spill-group-times ($gj)"
+else bad fakegpu-spill-group-times "exit $rc: $gj"; fi
 # a corrupted spilled run read back by the GPU merge: the checksum error,
 # exit 2, the old output kept, no temp file
 printf 'old\n' > "$d/gf.out"
