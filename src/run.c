@@ -86,44 +86,28 @@ int run_hash_add_par(run_hash *h, tpool *tp, void *dst, const void *src, size_t 
 {
 	const uint8_t *b = src;
 	uint8_t *d = dst;
-	if (ensure_state(h))
+	/* the current block's rest, then whole blocks on every thread, then
+	 * the start of the next block */
+	size_t head = h->in_block ? RUN_BLOCK - h->in_block : 0;
+	if (head > len)
+		head = len;
+	struct par_blocks pb = { d ? d + head : NULL, b + head, NULL, (len - head) / RUN_BLOCK };
+	size_t whole = pb.nblocks * (size_t)RUN_BLOCK, tail = len - head - whole;
+	if (run_hash_add(h, b, head) || run_hash_reserve(h, pb.nblocks))
 		return -ENOMEM;
-	/* the current block's rest, on this thread */
-	if (h->in_block && len) {
-		size_t take = RUN_BLOCK - h->in_block < len ? RUN_BLOCK - h->in_block : len;
-		if (h->in_block + take == RUN_BLOCK && run_hash_reserve(h, 1))
-			return -ENOMEM;
-		if (d) {
-			memcpy(d, b, take);
-			d += take;
-		}
-		size_t left = take;
-		hash_some(h, &b, &left);
-		len -= take;
-		if (h->in_block == RUN_BLOCK && run_hash_end(h))
-			return -ENOMEM; /* not reached: reserved */
-	}
-	struct par_blocks pb = { d, b, NULL, len / RUN_BLOCK };
+	if (d)
+		memcpy(d, b, head);
 	if (pb.nblocks) {
-		if (run_hash_reserve(h, pb.nblocks))
-			return -ENOMEM;
 		pb.digest = h->h + h->nh;
 		if (tp && tpool_size(tp) > 1 && pb.nblocks > 1)
 			tpool_run(tp, par_part, &pb);
 		else
 			par_part(&pb, 0, 1);
 		h->nh += pb.nblocks;
-		size_t whole = pb.nblocks * (size_t)RUN_BLOCK;
-		b += whole;
-		if (d)
-			d += whole;
-		len -= whole;
 	}
-	/* the tail starts the next block */
-	if (len && d)
-		memcpy(d, b, len);
-	hash_some(h, &b, &len);
-	return 0;
+	if (d)
+		memcpy(d + head + whole, b + head + whole, tail);
+	return run_hash_add(h, b + head + whole, tail);
 }
 
 int run_hash_end(run_hash *h)

@@ -29,7 +29,7 @@ int run_hash_add(run_hash *h, const void *p, size_t len);
  * block, so that the copy reads what the hash has just brought into the
  * cache (one thread hashes at about 10 GB/s: 1.6 s for a 16 GiB spill, on
  * the spilling thread's path). The same digests as run_hash_add. 0 or
- * -ENOMEM (then nothing was copied or hashed past the current block).
+ * -ENOMEM (the run's checksums are then incomplete: its spill fails).
  */
 struct tpool;
 int run_hash_add_par(run_hash *h, struct tpool *tp, void *dst, const void *src, size_t len);
