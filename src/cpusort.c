@@ -254,8 +254,17 @@ uint8_t *cpusort_native_par(const keys_native *k, uint8_t *a, uint8_t *b, size_t
 /* ---- native integers, large chunks: one MSD pass, then buckets in cache ---- */
 
 #define MSD_MIN ((size_t)1 << 17)    /* records: below, the LSD passes run from cache anyway */
-#define MSD_BUCKET ((size_t)1 << 15) /* records a bucket aims at: it and its buffer in a core's L2 */
-#define MSD_MAXBITS 11
+#define MSD_MAXBITS 15               /* 2^15 buckets: chunks up to 2^30 records keep them in L2 */
+/* records a bucket aims at: it and its buffer in a core's L2; the test
+ * build lowers it (cpusort.h) so that small inputs take every bucket count */
+#if GPUSORT_TEST_HOOKS
+size_t cpusort_test_msd_bucket = (size_t)1 << 15;
+#define MSD_BUCKET cpusort_test_msd_bucket
+#else
+#define MSD_BUCKET ((size_t)1 << 15)
+#endif
+#define MSD_SLICES 4                 /* slices a thread, about: taken as threads come free */
+#define MSD_SLICE_MIN ((size_t)1 << 16) /* records: no smaller slices */
 
 /*
  * A chunk too large for the cache (the chunked path's 8 MiB chunks: each of
@@ -265,17 +274,27 @@ uint8_t *cpusort_native_par(const keys_native *k, uint8_t *a, uint8_t *b, size_t
  * the threads then sort one each by cpusort_native_par in their cache, as
  * cpustream.c does for the streamed chunk. Phases (struct msd.phase):
  * 0 encode in place and OR together every key's difference from the first;
- * 1 count the digit; 2 scatter into b (stable: thread slices in order);
- * 3 sort buckets t, t + nt, ...; 4 copy the buckets whose result is not in
- * the buffer most of them chose.
+ * 1 count the digit; 2 scatter into b (stable: slices in order);
+ * 3 sort the buckets; 4 copy the buckets whose result is not in the buffer
+ * most of them chose.
+ *
+ * Every phase hands out its work (slices of the chunk, then buckets) to
+ * whichever thread comes free (struct msd.next), not a fixed share to
+ * each: the chunked path sorts while its reader, its spill writer and the
+ * kernel's writeback take cores too, and with fixed shares each phase
+ * waited for the thread that had lost its core (H200, 16 GiB u64 `--cpu
+ * -S 2G`: 32 chunks of 512 MiB sorted in 8.8-11.1 s, against 0.19 s each
+ * sorted alone; bench/results/h200-cpu-chunk-sort-2026-11-29.md).
  */
 struct msd {
 	const keys_native *k;
 	uint8_t *a, *b;
 	size_t n;
 	int phase, shift, bits, nt;
+	size_t nsl;                  /* slices of phases 0-2 */
+	size_t next;                 /* the next slice or bucket to take (atomic) */
 	uint64_t first, *diff;       /* [nt] */
-	uint32_t (*cnt)[1u << MSD_MAXBITS]; /* [nt]: counts, then scatter positions */
+	uint32_t *cnt;               /* [nsl + 1][2^bits]: counts, then scatter positions */
 	size_t start[(1u << MSD_MAXBITS) + 1];
 	uint8_t inb[1u << MSD_MAXBITS]; /* bucket d's records ended in b */
 	uint8_t *ncnt;               /* cpusort_native_counters(1, n) per thread */
@@ -287,6 +306,7 @@ struct msd {
 		T *a = (T *)q->a, *b = (T *)q->b;                                                \
 		const T mask = (T)((1u << q->bits) - 1);                                         \
 		const int sh = q->shift;                                                         \
+		uint32_t *c = q->cnt + (sl << q->bits);                                          \
 		if (q->phase == 0) {                                                             \
 			uint64_t d = 0;                                                          \
 			const T f = (T)q->first;                                                 \
@@ -295,16 +315,14 @@ struct msd {
 				a[i] = v;                                                        \
 				d |= (uint64_t)(v ^ f);                                          \
 			}                                                                        \
-			q->diff[t] = d;                                                          \
+			q->diff[t] |= d;                                                         \
 		} else if (q->phase == 1) {                                                      \
-			uint32_t *c = q->cnt[t];                                                 \
-			memset(c, 0, sizeof q->cnt[0]);                                          \
+			memset(c, 0, sizeof *c << q->bits);                                      \
 			for (size_t i = lo; i < hi; i++)                                         \
 				c[(a[i] >> sh) & mask]++;                                        \
 		} else {                                                                         \
-			uint32_t *pos = q->cnt[t];                                               \
 			for (size_t i = lo; i < hi; i++)                                         \
-				b[pos[(a[i] >> sh) & mask]++] = a[i];                            \
+				b[c[(a[i] >> sh) & mask]++] = a[i];                              \
 		}                                                                                \
 	} while (0)
 
@@ -312,8 +330,9 @@ static void msd_part(void *arg, int t, int nt)
 {
 	struct msd *q = arg;
 	size_t W = q->k->width, nb = (size_t)1 << q->bits;
+	(void)nt;
 	if (q->phase == 3) {
-		for (size_t d = (size_t)t; d < nb; d += (size_t)nt) {
+		for (size_t d; (d = __atomic_fetch_add(&q->next, 1, __ATOMIC_RELAXED)) < nb;) {
 			size_t lo = q->start[d], m = q->start[d + 1] - lo;
 			if (!m)
 				continue;
@@ -325,19 +344,29 @@ static void msd_part(void *arg, int t, int nt)
 		return;
 	}
 	if (q->phase == 4) {
-		for (size_t d = (size_t)t; d < nb; d += (size_t)nt)
+		for (size_t d; (d = __atomic_fetch_add(&q->next, 1, __ATOMIC_RELAXED)) < nb;)
 			if (q->inb[d] != q->tob) {
 				size_t lo = q->start[d] * W, len = (q->start[d + 1] - q->start[d]) * W;
 				memcpy((q->tob ? q->b : q->a) + lo, (q->tob ? q->a : q->b) + lo, len);
 			}
 		return;
 	}
-	size_t lo, hi;
-	util_split(q->n, t, nt, &lo, &hi);
-	if (W == 8)
-		MSD_BODY(uint64_t, keys_native_enc64);
-	else
-		MSD_BODY(uint32_t, keys_native_enc32);
+	for (size_t sl; (sl = __atomic_fetch_add(&q->next, 1, __ATOMIC_RELAXED)) < q->nsl;) {
+		size_t lo, hi;
+		util_split(q->n, (int)sl, (int)q->nsl, &lo, &hi);
+		if (W == 8)
+			MSD_BODY(uint64_t, keys_native_enc64);
+		else
+			MSD_BODY(uint32_t, keys_native_enc32);
+	}
+}
+
+/* Phase `phase` of q on nt threads, its work taken from the start. */
+static void msd_run(struct msd *q, int phase, int nt)
+{
+	q->phase = phase;
+	q->next = 0;
+	util_par_run(nt, msd_part, q);
 }
 
 /*
@@ -350,14 +379,21 @@ static uint8_t *native_msd(const keys_native *k, uint8_t *a, uint8_t *b, size_t 
 {
 	if (n < MSD_MIN || n > UINT32_MAX)
 		return cpusort_native_par(k, a, b, n, 0, 0, nt, NULL);
+	int bits = 1;
+	while (bits < MSD_MAXBITS && (n >> bits) > MSD_BUCKET)
+		bits++;
+	size_t nsl = (size_t)nt * MSD_SLICES;
+	if (nsl > n / MSD_SLICE_MIN)
+		nsl = n / MSD_SLICE_MIN; /* n >= MSD_MIN: at least 2 */
 	struct msd *q = calloc(1, sizeof *q);
 	uint64_t *diff = calloc((size_t)nt, sizeof *diff);
-	void *cnt = malloc((size_t)nt * sizeof q->cnt[0]);
+	uint32_t *cnt = malloc(((nsl + 1) << bits) * sizeof *cnt);
 	uint8_t *ncnt = malloc(cpusort_native_counters(nt, n));
 	uint8_t *res = NULL;
 	if (!q || !diff || !cnt || !ncnt)
 		goto out;
-	*q = (struct msd){ .k = k, .a = a, .b = b, .n = n, .nt = nt, .diff = diff, .cnt = cnt, .ncnt = ncnt };
+	*q = (struct msd){ .k = k, .a = a, .b = b, .n = n, .nt = nt, .nsl = nsl, .diff = diff, .cnt = cnt,
+			   .ncnt = ncnt };
 	if (k->width == 8) {
 		uint64_t v;
 		memcpy(&v, a, 8);
@@ -367,14 +403,11 @@ static uint8_t *native_msd(const keys_native *k, uint8_t *a, uint8_t *b, size_t 
 		memcpy(&v, a, 4);
 		q->first = keys_native_enc32(k, v);
 	}
-	util_par_run(nt, msd_part, q); /* phase 0: encode */
+	msd_run(q, 0, nt); /* encode */
 	uint64_t d = 0;
 	for (int t = 0; t < nt; t++)
 		d |= diff[t];
 	int hb = d ? 64 - __builtin_clzll(d) : 0; /* bits hb and above: equal in every key */
-	int bits = 1;
-	while (bits < MSD_MAXBITS && (n >> bits) > MSD_BUCKET)
-		bits++;
 	if (hb <= bits + NATIVE_DIGIT) {
 		/* few bits differ: the LSD passes are few (decoded in the last) */
 		res = cpusort_native_par(k, a, b, n, hb ? hb : 1, 1, nt, ncnt); /* no allocation: cannot fail */
@@ -382,28 +415,36 @@ static uint8_t *native_msd(const keys_native *k, uint8_t *a, uint8_t *b, size_t 
 	}
 	q->bits = bits;
 	q->shift = hb - bits;
-	q->phase = 1;
-	util_par_run(nt, msd_part, q);
+	msd_run(q, 1, nt); /* count */
+	/* each slice's start in each bucket: buckets in digit order, a
+	 * bucket's slices in input order (stable); row nsl of cnt keeps the
+	 * running positions, so that both sweeps read the rows in order */
+	const size_t nb = (size_t)1 << bits;
+	uint32_t *pos = cnt + (nsl << bits);
+	memset(pos, 0, nb * sizeof *pos);
+	for (size_t sl = 0; sl < nsl; sl++)
+		for (size_t dg = 0; dg < nb; dg++)
+			pos[dg] += cnt[(sl << bits) + dg];
 	size_t sum = 0;
-	for (size_t dg = 0; dg < ((size_t)1 << bits); dg++) {
+	for (size_t dg = 0; dg < nb; dg++) {
 		q->start[dg] = sum;
-		for (int t = 0; t < nt; t++) {
-			uint32_t c = q->cnt[t][dg];
-			q->cnt[t][dg] = (uint32_t)sum;
-			sum += c;
-		}
+		sum += pos[dg];
+		pos[dg] = (uint32_t)q->start[dg];
 	}
-	q->start[(size_t)1 << bits] = sum;
-	q->phase = 2;
-	util_par_run(nt, msd_part, q);
-	q->phase = 3;
-	util_par_run(nt, msd_part, q);
+	q->start[nb] = sum;
+	for (size_t sl = 0; sl < nsl; sl++)
+		for (size_t dg = 0; dg < nb; dg++) {
+			uint32_t c = cnt[(sl << bits) + dg];
+			cnt[(sl << bits) + dg] = pos[dg];
+			pos[dg] += c;
+		}
+	msd_run(q, 2, nt); /* scatter */
+	msd_run(q, 3, nt); /* the buckets */
 	size_t inb = 0;
-	for (size_t dg = 0; dg < ((size_t)1 << bits); dg++)
+	for (size_t dg = 0; dg < nb; dg++)
 		inb += q->inb[dg] ? q->start[dg + 1] - q->start[dg] : 0;
 	q->tob = inb * 2 >= n;
-	q->phase = 4;
-	util_par_run(nt, msd_part, q);
+	msd_run(q, 4, nt);
 	res = q->tob ? b : a;
 out:
 	free(q);

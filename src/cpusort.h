@@ -151,6 +151,9 @@ size_t cpusort_native_counters(int nt, size_t n);
 /* The test build's bound above which cpusort_native_par's counters are
  * 64-bit (UINT32_MAX; a test sets 0 to run every sort with them). */
 extern size_t cpusort_test_wide_min;
+/* The test build's records a bucket of the MSD pass aims at (2^15; a test
+ * lowers it so that a few hundred thousand records take 2^15 buckets). */
+extern size_t cpusort_test_msd_bucket;
 #endif
 
 /* General layout: bytes per entry (normalized key prefix, padding, u32 record index). */

@@ -146,14 +146,19 @@ int main(void)
 	uint8_t *in = malloc(cap), *a = util_alloc_aligned(cap, 64), *b = util_alloc_aligned(cap, 64),
 		*want = malloc(cap);
 	/* wide 1: every native sort with the 64-bit counters that more than
-	 * UINT32_MAX records take (the test build's bound lowered to 0) */
-	for (int wide = 0; wide < 2; wide++)
+	 * UINT32_MAX records take (the test build's bound lowered to 0);
+	 * wide 2: the MSD pass's buckets aimed at 16 records, so that 300007
+	 * records take its most digit bits (2^15 buckets, most of them empty)
+	 * as chunks of 2^30 records do */
+	for (int wide = 0; wide < 3; wide++)
 	for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
 		keys_spec s = spec1(types[t]);
 		size_t R = s.record_size;
 		char name[64];
-		snprintf(name, sizeof name, "cpusort/key-only%s/%s", wide ? "-wide-counters" : "", types[t]);
-		cpusort_test_wide_min = wide ? 0 : UINT32_MAX;
+		snprintf(name, sizeof name, "cpusort/key-only%s/%s",
+			 wide == 1 ? "-wide-counters" : wide == 2 ? "-msd-most-buckets" : "", types[t]);
+		cpusort_test_wide_min = wide == 1 ? 0 : UINT32_MAX;
+		cpusort_test_msd_bucket = wide == 2 ? 16 : (size_t)1 << 15;
 		TEST_BEGIN(name) {
 			for (int dist = 0; dist < 5; dist++) {
 				for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
@@ -181,6 +186,7 @@ int main(void)
 			}
 		} TEST_END();
 		cpusort_test_wide_min = UINT32_MAX;
+		cpusort_test_msd_bucket = (size_t)1 << 15;
 	}
 	/* keys that cover the record (keys_inplace, several keys): sorted as their
 	 * encoded bytes, so equal keys are equal records here too */
