@@ -464,11 +464,9 @@ struct job {
 	size_t *tie_start; /* fix_ties: [nt + 1] where each thread's ranges start */
 };
 
-static void make_entries(void *p, int t, int nt)
+static void make_entries(void *p, size_t lo, size_t hi)
 {
 	struct job *j = p;
-	size_t lo, hi;
-	util_split(j->n, t, nt, &lo, &hi);
 	size_t R = j->s->record_size;
 	for (size_t i = lo; i < hi; i++)
 		cpusort_make_entry(j->s, j->recs + i * R, (uint32_t)i, j->ent + i * j->esz);
@@ -566,11 +564,10 @@ static void fix_ties(void *p, int t, int nt)
 	}
 }
 
-static void gather(void *p, int t, int nt)
+static void gather(void *p, size_t lo, size_t hi)
 {
 	struct job *j = p;
-	size_t lo, hi, R = j->s->record_size;
-	util_split(j->n, t, nt, &lo, &hi);
+	size_t R = j->s->record_size;
 	for (size_t i = lo; i < hi; i++)
 		memcpy(j->out + i * R, j->recs + (size_t)ent_idx(j, j->ent + i * j->esz) * R, R);
 }
@@ -582,11 +579,10 @@ struct inplace {
 	int decode;
 };
 
-static void code_inplace(void *p, int t, int nt)
+static void code_inplace(void *p, size_t lo, size_t hi)
 {
 	struct inplace *c = p;
-	size_t lo, hi, R = c->s->record_size;
-	util_split(c->n, t, nt, &lo, &hi);
+	size_t R = c->s->record_size;
 	for (size_t i = lo; i < hi; i++) {
 		if (c->decode)
 			keys_decode_inplace(c->s, c->recs + i * R);
@@ -602,13 +598,15 @@ struct wordcode {
 	int decode;
 };
 
-static void word_code_part(void *p, int t, int nt)
+static void word_code_part(void *p, size_t lo, size_t hi)
 {
 	struct wordcode *c = p;
-	size_t lo, hi;
-	util_split(c->n, t, nt, &lo, &hi);
 	keys_word_code(c->w, c->recs + lo * c->w->width, hi - lo, c->decode);
 }
+
+/* records: the smallest slice util_par_slices hands a thread in the passes
+ * of one record at a time (entries, gather, encode) */
+#define PAR_SLICE_MIN 16384
 
 static int threads_for(size_t n, int threads)
 {
@@ -651,13 +649,13 @@ void cpusort_code(const keys_spec *s, uint8_t *recs, size_t n, int decode, int t
 	if (keys_inplace_identity(s))
 		return; /* the records are their keys already */
 	struct inplace c = { s, recs, n, decode };
-	util_par_run(threads_for(n, threads), code_inplace, &c);
+	util_par_slices(threads_for(n, threads), n, PAR_SLICE_MIN, code_inplace, &c);
 }
 
 void cpusort_word_code(const keys_word *w, uint8_t *recs, size_t n, int decode, int threads)
 {
 	struct wordcode c = { w, recs, n, decode };
-	util_par_run(threads_for(n, threads), word_code_part, &c);
+	util_par_slices(threads_for(n, threads), n, PAR_SLICE_MIN, word_code_part, &c);
 }
 
 uint8_t *cpusort_sort_entries(const keys_spec *s, const uint8_t *recs, uint8_t *e0, uint8_t *e1, size_t n,
@@ -691,7 +689,7 @@ void cpusort_gather(const keys_spec *s, const uint8_t *recs, const uint8_t *ent,
 {
 	struct job j = { .s = s, .recs = (uint8_t *)recs, .out = out, .ent = (uint8_t *)ent, .n = n,
 			 .esz = entry_size(s) };
-	util_par_run(threads_for(n, threads), gather, &j);
+	util_par_slices(threads_for(n, threads), n, PAR_SLICE_MIN, gather, &j);
 }
 
 uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void *scratch, int threads)
@@ -730,7 +728,7 @@ uint8_t *cpusort_sort(const keys_spec *s, uint8_t *a, uint8_t *b, size_t n, void
 	 * (the gather), holds the entries' second buffer where they fit it */
 	uint8_t *e0 = scratch, *e1 = cpusort_entries_in_output(s) ? b : e0 + n * j.esz;
 	j.ent = e0;
-	util_par_run(threads_for(n, threads), make_entries, &j);
+	util_par_slices(threads_for(n, threads), n, PAR_SLICE_MIN, make_entries, &j);
 	cpusort_gather(s, a, cpusort_sort_entries(s, a, e0, e1, n, threads), n, b, threads);
 	return b;
 }

@@ -177,7 +177,7 @@ static void msd_seq(uint8_t *src, uint8_t *tmp, size_t n, size_t stride, uint32_
 /*
  * The parallel part: rounds over a frontier of large segments (each one a
  * bucket of items equal before its byte). A round counts every segment's
- * byte over thread slices, scatters every segment stably, and turns the
+ * byte over slices, scatters every segment stably, and turns the
  * resulting buckets into the next frontier (still large) or tasks (small
  * enough for one thread). All of a round's segments share its threads, so
  * an alphabet of 26 letters does not leave 16 threads waiting on 26
@@ -210,24 +210,53 @@ static void push_or_sort(segs *s, seg x, size_t stride, uint32_t nbytes)
 	s->v[s->n++] = x;
 }
 
+/*
+ * A round's count and scatter cut each segment into slices (about
+ * MSD_SLICES a thread, none under MSD_SLICE_MIN items) that threads take as
+ * they come free, not one fixed share each: a chunk sorted while the
+ * chunked path's reader, spill writer and the kernel's writeback share the
+ * cores otherwise waits at every round for the thread that lost its core
+ * (cpusort.c's native_msd measured it: bench/results/h200-cpu-chunk-sort-2026-11-29.md).
+ */
+#define MSD_SLICES 4
+#define MSD_SLICE_MIN 65536
+
 typedef struct mround {
 	const seg *f;       /* the frontier */
 	size_t nf, stride;
 	uint32_t nbytes;
 	int nt;
-	size_t (*hist)[256]; /* [segment * nt + thread]: counts, then scatter positions */
+	size_t *soff;       /* [nf + 1]: segment s's slices are soff[s] .. soff[s + 1] - 1 */
+	const uint8_t *live; /* [nf]: the scatter skips a segment that is 0 here */
+	size_t (*hist)[256]; /* [slice]: counts, then scatter positions */
 	const seg *tasks;
 	size_t ntasks;
-	size_t next;        /* the next task a thread takes (atomic) */
+	size_t next;        /* the next slice or task a thread takes (atomic) */
 } mround;
+
+/* Slice k of round R: its segment (*s) and item range [*lo, *hi). */
+static void rnd_slice(const mround *R, size_t k, size_t *s, size_t *lo, size_t *hi)
+{
+	size_t a = 0, b = R->nf; /* the last segment whose first slice is <= k */
+	while (b - a > 1) {
+		size_t m = a + (b - a) / 2;
+		if (R->soff[m] <= k)
+			a = m;
+		else
+			b = m;
+	}
+	*s = a;
+	util_split(R->f[a].n, (int)(k - R->soff[a]), (int)(R->soff[a + 1] - R->soff[a]), lo, hi);
+}
 
 static void rnd_count(void *p, int t, int nt)
 {
 	mround *R = p;
-	for (size_t s = 0; s < R->nf; s++) {
+	(void)t, (void)nt;
+	for (size_t k; (k = __atomic_fetch_add(&R->next, 1, __ATOMIC_RELAXED)) < R->soff[R->nf];) {
+		size_t s, lo, hi, *h = R->hist[k];
+		rnd_slice(R, k, &s, &lo, &hi);
 		const seg *g = &R->f[s];
-		size_t lo, hi, *h = R->hist[s * (size_t)nt + (size_t)t];
-		util_split(g->n, t, nt, &lo, &hi);
 		memset(h, 0, 256 * sizeof *h);
 		const uint8_t *e = g->src + lo * R->stride + g->byte;
 		for (size_t i = lo; i < hi; i++, e += R->stride)
@@ -238,11 +267,12 @@ static void rnd_count(void *p, int t, int nt)
 static void rnd_scatter(void *p, int t, int nt)
 {
 	mround *R = p;
-	for (size_t s = 0; s < R->nf; s++) {
-		const seg *g = &R->f[s];
-		size_t lo, hi;
-		util_split(g->n, t, nt, &lo, &hi);
-		scatter(g->src, g->tmp, lo, hi, R->stride, g->byte, R->hist[s * (size_t)nt + (size_t)t]);
+	(void)t, (void)nt;
+	for (size_t k; (k = __atomic_fetch_add(&R->next, 1, __ATOMIC_RELAXED)) < R->soff[R->nf];) {
+		size_t s, lo, hi;
+		rnd_slice(R, k, &s, &lo, &hi);
+		if (R->live[s])
+			scatter(R->f[s].src, R->f[s].tmp, lo, hi, R->stride, R->f[s].byte, R->hist[k]);
 	}
 }
 
@@ -273,36 +303,44 @@ static void msd_top(segs *f, size_t stride, uint32_t nbytes, int nt, size_t big,
 	segs next = { 0 };
 	while (f->n) {
 		mround R = { .f = f->v, .nf = f->n, .stride = stride, .nbytes = nbytes, .nt = nt };
-		R.hist = malloc(f->n * (size_t)nt * sizeof *R.hist);
-		if (!R.hist) {
+		size_t *soff = malloc((f->n + 1) * sizeof *soff);
+		uint8_t *live = malloc(f->n);
+		if (soff) {
+			soff[0] = 0;
+			for (size_t s = 0; s < f->n; s++) {
+				size_t ns = f->v[s].n / MSD_SLICE_MIN, most = (size_t)nt * MSD_SLICES;
+				soff[s + 1] = soff[s] + (ns < 1 ? 1 : ns > most ? most : ns);
+			}
+		}
+		R.soff = soff;
+		R.live = live;
+		R.hist = soff ? malloc(soff[f->n] * sizeof *R.hist) : NULL;
+		if (!R.hist || !live) {
 			for (size_t s = 0; s < f->n; s++)
 				msd_seq(f->v[s].src, f->v[s].tmp, f->v[s].n, stride, f->v[s].byte, nbytes, f->v[s].to_src);
 			f->n = 0;
+			free(R.hist);
+			free(soff);
+			free(live);
 			break;
 		}
 		util_par_run(nt, rnd_count, &R);
 		/* a segment whose byte is the same in every item moves to its next byte (counted next round) */
-		size_t keep = 0;
 		for (size_t s = 0; s < f->n; s++) {
 			seg *g = &f->v[s];
 			size_t c[256] = { 0 };
-			for (int t = 0; t < nt; t++)
+			for (size_t k = soff[s]; k < soff[s + 1]; k++)
 				for (int d = 0; d < 256; d++)
-					c[d] += R.hist[s * (size_t)nt + (size_t)t][d];
-			if (single_digit(c, g->n) < 0) {
+					c[d] += R.hist[k][d];
+			live[s] = single_digit(c, g->n) < 0;
+			if (live[s]) {
 				size_t sum = 0;
 				for (int d = 0; d < 256; d++)
-					for (int t = 0; t < nt; t++) {
-						size_t *h = &R.hist[s * (size_t)nt + (size_t)t][d];
-						size_t x = *h;
-						*h = sum;
+					for (size_t k = soff[s]; k < soff[s + 1]; k++) {
+						size_t x = R.hist[k][d];
+						R.hist[k][d] = sum;
 						sum += x;
 					}
-				if (keep != s) {
-					f->v[keep] = *g;
-					memcpy(R.hist + keep * (size_t)nt, R.hist + s * (size_t)nt, (size_t)nt * sizeof *R.hist);
-				}
-				keep++;
 			} else if (g->byte + 1 < nbytes) {
 				seg x = *g;
 				x.byte++;
@@ -311,14 +349,16 @@ static void msd_top(segs *f, size_t stride, uint32_t nbytes, int nt, size_t big,
 				memcpy(g->tmp, g->src, g->n * stride);
 			}
 		}
-		R.nf = keep;
+		R.next = 0;
 		util_par_run(nt, rnd_scatter, &R);
-		for (size_t s = 0; s < keep; s++) {
+		for (size_t s = 0; s < f->n; s++) {
 			const seg *g = &f->v[s];
-			/* after the scatter the last thread's position for digit d is the end of bucket d */
+			if (!live[s])
+				continue;
+			/* after the scatter the last slice's position for digit d is the end of bucket d */
 			size_t lo = 0;
 			for (int d = 0; d < 256; d++) {
-				size_t hi = R.hist[s * (size_t)nt + (size_t)(nt - 1)][d];
+				size_t hi = R.hist[soff[s + 1] - 1][d];
 				if (hi > lo) {
 					seg x = { g->tmp + lo * stride, g->src + lo * stride, hi - lo, g->byte + 1, !g->to_src };
 					push_or_sort(x.byte >= nbytes || x.n <= big ? tasks : &next, x, stride, nbytes);
@@ -327,6 +367,8 @@ static void msd_top(segs *f, size_t stride, uint32_t nbytes, int nt, size_t big,
 			}
 		}
 		free(R.hist);
+		free(soff);
+		free(live);
 		segs t = *f;
 		*f = next;
 		next = t;

@@ -192,6 +192,33 @@ int util_par_run(int n, void (*fn)(void *, int, int), void *arg)
 	return rc;
 }
 
+struct par_slices {
+	void (*fn)(void *, size_t, size_t);
+	void *arg;
+	size_t n, nsl;
+	_Atomic size_t next;
+};
+
+static void par_slices_part(void *p, int t, int nt)
+{
+	struct par_slices *q = p;
+	(void)t, (void)nt;
+	for (size_t sl; (sl = atomic_fetch_add_explicit(&q->next, 1, memory_order_relaxed)) < q->nsl;) {
+		size_t lo, hi;
+		util_split(q->n, (int)sl, (int)q->nsl, &lo, &hi);
+		q->fn(q->arg, lo, hi);
+	}
+}
+
+int util_par_slices(int n, size_t items, size_t min_slice, void (*fn)(void *, size_t, size_t), void *arg)
+{
+	size_t nsl = (size_t)(n > 1 ? n : 1) * 4, most = min_slice ? items / min_slice : items;
+	if (nsl > most)
+		nsl = most > 1 ? most : 1;
+	struct par_slices q = { fn, arg, items, nsl, 0 };
+	return util_par_run(n, par_slices_part, &q);
+}
+
 void *util_alloc_aligned(size_t bytes, size_t align)
 {
 	void *p = NULL;

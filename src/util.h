@@ -43,6 +43,17 @@ const char *util_fmt_bytes(uint64_t bytes, char *buf, size_t len);
 int util_par_run(int nthreads, void (*fn)(void *arg, int t, int nthreads), void *arg);
 
 /*
+ * fn(arg, lo, hi) over [0, n) cut into slices (about 4 a thread, none
+ * under min_slice items unless n is), on nthreads threads (util_par_run),
+ * each taking the next slice as it comes free: a phase whose threads share
+ * cores with other work (a spilling job's reader, writer and writeback)
+ * does not wait for the one that lost its core, as it would with one fixed
+ * share each. For work with no per-thread state. Returns util_par_run's.
+ */
+int util_par_slices(int nthreads, size_t n, size_t min_slice, void (*fn)(void *arg, size_t lo, size_t hi),
+		    void *arg);
+
+/*
  * The earliest position in [0, n) that first() finds, searched in pieces
  * of `piece` (> 0) taken in order by every thread that runs
  * util_earliest_step (util_par_run's or tpool_run's fn, arg the

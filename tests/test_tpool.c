@@ -1,6 +1,8 @@
-/* test_tpool.c - the thread pool: every part of every step runs once, part 0 on the caller. */
+/* test_tpool.c - the thread pool: every part of every step runs once, part 0 on the caller;
+ * util_par_slices: every item in exactly one slice, slices no smaller than asked. */
 #include "tpool.h"
 #include "unit.h"
+#include "util.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -28,8 +30,46 @@ static void work(void *arg, int t, int n)
 	s->sum[t] = acc;
 }
 
+/* util_par_slices' visits: each item's count, the smallest slice but the last */
+struct visits {
+	_Atomic unsigned char *seen;
+	size_t n, min_slice;
+	_Atomic size_t small, slices;
+};
+
+static void visit(void *arg, size_t lo, size_t hi)
+{
+	struct visits *v = arg;
+	v->slices++;
+	if (hi - lo < v->min_slice && hi != v->n)
+		v->small++;
+	for (size_t i = lo; i < hi; i++)
+		v->seen[i]++;
+}
+
 int main(void)
 {
+	TEST_BEGIN("util/par-slices-every-item-once") {
+		size_t ns[] = { 0, 1, 7, 16383, 16384, 100000, 1000003 };
+		size_t mins[] = { 0, 1, 16384 };
+		for (int t = 1; t <= 9; t += 4)
+			for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+				for (size_t m = 0; m < sizeof mins / sizeof *mins; m++) {
+					size_t n = ns[i];
+					struct visits v = { calloc(n + 1, 1), n, mins[m], 0, 0 };
+					CHECK(util_par_slices(t, n, mins[m], visit, &v) == 0, "t %d n %zu: threads", t, n);
+					size_t bad = 0;
+					for (size_t k = 0; k < n; k++)
+						bad += v.seen[k] != 1;
+					CHECK(!bad, "t %d n %zu min %zu: %zu items not visited exactly once", t, n, mins[m], bad);
+					CHECK(v.seen[n] == 0, "t %d n %zu: an item past the end visited", t, n);
+					CHECK(!v.small || n < 2 * mins[m], "t %d n %zu min %zu: %zu slices under the minimum", t, n,
+					      mins[m], (size_t)v.small);
+					CHECK(v.slices <= (size_t)t * 4, "t %d n %zu: %zu slices, more than 4 a thread", t, n,
+					      (size_t)v.slices);
+					free((void *)v.seen);
+				}
+	} TEST_END();
 	TEST_BEGIN("tpool/every-part-once-per-step") {
 		for (int n = 1; n <= 17; n += (n < 4 ? 1 : 6)) {
 			tpool *p = NULL;
