@@ -263,7 +263,6 @@ size_t cpusort_test_msd_bucket = (size_t)1 << 15;
 #else
 #define MSD_BUCKET ((size_t)1 << 15)
 #endif
-#define MSD_SLICES 4                 /* slices a thread, about: taken as threads come free */
 #define MSD_SLICE_MIN ((size_t)1 << 16) /* records: no smaller slices */
 
 /*
@@ -382,7 +381,7 @@ static uint8_t *native_msd(const keys_native *k, uint8_t *a, uint8_t *b, size_t 
 	int bits = 1;
 	while (bits < MSD_MAXBITS && (n >> bits) > MSD_BUCKET)
 		bits++;
-	size_t nsl = (size_t)nt * MSD_SLICES;
+	size_t nsl = (size_t)nt * UTIL_SLICES_PER_THREAD;
 	if (nsl > n / MSD_SLICE_MIN)
 		nsl = n / MSD_SLICE_MIN; /* n >= MSD_MIN: at least 2 */
 	struct msd *q = calloc(1, sizeof *q);

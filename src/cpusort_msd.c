@@ -212,13 +212,12 @@ static void push_or_sort(segs *s, seg x, size_t stride, uint32_t nbytes)
 
 /*
  * A round's count and scatter cut each segment into slices (about
- * MSD_SLICES a thread, none under MSD_SLICE_MIN items) that threads take as
+ * UTIL_SLICES_PER_THREAD a thread, none under MSD_SLICE_MIN items) that threads take as
  * they come free, not one fixed share each: a chunk sorted while the
  * chunked path's reader, spill writer and the kernel's writeback share the
  * cores otherwise waits at every round for the thread that lost its core
  * (cpusort.c's native_msd measured it: bench/results/h200-cpu-chunk-sort-2026-11-29.md).
  */
-#define MSD_SLICES 4
 #define MSD_SLICE_MIN 65536
 
 typedef struct mround {
@@ -308,7 +307,7 @@ static void msd_top(segs *f, size_t stride, uint32_t nbytes, int nt, size_t big,
 		if (soff) {
 			soff[0] = 0;
 			for (size_t s = 0; s < f->n; s++) {
-				size_t ns = f->v[s].n / MSD_SLICE_MIN, most = (size_t)nt * MSD_SLICES;
+				size_t ns = f->v[s].n / MSD_SLICE_MIN, most = (size_t)nt * UTIL_SLICES_PER_THREAD;
 				soff[s + 1] = soff[s] + (ns < 1 ? 1 : ns > most ? most : ns);
 			}
 		}

@@ -212,7 +212,7 @@ static void par_slices_part(void *p, int t, int nt)
 
 int util_par_slices(int n, size_t items, size_t min_slice, void (*fn)(void *, size_t, size_t), void *arg)
 {
-	size_t nsl = (size_t)(n > 1 ? n : 1) * 4, most = min_slice ? items / min_slice : items;
+	size_t nsl = (size_t)(n > 1 ? n : 1) * UTIL_SLICES_PER_THREAD, most = min_slice ? items / min_slice : items;
 	if (nsl > most)
 		nsl = most > 1 ? most : 1;
 	struct par_slices q = { fn, arg, items, nsl, 0 };

@@ -42,8 +42,14 @@ const char *util_fmt_bytes(uint64_t bytes, char *buf, size_t len);
  */
 int util_par_run(int nthreads, void (*fn)(void *arg, int t, int nthreads), void *arg);
 
+/* Slices a thread, about, where work is handed to threads as they come
+ * free (util_par_slices, and the MSD passes of cpusort.c and
+ * cpusort_msd.c): enough that a thread that loses its core holds up a
+ * phase by a quarter of its share at most. */
+#define UTIL_SLICES_PER_THREAD 4
+
 /*
- * fn(arg, lo, hi) over [0, n) cut into slices (about 4 a thread, none
+ * fn(arg, lo, hi) over [0, n) cut into slices (UTIL_SLICES_PER_THREAD a thread, none
  * under min_slice items unless n is), on nthreads threads (util_par_run),
  * each taking the next slice as it comes free: a phase whose threads share
  * cores with other work (a spilling job's reader, writer and writeback)

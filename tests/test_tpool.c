@@ -65,7 +65,7 @@ int main(void)
 					CHECK(v.seen[n] == 0, "t %d n %zu: an item past the end visited", t, n);
 					CHECK(!v.small || n < 2 * mins[m], "t %d n %zu min %zu: %zu slices under the minimum", t, n,
 					      mins[m], (size_t)v.small);
-					CHECK(v.slices <= (size_t)t * 4, "t %d n %zu: %zu slices, more than 4 a thread", t, n,
+					CHECK(v.slices <= (size_t)t * UTIL_SLICES_PER_THREAD, "t %d n %zu: %zu slices, more than asked", t, n,
 					      (size_t)v.slices);
 					free((void *)v.seen);
 				}
