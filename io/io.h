@@ -277,6 +277,16 @@ int io_outmap_open_at(io_outmap *m, int fd, uint64_t at, uint64_t bytes);
  * cut back to what write(2)s would have left. Returns 0 or -errno; a no-op
  * on a map already closed. */
 int io_outmap_close(io_outmap *m, uint64_t written);
+/*
+ * Start the writeback of the mapping's bytes [from, to) (offsets from
+ * m->base, bytes; cut to whole pages inside the range), stored and not to
+ * be stored again: sync_file_range(2)'s SYNC_FILE_RANGE_WRITE, which
+ * queues the writes and waits for none of them to complete (it may sleep
+ * while the disk's queue is full: call it off the threads that store).
+ * Returns 0 or -errno (sync_file_range's; a hint: nothing is lost when it
+ * fails, the kernel's writeback takes the pages later).
+ */
+int io_outmap_writeback(const io_outmap *m, uint64_t from, uint64_t to);
 
 /* ---- temporary files ---------------------------------------------------- */
 
@@ -479,6 +489,8 @@ int io_worker_start(io_worker *w);
 void io_worker_submit(io_worker *w, io_job *j);
 /* Wait for a job; returns its res. */
 ssize_t io_worker_wait(io_worker *w, io_job *j);
+/* Has job j (submitted to w) finished? Never waits; 1 or 0. */
+int io_worker_done(io_worker *w, const io_job *j);
 /* Finish queued jobs and join. */
 void io_worker_stop(io_worker *w);
 

@@ -100,3 +100,15 @@ int io_outmap_close(io_outmap *m, uint64_t written)
 	m->map = NULL;
 	return rc;
 }
+
+int io_outmap_writeback(const io_outmap *m, uint64_t from, uint64_t to)
+{
+	if (!m->map || to > m->bytes)
+		return -EINVAL;
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), a = m->at + from, b = m->at + to;
+	a = (a + pg - 1) / pg * pg;
+	b = b / pg * pg;
+	if (b <= a)
+		return 0;
+	return sync_file_range(m->fd, (off_t)a, (off_t)(b - a), SYNC_FILE_RANGE_WRITE) ? -errno : 0;
+}

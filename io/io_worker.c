@@ -132,6 +132,14 @@ ssize_t io_worker_wait(io_worker *w, io_job *j)
 	return j->res;
 }
 
+int io_worker_done(io_worker *w, const io_job *j)
+{
+	pthread_mutex_lock(&w->mu);
+	int d = j->done;
+	pthread_mutex_unlock(&w->mu);
+	return d;
+}
+
 void io_worker_stop(io_worker *w)
 {
 	if (!w->started)

@@ -289,6 +289,8 @@ void job_sort(const job_opts *o, job_result *r)
 		 * per file) is the stage to keep busy */
 		if (sink_close(&out) == 0 && open_sink(&c, &out, merge_phase_sink_bytes(&c)) == 0) {
 			job_map_output(&c, &out, merge_phase_bytes(&c));
+			if (c.st.spilled)
+				sink_writeback_early(&out, c.o->knobs.writeback_piece > 0 ? (size_t)c.o->knobs.writeback_piece : 0);
 			merge_phase(&c, &out);
 		}
 	}
@@ -301,7 +303,11 @@ void job_sort(const job_opts *o, job_result *r)
 	int wrc = sink_close(&out);
 	if (!wrc)
 		progress_add(c.prog, out_bytes);
-	c.st.write_s += out.w.busy ? out.w.busy : util_now() - w0;
+	/* the writer's writeback of a mapped output is not a write stage */
+	double wbusy = out.w.busy - out.wb_s;
+	c.st.write_s += wbusy > 1e-9 ? wbusy : util_now() - w0;
+	c.st.out_wb_bytes += out.wb_bytes;
+	c.st.out_wb_s += out.wb_s;
 	c.st.records_out = out.records;
 	if (wrc && r->status != 2)
 		job_fail(&c, "write failed: %s: %s", quote_name(o->output ? o->output : "standard output"),

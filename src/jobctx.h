@@ -26,6 +26,8 @@ typedef struct job_stats {
 	double teardown_spill_s; /* after the output: the spill files closed (their cached pages and blocks freed) */
 	uint64_t records, bytes_in, records_out, runs, spilled, chunk, rounds, passes, gpu_groups;
 	int out_mapped;          /* the output filled through a mapping (sink_map): no write stage of its own */
+	uint64_t out_wb_bytes;   /* of it, bytes whose writeback the writer started as they were stored */
+	double out_wb_s;         /* the writer's seconds in that (sink_writeback_early) */
 	int threads;             /* the sort's threads when fewer than --parallel's (a small input); 0: those */
 	uint64_t spill_mapped;   /* spilled runs stored through a mapping of the spill file, not written */
 	uint64_t pass_spilled;   /* runs written by the merge passes before the last (not in runs or spilled) */

@@ -484,6 +484,8 @@ static void read_test_knobs(job_knobs *k)
 	k->no_small_cpu = env_is("GPUSORT_SMALL_CPU", "0");
 	k->gpu_merge_by_sort = env_is("GPUSORT_GPU_MERGE", "sort");
 	k->no_outmap = env_is("GPUSORT_OUTMAP", "0");
+	const char *wp = getenv("GPUSORT_WRITEBACK_PIECE");
+	k->writeback_piece = wp ? atol(wp) : 0;
 	const char *tb = getenv("GPUSORT_TEXT_BLOCK"), *th = getenv("GPUSORT_TEXT_HELPERS");
 	k->text_block = tb ? atol(tb) : 0;
 	k->text_helpers = th ? atoi(th) : 0;

@@ -30,6 +30,7 @@ typedef struct job_knobs {
 	int no_small_cpu;      /* small inputs go to the GPU too */
 	int gpu_merge_by_sort; /* the GPU merge orders a group by the chunk sort */
 	int no_outmap;         /* the output and text runs written by a writer thread, never filled through a mapping (sink_map, io_outmap) */
+	long writeback_piece;  /* bytes of a mapped output's stores handed to writeback at a time (sink_writeback_early); 0: chosen */
 	long text_block;       /* the text merge's read-ahead block, bytes; 0: chosen */
 	int text_helpers;      /* the text merge's read-ahead threads; 0: chosen */
 	long check_block;      /* -c of text from a stream: bytes a read; 0: chosen */

@@ -153,6 +153,46 @@ int sink_map(sink *k, uint64_t bytes, int threads)
 	return 0;
 }
 
+void sink_writeback_early(sink *k, size_t piece)
+{
+	k->wb_piece = sink_mapped(k) ? (piece ? piece : SINK_WRITEBACK_BYTES) : 0;
+	k->wb_at = k->fill;
+}
+
+/* The writer's job: start the writeback of the mapping's [off, off + len),
+ * a piece at a time, so that sink_close, which stops it, waits for at
+ * most one piece's queueing, not for the disk to take the whole range. */
+static ssize_t writeback_call(io_job *j, io_ring *r)
+{
+	(void)r;
+	sink *k = j->arg;
+	const uint64_t P = k->wb_piece;
+	double t0 = util_now();
+	for (uint64_t at = j->off, end = j->off + j->len, to; at < end && !atomic_load(&k->wb_stop); at = to) {
+		to = (at / P + 1) * P < end ? (at / P + 1) * P : end;
+		if (io_outmap_writeback(&k->map, at, to) == 0) /* a hint: see io.h */
+			k->wb_bytes += to - at;
+	}
+	k->wb_s += util_now() - t0;
+	return 0;
+}
+
+/* Hand the bytes stored since the last range to the writer for writeback,
+ * once there are a piece of them and the last range's job is done (while
+ * it runs the stores go on, and the next range is longer). */
+static void writeback_stored(sink *k)
+{
+	if (!k->wb_piece || k->fill - k->wb_at < k->wb_piece)
+		return;
+	if (k->wb_pending && !io_worker_done(&k->w, &k->wbj))
+		return;
+	k->wbj = (io_job){ .op = IO_JOB_CALL, .call = writeback_call, .arg = k, .off = k->wb_at,
+			   .len = k->fill - k->wb_at };
+	k->wb_at = k->fill;
+	k->wb_pending = 1;
+	io_worker_submit(&k->w, &k->wbj);
+}
+
 /* Copy n records from recs to the mapping's next bytes; 0 or -errno. */
 static int put_mapped(sink *k, const uint8_t *recs, size_t n)
 {
@@ -168,6 +208,7 @@ static int put_mapped(sink *k, const uint8_t *recs, size_t n)
 	k->fill += len;
 	k->records += n;
 	k->bytes += len;
+	writeback_stored(k);
 	return 0;
 }
 
@@ -264,8 +305,10 @@ void sink_commit(sink *k, uint8_t *p, size_t n)
 		n = dedup(k, p, n);
 	k->fill += n * k->s->record_size;
 	k->records += n;
-	if (sink_mapped(k))
+	if (sink_mapped(k)) {
 		k->bytes += n * k->s->record_size;
+		writeback_stored(k);
+	}
 }
 
 int sink_put(sink *k, uint8_t *recs, size_t n)
@@ -340,6 +383,13 @@ int sink_sync_to(sink *k, int most)
 int sink_close(sink *k)
 {
 	sink_sync(k);
+	if (k->wb_pending) {
+		/* the rest of the output is left to the kernel's writeback */
+		atomic_store(&k->wb_stop, 1);
+		io_worker_wait(&k->w, &k->wbj); /* it reads k->map */
+	}
+	k->wb_pending = 0;
+	k->wb_piece = 0;
 	if (sink_mapped(k)) {
 		/* --verify: the output as it stands in the file's pages, complete
 		 * (-u's drops made), on every thread */

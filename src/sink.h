@@ -15,6 +15,7 @@
  */
 #ifndef GPUSORT_SINK_H
 #define GPUSORT_SINK_H
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "../io/io.h"
@@ -57,6 +58,13 @@ typedef struct sink {
 				* phase's input, so it ends at 100%); NULL: none */
 	io_outmap map;         /* sink_map's mapped output; map.map NULL: written by the writer */
 	tpool *tp;             /* sink_map's copy threads (sink_put into the mapping), or NULL */
+	size_t wb_piece;       /* sink_writeback_early's piece, bytes; 0: off */
+	size_t wb_at;          /* mapping bytes handed to the writer for writeback so far */
+	io_job wbj;            /* the writer's job starting the last range's writeback */
+	int wb_pending;
+	atomic_int wb_stop;    /* sink_close: wbj's pieces not yet started are left to the kernel */
+	uint64_t wb_bytes;     /* bytes whose writeback the writer started (its thread's; read once wbj is done) */
+	double wb_s;           /* the writer's seconds in it */
 } sink;
 
 /*
@@ -118,6 +126,23 @@ size_t sink_max_records(const sink *k);
  * what was committed if fewer bytes came (-u, a failure).
  */
 int sink_map(sink *k, uint64_t bytes, int threads);
+/*
+ * A mapped sink (sink_map) of a job that spilled: every `piece` bytes
+ * stored (0: SINK_WRITEBACK_BYTES), start their writeback
+ * (io_outmap_writeback, on the writer's thread, idle in a mapped sink)
+ * rather than leave the pages dirty. The disk writes back at its own rate
+ * whatever is dirty, and the kernel takes the oldest dirty file first: the
+ * spill, whose blocks the spill file's close must then free again (and
+ * discard, where the file system is mounted with `discard`). The output's
+ * bytes reach the disk in any case; taken first, they leave more of the
+ * spill's pages dirty until the close drops them unwritten
+ * (bench/results/h200-output-writeback-2026-11-29.md). sink_close leaves
+ * what is not started by then to the kernel. No effect on an unmapped
+ * sink; call before anything is stored. Never fails.
+ */
+void sink_writeback_early(sink *k, size_t piece);
+#define SINK_WRITEBACK_BYTES ((size_t)64 << 20)
+
 /* Is the sink's output mapped (sink_map)? */
 static inline int sink_mapped(const sink *k)
 {

@@ -105,9 +105,10 @@ void stats_print(const job_ctx *c, double wall)
 		json_str(stderr, s->gm_why);
 		fprintf(stderr, "\",\"gpu_failed\":\"");
 		json_str(stderr, c->eng.gpu_lost_why);
-		fprintf(stderr, "\",\"output_mapped\":%d,\"spilled_runs_mapped\":%" PRIu64 ",\"io_bytes\":%" PRIu64 ",\"io_fixed_bytes\":%" PRIu64
+		fprintf(stderr, "\",\"output_mapped\":%d,\"output_writeback_bytes\":%" PRIu64 ",\"output_writeback_s\":%.6f"
+			",\"spilled_runs_mapped\":%" PRIu64 ",\"io_bytes\":%" PRIu64 ",\"io_fixed_bytes\":%" PRIu64
 			",\"peak_rss_bytes\":%" PRIu64 ",\"notice\":\"",
-			s->out_mapped, s->spill_mapped, fs.bytes, fs.fixed_bytes, util_peak_rss());
+			s->out_mapped, s->out_wb_bytes, s->out_wb_s, s->spill_mapped, fs.bytes, fs.fixed_bytes, util_peak_rss());
 		json_str(stderr, c->r->notice);
 		fputs("\"}\n", stderr);
 		return;
@@ -133,6 +134,9 @@ void stats_print(const job_ctx *c, double wall)
 		"merge %.3f s, write %.3f s%s\n",
 		s->read_s, s->sort_s, s->spill_s, s->mread_s, s->merge_s, s->write_s,
 		s->out_mapped ? " (output mapped: stored by the merging and copying threads, in their stages)" : "");
+	if (s->out_wb_bytes)
+		fprintf(stderr, "gpusort: stats: output handed to writeback as it was stored: %s, the writer's %.3f s\n",
+			util_fmt_bytes(s->out_wb_bytes, b, sizeof b), s->out_wb_s);
 	if (s->gm_spill_groups || s->gm_cpu_groups)
 		fprintf(stderr, "gpusort: stats: gpu merge of spilled runs: %" PRIu64 " groups on the device, %" PRIu64
 			" on the CPU after a device failure; run read-back %.3f s (the merge waited %.3f s for it), "

@@ -1694,6 +1694,28 @@ for m in 1 0; do
 	GPUSORT_OUTMAP=$m gstrun -k u32 -u -S 1M -T t1 om.bin 1<> om.long 2> gs.err
 	check_ok "outmap-$m-unique-over-longer-file" $? om.long om.longexp gs.err
 done
+# a spilled job's mapped output handed to writeback as it is stored
+# (sink_writeback_early; the test build's GPUSORT_WRITEBACK_PIECE cuts it
+# into 4 KiB pieces, so that a small output has many): the same bytes, and
+# --stats says how many were handed over, at most the output's; an output
+# through the writer thread (GPUSORT_OUTMAP=0) and a job that kept its runs
+# leave every byte to the kernel's writeback
+for wb in "mapped:1:-S 1M -T t1" "written:0:-S 1M -T t1" "kept:1:"; do
+	nm=outmap-writeback-${wb%%:*}
+	a=${wb#*:}
+	GPUSORT_OUTMAP=${a%%:*} GPUSORT_WRITEBACK_PIECE=4096 gstrun -k u32 ${a#*:} --stats=json chg.src -o om.wb 2> gs.err
+	rc=$?
+	n=$(sed -n 's/.*"output_writeback_bytes":\([0-9]*\).*/\1/p' gs.err)
+	if [ $rc = 0 ] && [ -z "$n" ]; then fail "$nm" "no output_writeback_bytes in --stats=json: $(first gs.err)"
+	elif [ $rc = 0 ] && [ "${wb%%:*}" = mapped ] && { [ "$n" -le 0 ] || [ "$n" -gt "$(fsize om.exp)" ]; }; then
+		fail "$nm" "$n bytes handed to writeback (want 1..$(fsize om.exp))"
+	elif [ $rc = 0 ] && [ "${wb%%:*}" != mapped ] && [ "$n" != 0 ]; then fail "$nm" "$n bytes handed to writeback (want 0)"
+	else check_ok "$nm" $rc om.wb om.exp gs.err; fi
+done
+GPUSORT_WRITEBACK_PIECE=4096 gstrun -k u32 -S 1M -T t1 --stats chg.src -o om.wb 2> gs.err
+if ! grep -q '^gpusort: stats: output handed to writeback as it was stored: [0-9.]* [KM]iB, the writer.s [0-9.]* s$' gs.err; then
+	fail "outmap-writeback-stats" "--stats: $(grep -i 'writeback\|output mapped' gs.err | head -n 2 | tr '\n' '|')"
+else check_ok "outmap-writeback-stats" 0 om.wb om.exp gs.err; fi
 # another process truncating the output under the mapping (the test build's
 # output-shrinks): SIGBUS ends gpusort with its message, exit 2, the old
 # output kept, no temporary output left

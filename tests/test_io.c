@@ -243,7 +243,8 @@ int main(void)
 	} TEST_END();
 
 	/* io_outmap: the bytes land at the descriptor's offset (unaligned
-	 * here), what lay beyond them stays, the offset moves past them;
+	 * here), what lay beyond them stays, the offset moves past them,
+	 * io_outmap_writeback changes none of them;
 	 * a write-only descriptor is reopened for the mapping; an appending
 	 * one and a pipe are refused (the caller writes instead) */
 	TEST_BEGIN("io/outmap") {
@@ -266,7 +267,14 @@ int main(void)
 					CHECK(rc == 0, "wronly %d at %zu size %zu: %s", wronly, at, before, strerror(-rc));
 					CHECK(m.bytes == n, "bytes %zu", m.bytes);
 					memcpy(m.base, src, n);
+					/* writeback started on stored bytes (whole pages of the
+					 * range; none in a range inside one page), a range past
+					 * the mapping refused; the bytes unchanged (below) */
+					CHECK(io_outmap_writeback(&m, 0, n) == 0, "writeback: %s", strerror(errno));
+					CHECK(io_outmap_writeback(&m, 1, 2) == 0, "writeback inside a page");
+					CHECK(io_outmap_writeback(&m, 0, n + 1) == -EINVAL, "writeback past the mapping");
 					CHECK(io_outmap_close(&m, n) == 0 && io_outmap_close(&m, n) == 0, "close");
+					CHECK(io_outmap_writeback(&m, 0, n) == -EINVAL, "writeback after close");
 					CHECK(lseek(fd, 0, SEEK_CUR) == (off_t)(at + n), "offset after: %lld",
 					      (long long)lseek(fd, 0, SEEK_CUR));
 					close(fd);
