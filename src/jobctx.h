@@ -24,7 +24,7 @@ typedef struct job_stats {
 	double start_s;   /* engine start (CUDA context, device arena) and pinned staging */
 	double teardown_runs_s, teardown_engine_s; /* after the output: runs unpinned and freed, the engine closed */
 	double teardown_spill_s; /* after the output: the spill files closed (their cached pages and blocks freed) */
-	uint64_t records, bytes_in, records_out, runs, spilled, chunk, rounds, passes, gpu_groups;
+	uint64_t records, bytes_in, records_out, runs, spilled, chunk, rounds, parts, passes, gpu_groups;
 	int out_mapped;          /* the output filled through a mapping (sink_map): no write stage of its own */
 	uint64_t out_wb_bytes;   /* of it, bytes whose writeback the writer started as they were stored */
 	double out_wb_s;         /* the writer's seconds in that (sink_writeback_early) */

@@ -7,6 +7,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,58 +158,80 @@ static int advance(struct mctx *m, struct src *x)
 
 /* ---- one round -------------------------------------------------------- */
 
+/*
+ * A round is cut into PARTS_PER_THREAD parts a thread, which the pool's
+ * threads take in order as each finishes one: with one part a thread, the
+ * round lasted as long as its slowest part, and on the H200 machine (16
+ * threads, 32 spilled runs) the slowest took 1.5x the mean (a merging thread
+ * shares its core with the read-ahead and writeback workers, and faults on
+ * the output's fresh pages): 6.2-7.2 s of merge against 4.3-4.5 s with 8
+ * parts a thread (bench/results/h200-merge-parts-2026-11-29.md).
+ */
+#define PARTS_PER_THREAD 8
+/* Records a part, per run merged, below which parts are not added beyond
+ * one a thread: each part costs the plan, on one thread, k samples and k
+ * binary searches, which the merge of a few hundred records a run repays. */
+#define PART_RECORDS_PER_RUN 256
 struct round {
 	struct mctx *m;
 	splitters_run *ranges; /* [k]: each run's part of the round */
-	uint64_t *cuts;      /* [(T+1) * k]: slice t of run i is [cuts[t*k+i], cuts[(t+1)*k+i]) */
-	size_t *outoff;      /* [T+1] first output record of each slice */
+	uint64_t *cuts;      /* [(parts + 1) * k]: part p of run i is [cuts[p*k+i], cuts[(p+1)*k+i]) */
+	lt_range *rg;        /* [T][k]: the ranges of the part thread t merges */
+	size_t *outoff;      /* [parts + 1]: first output record of each part */
 	uint8_t *out;
-	int T;
+	int T, parts;
+	atomic_int next;     /* the next part to take */
 };
 
-static void merge_slice(void *p, int t, int nt)
+static void merge_part(struct round *rd, int p, int t)
 {
-	(void)nt;
-	struct round *rd = p;
 	struct mctx *m = rd->m;
 	int k = m->k;
 	size_t R = m->s->record_size;
-	lt_range stack[16], *rg = k <= 16 ? stack : malloc((size_t)k * sizeof *rg);
-	if (!rg)
-		abort();
+	lt_range *rg = rd->rg + (size_t)t * k;
 	for (int i = 0; i < k; i++) {
-		size_t a = rd->cuts[(size_t)t * k + i], b = rd->cuts[(size_t)(t + 1) * k + i];
+		size_t a = rd->cuts[(size_t)p * k + i], b = rd->cuts[(size_t)(p + 1) * k + i];
 		rg[i].p = m->src[i].p + a * R;
 		rg[i].n = b - a;
 	}
-	lt_merge(m->s, rg, k, rd->out + rd->outoff[t] * R);
-	if (rg != stack)
-		free(rg);
+	lt_merge(m->s, rg, k, rd->out + rd->outoff[p] * R);
+}
+
+static void merge_parts(void *arg, int t, int nt)
+{
+	(void)nt;
+	struct round *rd = arg;
+	for (int p; (p = atomic_fetch_add_explicit(&rd->next, 1, memory_order_relaxed)) < rd->parts;)
+		merge_part(rd, p, t);
 }
 
 /*
- * Split a round's ranges [pos_i, cut_i) among T threads at splitters from T
- * regular samples of each range (splitters.h), so that each thread merges
- * about total / T records.
+ * Cut a round's ranges [pos_i, cut_i) into rd->parts parts at splitters
+ * from rd->parts regular samples of each range (splitters.h): a part then
+ * holds about total / parts records. The cuts are made here, on one thread:
+ * the k binary searches of consecutive splitters in one run touch the same
+ * lines, where on the threads that merge the parts they missed the cache
+ * (the merge took 0.3-0.9 s longer at 16 threads).
  */
-static int plan_slices(struct round *rd)
+static int plan_parts(struct round *rd)
 {
 	struct mctx *m = rd->m;
-	int k = m->k, T = rd->T;
+	int k = m->k, P = rd->parts;
 	for (int i = 0; i < k; i++) {
 		struct src *x = &m->src[i];
-		rd->ranges[i] = (splitters_run){ x->p, x->pos, x->cut, (uint64_t)T };
+		rd->ranges[i] = (splitters_run){ x->p, x->pos, x->cut, (uint64_t)P };
 	}
-	int rc = splitters_cut(m->s, rd->ranges, k, T, rd->cuts);
+	int rc = splitters_cut(m->s, rd->ranges, k, P, rd->cuts);
 	if (rc)
 		return rc;
 	rd->outoff[0] = 0;
-	for (int t = 0; t < T; t++) {
+	for (int p = 0; p < P; p++) {
 		size_t sum = 0;
 		for (int i = 0; i < k; i++)
-			sum += rd->cuts[(size_t)(t + 1) * k + i] - rd->cuts[(size_t)t * k + i];
-		rd->outoff[t + 1] = rd->outoff[t] + sum;
+			sum += rd->cuts[(size_t)(p + 1) * k + i] - rd->cuts[(size_t)p * k + i];
+		rd->outoff[p + 1] = rd->outoff[p] + sum;
 	}
+	atomic_store_explicit(&rd->next, 0, memory_order_relaxed);
 	return 0;
 }
 
@@ -299,10 +322,12 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 	tpool *pool = NULL;
 	if (T > 1 && tpool_start(&pool, T))
 		T = 1; /* no threads to be had: merge on this one */
-	uint64_t *cuts = calloc((size_t)(T + 1) * (k ? k : 1), sizeof *cuts);
-	size_t *outoff = calloc((size_t)T + 1, sizeof *outoff);
+	int P = T * PARTS_PER_THREAD;
+	uint64_t *cuts = calloc((size_t)(P + 1) * (k ? k : 1), sizeof *cuts);
+	size_t *outoff = calloc((size_t)P + 1, sizeof *outoff);
+	lt_range *rg = calloc((size_t)T * (k ? k : 1), sizeof *rg);
 	splitters_run *ranges = calloc((size_t)(k ? k : 1), sizeof *ranges);
-	if (!m.src || !cuts || !outoff || !ranges) {
+	if (!m.src || !cuts || !outoff || !rg || !ranges) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -351,7 +376,7 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 			goto stop;
 		}
 	}
-	struct round rd = { .m = &m, .ranges = ranges, .cuts = cuts, .outoff = outoff };
+	struct round rd = { .m = &m, .ranges = ranges, .cuts = cuts, .rg = rg, .outoff = outoff };
 	for (;;) {
 		/* windows used up get their successors */
 		for (int i = 0; i < k; i++) {
@@ -394,18 +419,26 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 		}
 		int Tr = total < (size_t)T * PAR_MIN_PER_THREAD ? 1 : T;
 		rd.T = Tr;
+		if (Tr > 1) {
+			size_t want = total / ((size_t)k * PART_RECORDS_PER_RUN);
+			rd.parts = want < (size_t)Tr ? Tr : want > (size_t)P ? P : (int)want;
+		} else {
+			rd.parts = 1;
+		}
 		rd.out = dst;
-		if ((rc = plan_slices(&rd)))
+		if ((rc = plan_parts(&rd)))
 			goto stop;
 		if (Tr > 1)
-			tpool_run(pool, merge_slice, &rd); /* tpool_size(pool) == T == Tr */
+			tpool_run(pool, merge_parts, &rd); /* tpool_size(pool) == T == Tr */
 		else
-			merge_slice(&rd, 0, 1);
+			merge_parts(&rd, 0, 1);
 		sink_commit(out, dst, total);
 		for (int i = 0; i < k; i++)
 			m.src[i].pos = m.src[i].cut;
-		if (st)
+		if (st) {
 			st->rounds++;
+			st->parts += (uint64_t)rd.parts;
+		}
 	}
 stop:
 	for (int w = 0; w < m.nio; w++) {
@@ -422,6 +455,7 @@ out:
 	free(m.src);
 	free(cuts);
 	free(outoff);
+	free(rg);
 	free(ranges);
 	tpool_stop(pool);
 	if (st)

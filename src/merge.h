@@ -6,8 +6,10 @@
  * as fixed buffers, see io_ring_register). The merge proceeds in rounds: a round takes, from
  * every run's window, the records that order at or before the smallest
  * "last record of a window" (nothing later can come from unread data), cuts
- * them at splitters chosen by deterministic regular sampling (splitters.h),
- * and lets each thread loser-tree-merge one slice straight into the sink.
+ * them at splitters chosen by deterministic regular sampling (splitters.h)
+ * into several parts a thread, and lets the threads loser-tree-merge the
+ * parts straight into the sink, each taking the next part as it finishes
+ * one.
  * Records order by (key, run index, position): ties keep run order, which is
  * input order, so the merge is stable and the slices are disjoint.
  */
@@ -23,6 +25,7 @@ typedef struct merge_stats {
 	double read_s;      /* read-ahead workers busy reading windows, summed over them */
 	double merge_s;     /* wall time of the merge loop */
 	uint64_t rounds;
+	uint64_t parts;     /* the rounds' parts, taken by the threads as each finishes one */
 } merge_stats;
 
 /*

@@ -90,6 +90,7 @@ static int merge_some(job_ctx *c, run **runs, int k, sink *out, const plan_merge
 	c->st.merge_s += ms.merge_s;
 	c->st.mread_s += ms.read_s;
 	c->st.rounds += ms.rounds;
+	c->st.parts += ms.parts;
 	if (rc == -EBADMSG)
 		merge_error(c, rc, runs, bad, block);
 	int zrc = runlist_read_end(c, runs, k, rc != 0, bad);

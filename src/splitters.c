@@ -83,6 +83,21 @@ void splitters_band(const keys_spec *s, const uint8_t *samples, uint64_t nsample
 		*hi = n;
 }
 
+/* Step 6 for one splitter: cut[i] = where sp cuts runs[i]'s range (its hi
+ * for every run when no run had a sample). */
+static void cut_at(const keys_spec *s, const splitters_run *runs, int k, const splitters_key *sp, uint64_t *cut)
+{
+	if (sp && !sp->rec)
+		sp = NULL;
+	for (int i = 0; i < k; i++) {
+		const splitters_run *r = &runs[i];
+		uint64_t c = r->hi;
+		if (sp)
+			c = splitters_rank(s, r->base, (size_t)r->lo, (size_t)r->hi, i, sp->rec, sp->run, (size_t)sp->pos, 0);
+		cut[i] = c < r->lo ? r->lo : c > r->hi ? r->hi : c;
+	}
+}
+
 int splitters_cut(const keys_spec *s, const splitters_run *runs, int k, int parts, uint64_t *cuts)
 {
 	for (int i = 0; i < k; i++) {
@@ -96,21 +111,14 @@ int splitters_cut(const keys_spec *s, const splitters_run *runs, int k, int part
 		free(sps);
 		return -ENOMEM;
 	}
-	/* step 6: each splitter located in each run */
+	/* step 6: each splitter located in each run; the splitters are in
+	 * (key, run, position) order, so each run's cuts do not decrease */
 	for (int p = 1; p < parts; p++) {
-		const splitters_key *sp = sps[p - 1].rec ? &sps[p - 1] : NULL;
-		for (int i = 0; i < k; i++) {
-			const splitters_run *r = &runs[i];
-			uint64_t c = r->hi, prev = cuts[(size_t)(p - 1) * k + i];
-			if (sp)
-				c = splitters_rank(s, r->base, (size_t)r->lo, (size_t)r->hi, i, sp->rec, sp->run,
-						   (size_t)sp->pos, 0);
-			if (c < prev)
-				c = prev;
-			if (c > r->hi)
-				c = r->hi;
-			cuts[(size_t)p * k + i] = c;
-		}
+		uint64_t *c = cuts + (size_t)p * k;
+		cut_at(s, runs, k, &sps[p - 1], c);
+		for (int i = 0; i < k; i++)
+			if (c[i] < c[i - k])
+				c[i] = c[i - k];
 	}
 	free(sps);
 	return 0;

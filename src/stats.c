@@ -80,14 +80,14 @@ void stats_print(const job_ctx *c, double wall)
 		fprintf(stderr,
 			"{\"engine\":\"%s\",\"buffer_size\":%" PRIu64 ",\"records\":%" PRIu64 ",\"record_size\":%zu,\"bytes\":%" PRIu64
 			",\"records_out\":%" PRIu64 ",\"chunk_records\":%" PRIu64 ",\"runs\":%" PRIu64
-			",\"spilled_runs\":%" PRIu64 ",\"merge_passes\":%" PRIu64 ",\"merge_pass_spilled_runs\":%" PRIu64 ",\"merge_rounds\":%" PRIu64
+			",\"spilled_runs\":%" PRIu64 ",\"merge_passes\":%" PRIu64 ",\"merge_pass_spilled_runs\":%" PRIu64 ",\"merge_rounds\":%" PRIu64 ",\"merge_parts\":%" PRIu64
 			",\"read_s\":%.6f,\"sort_s\":%.6f,\"spill_s\":%.6f,\"merge_read_s\":%.6f"
 			",\"merge_s\":%.6f,\"write_s\":%.6f,\"gpu_h2d_s\":%.6f,\"gpu_sort_s\":%.6f,\"gpu_d2h_s\":%.6f"
 			",\"gpu_passes\":%" PRIu64 ",\"gpu_retries\":%" PRIu64 ",\"gpu_overlapped_chunks\":%" PRIu64 ",\"gpu_merge_groups\":%" PRIu64 ",\"gpu_merge_spill_groups\":%" PRIu64
 			",\"gpu_merge_cpu_groups\":%" PRIu64 ",\"gpu_merge_read_s\":%.6f,\"gpu_merge_read_wait_s\":%.6f"
 			",\"gpu_merge_fill_s\":%.6f,\"gpu_merge_device_s\":%.6f,\"gpu_merge_store_s\":%.6f,\"start_s\":%.6f,\"wall_s\":%.6f,\"gb_per_s\":%.3f",
 			s->engine, c->o->mem, s->records, c->R, s->records * (uint64_t)c->R, s->records_out, s->chunk,
-			s->runs, s->spilled, s->passes, s->pass_spilled, s->rounds, s->read_s, s->sort_s, s->spill_s, s->mread_s,
+			s->runs, s->spilled, s->passes, s->pass_spilled, s->rounds, s->parts, s->read_s, s->sort_s, s->spill_s, s->mread_s,
 			s->merge_s, s->write_s, c->eng.h2d_s, c->eng.dsort_s, c->eng.d2h_s, c->eng.passes, c->eng.gpu_retries, c->eng.gpu_overlapped, s->gpu_groups,
 			s->gm_spill_groups, s->gm_cpu_groups, s->gm_read_s, s->gm_wait_s, s->gm_fill_s, s->gm_dev_s, s->gm_store_s, s->start_s, wall,
 			wall > 0 ? gb / wall : 0.0);
@@ -125,8 +125,9 @@ void stats_print(const job_ctx *c, double wall)
 	if (s->pass_spilled)
 		snprintf(pass_runs, sizeof pass_runs, " (writing %" PRIu64 " intermediate runs)", s->pass_spilled);
 	fprintf(stderr, "gpusort: stats: chunk %" PRIu64 " records, %" PRIu64 " runs (%" PRIu64
-		" spilled), %" PRIu64 " merge passes%s, %" PRIu64 " rounds, %" PRIu64 " groups merged on the GPU\n",
-		s->chunk, s->runs, s->spilled, s->passes, pass_runs, s->rounds, s->gpu_groups);
+		" spilled), %" PRIu64 " merge passes%s, %" PRIu64 " rounds in %" PRIu64 " parts, %" PRIu64
+		" groups merged on the GPU\n",
+		s->chunk, s->runs, s->spilled, s->passes, pass_runs, s->rounds, s->parts, s->gpu_groups);
 	if (s->spill_mapped)
 		fprintf(stderr, "gpusort: stats: %" PRIu64 " spilled runs stored through a mapping of the spill file by "
 			"every thread, not written\n", s->spill_mapped);

@@ -1716,6 +1716,23 @@ GPUSORT_WRITEBACK_PIECE=4096 gstrun -k u32 -S 1M -T t1 --stats chg.src -o om.wb 
 if ! grep -q '^gpusort: stats: output handed to writeback as it was stored: [0-9.]* [KM]iB, the writer.s [0-9.]* s$' gs.err; then
 	fail "outmap-writeback-stats" "--stats: $(grep -i 'writeback\|output mapped' gs.err | head -n 2 | tr '\n' '|')"
 else check_ok "outmap-writeback-stats" 0 om.wb om.exp gs.err; fi
+# the CPU merge's rounds cut into more parts than threads, which the
+# threads take as each finishes one (merge.c): a spilled merge of 16-byte
+# records with few distinct keys (ties everywhere: the parts' order and
+# their cuts must keep input order) on 4 threads, mapped and through the
+# writer thread, equals the stable reference, and --stats=json counts more
+# parts than 4 a round
+"$GEN" -n 400000 --record-size 16 -k u32 -d fewunique -o mp.bin 2>/dev/null && "$REF" --record-size 16 -k u32 < mp.bin > mp.exp
+for m in 1 0; do
+	GPUSORT_OUTMAP=$m gstrun --record-size 16 -k u32 -S 2M -T t1 --parallel=4 --stats=json mp.bin -o mp.out 2> gs.err
+	rc=$?
+	r=$(sed -n 's/.*"merge_rounds":\([0-9]*\).*/\1/p' gs.err)
+	n=$(sed -n 's/.*"merge_parts":\([0-9]*\).*/\1/p' gs.err)
+	if [ $rc = 0 ] && { [ -z "$r" ] || [ -z "$n" ] || [ "$n" -le $((4 * r)) ]; }; then
+		fail "merge-parts-outmap-$m" "want more than 4 parts a round: rounds '$r', parts '$n'"
+	else check_ok "merge-parts-outmap-$m" $rc mp.out mp.exp gs.err; fi
+done
+rm -f mp.bin mp.exp mp.out
 # another process truncating the output under the mapping (the test build's
 # output-shrinks): SIGBUS ends gpusort with its message, exit 2, the old
 # output kept, no temporary output left
