@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,27 +102,43 @@ void tpool_run(tpool *p, void (*fn)(void *, int, int), void *arg)
 	pthread_mutex_unlock(&p->mu);
 }
 
+/* Pieces a thread of tpool_memcpy, taken as each thread finishes one: a
+ * copy into fresh pages of a mapped output faults on every page, and a
+ * thread that shares its core with another (a read-ahead or writeback
+ * worker) would otherwise hold the step up (merge.c's parts, the same). */
+#define COPY_PIECES_PER_THREAD 8
+#define COPY_MIN_PIECE ((size_t)1 << 18)
+
 struct copy {
 	unsigned char *dst;
 	const unsigned char *src;
-	size_t bytes;
+	size_t bytes, piece;
+	atomic_size_t next;
 };
 
 static void copy_part(void *arg, int t, int n)
 {
+	(void)t;
+	(void)n;
 	struct copy *c = arg;
-	size_t per = c->bytes / (size_t)n, lo = per * (size_t)t;
-	size_t hi = t == n - 1 ? c->bytes : lo + per;
-	memcpy(c->dst + lo, c->src + lo, hi - lo);
+	for (;;) {
+		size_t lo = atomic_fetch_add_explicit(&c->next, c->piece, memory_order_relaxed);
+		if (lo >= c->bytes)
+			break;
+		memcpy(c->dst + lo, c->src + lo, c->bytes - lo < c->piece ? c->bytes - lo : c->piece);
+	}
 }
 
 void tpool_memcpy(tpool *p, void *dst, const void *src, size_t bytes)
 {
-	struct copy c = { dst, src, bytes };
-	if (bytes < ((size_t)1 << 20) || p->n == 1)
+	if (bytes < ((size_t)1 << 20) || p->n == 1) {
 		memcpy(dst, src, bytes); /* waking the pool costs more than it saves */
-	else
-		tpool_run(p, copy_part, &c);
+		return;
+	}
+	size_t piece = bytes / ((size_t)p->n * COPY_PIECES_PER_THREAD);
+	piece = piece < COPY_MIN_PIECE ? COPY_MIN_PIECE : (piece + 4095) & ~(size_t)4095;
+	struct copy c = { dst, src, bytes, piece, 0 };
+	tpool_run(p, copy_part, &c);
 }
 
 void tpool_stop(tpool *p)

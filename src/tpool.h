@@ -27,9 +27,11 @@ int tpool_size(const tpool *p);
 void tpool_run(tpool *p, void (*fn)(void *arg, int t, int n), void *arg);
 
 /*
- * memcpy(dst, src, bytes) split into tpool_size(p) parts run at once: one
- * thread copies at about 10 GB/s, far below the memory's bandwidth, and the
- * device-resident path copies every byte it keeps or merges.
+ * memcpy(dst, src, bytes) on all of the pool's threads, in pieces (about 8 a
+ * thread, whole pages, at least 256 KiB) that each takes as it finishes
+ * one: one thread copies at about 10 GB/s, far below the memory's
+ * bandwidth, and the device-resident path copies every byte it keeps or
+ * merges.
  */
 void tpool_memcpy(tpool *p, void *dst, const void *src, size_t bytes);
 

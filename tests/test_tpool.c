@@ -97,8 +97,10 @@ int main(void)
 	} TEST_END();
 	TEST_BEGIN("tpool/memcpy-exact") {
 		/* sizes below and above the pool's 1 MiB threshold, odd lengths and
-		 * offsets, 1 to 5 parts: the copy must be byte-exact and stay in bounds */
-		size_t sizes[] = { 0, 1, 4095, (1u << 20) - 1, 1u << 20, (3u << 20) + 7, (9u << 20) + 13 };
+		 * offsets, 1 to 5 threads, pieces of the 256 KiB least and larger
+		 * (41 MiB on 5 threads: ~1 MiB, a short last one): the copy must be
+		 * byte-exact and stay in bounds */
+		size_t sizes[] = { 0, 1, 4095, (1u << 20) - 1, 1u << 20, (3u << 20) + 7, (9u << 20) + 13, (41u << 20) + 4097 };
 		unsigned long long seed = 5;
 		for (int n = 1; n <= 5; n += 2) {
 			tpool *p = NULL;
