@@ -219,6 +219,24 @@ void job_map_output(job_ctx *c, sink *out, int64_t bytes)
 		c->st.out_mapped = 1;
 }
 
+/*
+ * Whether the merge's output goes through a mapping: not for spilled runs
+ * merged on the CPU by one or two threads. There a mapped page costs a
+ * fault and the kernel's zero-fill before the merge's stores, where the
+ * writer thread's write(2) only copies, and with no core to spare the cost
+ * is the job's: on the 2-core VM 512 MiB of u64 with -S 32M took 1.6-1.9 s
+ * through the writer against 2.3-3.4 s mapped (merge 0.75-0.89 against
+ * 1.4-2.0 s; 2.0-2.9 against 2.5-3.2 s on one thread). On 16 threads the
+ * mapping wins (H200 machine, 16 GiB: 17.5-18.1 against 18.4-19.1 s);
+ * between 3 and 15 nothing is measured, and the mapping stays
+ * (bench/results/h200-merge-parts-2026-11-29.md section 1,
+ * cpu-merge-outmap-2core-2026-11-29.md).
+ */
+static int merge_maps_output(const job_ctx *c)
+{
+	return !(c->st.spilled && !c->eng.gpu && c->o->threads <= 2);
+}
+
 /* --verify's verdict on the written output; 0 or -1 (c->r filled). */
 static int verify_output(job_ctx *c)
 {
@@ -288,7 +306,8 @@ void job_sort(const job_opts *o, job_result *r)
 		 * the writer starts as soon as one is full, and writing (one thread
 		 * per file) is the stage to keep busy */
 		if (sink_close(&out) == 0 && open_sink(&c, &out, merge_phase_sink_bytes(&c)) == 0) {
-			job_map_output(&c, &out, merge_phase_bytes(&c));
+			if (merge_maps_output(&c))
+				job_map_output(&c, &out, merge_phase_bytes(&c));
 			if (c.st.spilled)
 				sink_writeback_early(&out, c.o->knobs.writeback_piece > 0 ? (size_t)c.o->knobs.writeback_piece : 0);
 			merge_phase(&c, &out);

@@ -1669,18 +1669,21 @@ done
 # mapping starts mid-page (an offset left by a command before), over a
 # longer file (`1<>`: the rest kept, as write(2)s keep it) and with -u
 # (fewer bytes than mapped: the file cut back); --stats says which it was.
+# These spilled merges run on 4 threads: on one or two the CPU merge of
+# spilled runs goes through the writer thread (job.c merge_maps_output),
+# which the outmap-spilled-threads cases check.
 gen -n 300000 -k u32 --dist fewunique --seed 93 -o om.bin
 "$REF" -k u32 -u < om.bin > om.expu
 "$REF" -k u32 < chg.src > om.exp
 for m in 1 0; do
-	GPUSORT_OUTMAP=$m gstrun -k u32 -S 1M -T t1 --stats chg.src -o om.$m 2> gs.err
+	GPUSORT_OUTMAP=$m gstrun -k u32 -S 1M -T t1 --parallel=4 --stats chg.src -o om.$m 2> gs.err
 	rc=$?
 	mapped=$(grep -c 'output mapped' gs.err)
 	if [ $rc = 0 ] && [ "$mapped" != $m ]; then fail "outmap-$m-stats" "'output mapped' said $mapped times (want $m)"
 	else check_ok "outmap-$m-spilled" $rc om.$m om.exp gs.err; fi
-	GPUSORT_OUTMAP=$m gstrun -k u32 -u -S 1M -T t1 om.bin -o om.u$m 2> gs.err
+	GPUSORT_OUTMAP=$m gstrun -k u32 -u -S 1M -T t1 --parallel=4 om.bin -o om.u$m 2> gs.err
 	check_ok "outmap-$m-unique" $? om.u$m om.expu gs.err
-	{ printf 'abc'; GPUSORT_OUTMAP=$m gstrun -k u32 -u -S 1M -T t1 --stats om.bin; } > om.off$m 2> gs.err
+	{ printf 'abc'; GPUSORT_OUTMAP=$m gstrun -k u32 -u -S 1M -T t1 --parallel=4 --stats om.bin; } > om.off$m 2> gs.err
 	rc=$?
 	{ printf 'abc'; cat om.expu; } > om.offexp
 	if [ $rc = 0 ] && [ "$(grep -c 'output mapped' gs.err)" != $m ]; then fail "outmap-$m-stdout-at-offset" "not mapped"
@@ -1688,19 +1691,31 @@ for m in 1 0; do
 	# over a longer file: sorted records, then -u's (the rest kept)
 	head -c 5000000 /dev/urandom > om.long
 	{ cat om.exp; tail -c +$(( $(fsize om.exp) + 1 )) om.long; } > om.longexp
-	GPUSORT_OUTMAP=$m gstrun -k u32 -S 1M -T t1 chg.src 1<> om.long 2> gs.err
+	GPUSORT_OUTMAP=$m gstrun -k u32 -S 1M -T t1 --parallel=4 chg.src 1<> om.long 2> gs.err
 	check_ok "outmap-$m-over-longer-file" $? om.long om.longexp gs.err
 	{ cat om.expu; tail -c +$(( $(fsize om.expu) + 1 )) om.long; } > om.longexp
-	GPUSORT_OUTMAP=$m gstrun -k u32 -u -S 1M -T t1 om.bin 1<> om.long 2> gs.err
+	GPUSORT_OUTMAP=$m gstrun -k u32 -u -S 1M -T t1 --parallel=4 om.bin 1<> om.long 2> gs.err
 	check_ok "outmap-$m-unique-over-longer-file" $? om.long om.longexp gs.err
 done
+# the CPU merge of spilled runs on one or two threads writes through the
+# writer thread, on three the mapping (merge_maps_output): --stats=json
+# says which, and the bytes are refsort's either way
+for p in 1 2 3; do
+	want=$([ $p -le 2 ] && echo 0 || echo 1)
+	gstrun -k u32 -S 1M -T t1 --parallel=$p --stats=json chg.src -o om.p$p 2> gs.err
+	rc=$?
+	if [ $rc = 0 ] && ! grep -q "\"output_mapped\":$want" gs.err; then
+		fail "outmap-spilled-threads-$p" "want output_mapped $want: $(grep -o '"output_mapped":[0-9]*' gs.err)"
+	else check_ok "outmap-spilled-threads-$p" $rc om.p$p om.exp gs.err; fi
+done
+rm -f om.p1 om.p2 om.p3
 # a spilled job's mapped output handed to writeback as it is stored
 # (sink_writeback_early; the test build's GPUSORT_WRITEBACK_PIECE cuts it
 # into 4 KiB pieces, so that a small output has many): the same bytes, and
 # --stats says how many were handed over, at most the output's; an output
 # through the writer thread (GPUSORT_OUTMAP=0) and a job that kept its runs
 # leave every byte to the kernel's writeback
-for wb in "mapped:1:-S 1M -T t1" "written:0:-S 1M -T t1" "kept:1:"; do
+for wb in "mapped:1:-S 1M -T t1 --parallel=4" "written:0:-S 1M -T t1 --parallel=4" "kept:1:"; do
 	nm=outmap-writeback-${wb%%:*}
 	a=${wb#*:}
 	GPUSORT_OUTMAP=${a%%:*} GPUSORT_WRITEBACK_PIECE=4096 gstrun -k u32 ${a#*:} --stats=json chg.src -o om.wb 2> gs.err
@@ -1712,7 +1727,7 @@ for wb in "mapped:1:-S 1M -T t1" "written:0:-S 1M -T t1" "kept:1:"; do
 	elif [ $rc = 0 ] && [ "${wb%%:*}" != mapped ] && [ "$n" != 0 ]; then fail "$nm" "$n bytes handed to writeback (want 0)"
 	else check_ok "$nm" $rc om.wb om.exp gs.err; fi
 done
-GPUSORT_WRITEBACK_PIECE=4096 gstrun -k u32 -S 1M -T t1 --stats chg.src -o om.wb 2> gs.err
+GPUSORT_WRITEBACK_PIECE=4096 gstrun -k u32 -S 1M -T t1 --parallel=4 --stats chg.src -o om.wb 2> gs.err
 if ! grep -q '^gpusort: stats: output handed to writeback as it was stored: [0-9.]* [KM]iB, the writer.s [0-9.]* s$' gs.err; then
 	fail "outmap-writeback-stats" "--stats: $(grep -i 'writeback\|output mapped' gs.err | head -n 2 | tr '\n' '|')"
 else check_ok "outmap-writeback-stats" 0 om.wb om.exp gs.err; fi
@@ -1737,7 +1752,7 @@ rm -f mp.bin mp.exp mp.out
 # output-shrinks): SIGBUS ends gpusort with its message, exit 2, the old
 # output kept, no temporary output left
 printf 'old output\n' > om.shr
-(GPUSORT_FAULT=output-shrinks; export GPUSORT_FAULT; gstrun -k u32 -S 1M -T t1 chg.src -o om.shr) > /dev/null 2> gs.err
+(GPUSORT_FAULT=output-shrinks; export GPUSORT_FAULT; gstrun -k u32 -S 1M -T t1 --parallel=4 chg.src -o om.shr) > /dev/null 2> gs.err
 rc=$?
 if [ $rc != 2 ]; then fail "outmap-output-shrinks" "exit status $rc (want 2): $(first gs.err)"
 elif [ "$(cat gs.err)" != "gpusort: an input file shrank while it was read, or the output file while it was written: stopped" ]; then
@@ -1749,7 +1764,7 @@ gsrun -k u32 -S 1M -T t1 --stats chg.src 2> gs.err | cat > om.pipe
 if grep -q 'output mapped' gs.err; then fail "outmap-not-into-pipe" "--stats: $(grep 'output mapped' gs.err)"
 else check_ok "outmap-not-into-pipe" 0 om.pipe om.exp gs.err; fi
 # --verify's sums run over the complete mapping (sink_close)
-gsrun -k u32 -S 1M -T t1 --verify --stats=json chg.src -o om.v 2> gs.err
+gsrun -k u32 -S 1M -T t1 --parallel=4 --verify --stats=json chg.src -o om.v 2> gs.err
 if ! grep -q '"output_mapped":1' gs.err; then fail "outmap-under-verify" "JSON: output not mapped: $(first gs.err)"
 elif ! grep -q 'verify: [0-9]* records, order ok, multiset ok' gs.err; then fail "outmap-under-verify" "no verify notice: $(first gs.err)"
 else check_ok "outmap-under-verify" 0 om.v om.exp gs.err; fi
