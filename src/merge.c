@@ -164,8 +164,8 @@ static int advance(struct mctx *m, struct src *x)
  * round lasted as long as its slowest part, and on the H200 machine (16
  * threads, 32 spilled runs) the slowest took 1.5x the mean (a merging thread
  * shares its core with the read-ahead and writeback workers, and faults on
- * the output's fresh pages): 6.2-7.2 s of merge against 4.3-4.5 s with 8
- * parts a thread (bench/results/h200-merge-parts-2026-11-29.md).
+ * the output's fresh pages): the rounds' parallel merge took 6.2-7.2 s,
+ * 4.3-4.5 s with 8 parts a thread (bench/results/h200-merge-parts-2026-11-29.md).
  */
 #define PARTS_PER_THREAD 8
 /* Records a part, per run merged, below which parts are not added beyond

@@ -28,7 +28,7 @@ void tpool_run(tpool *p, void (*fn)(void *arg, int t, int n), void *arg);
 
 /*
  * memcpy(dst, src, bytes) on all of the pool's threads, in pieces (about 8 a
- * thread, whole pages, at least 256 KiB) that each takes as it finishes
+ * thread, multiples of 4 KiB, at least 256 KiB) that each takes as it finishes
  * one: one thread copies at about 10 GB/s, far below the memory's
  * bandwidth, and the device-resident path copies every byte it keeps or
  * merges.
