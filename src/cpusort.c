@@ -159,32 +159,18 @@ static inline void npar_set(struct npar *q, int t, int p, uint32_t d, uint64_t v
  * streamed chunk of a small input cuts it into hundreds of such buckets. */
 #define NATIVE_SMALL 64
 
-#define NATIVE_INSERTION(T, ENC, DEC)                                     \
-	do {                                                              \
-		T *v = (T *)a;                                            \
-		if (!encoded)                                             \
-			for (size_t i = 0; i < n; i++)                    \
-				v[i] = ENC(k, v[i]);                      \
-		for (size_t i = 1; i < n; i++) {                          \
-			const T x = v[i];                                 \
-			size_t j = i;                                     \
-			for (; j > 0 && v[j - 1] > x; j--)                \
-				v[j] = v[j - 1];                          \
-			v[j] = x;                                         \
-		}                                                         \
-		for (size_t i = 0; i < n; i++)                            \
-			v[i] = DEC(k, v[i]);                              \
-	} while (0)
-
 /* cpusort_native_par of a few items (n <= NATIVE_SMALL), in place in a: a
  * record is its key, so equal keys are equal records and the order among
  * them cannot show. */
 static uint8_t *native_small(const keys_native *k, uint8_t *a, size_t n, int encoded)
 {
-	if (k->width == 8)
-		NATIVE_INSERTION(uint64_t, keys_native_enc64, keys_native_dec64);
-	else
-		NATIVE_INSERTION(uint32_t, keys_native_enc32, keys_native_dec32);
+	if (!encoded && k->width == 8)
+		for (size_t i = 0; i < n; i++)
+			((uint64_t *)a)[i] = keys_native_enc64(k, ((uint64_t *)a)[i]);
+	else if (!encoded)
+		for (size_t i = 0; i < n; i++)
+			((uint32_t *)a)[i] = keys_native_enc32(k, ((uint32_t *)a)[i]);
+	cpusort_native_insertion(k, a, n);
 	return a;
 }
 
@@ -270,7 +256,7 @@ size_t cpusort_test_msd_bucket = (size_t)1 << 15;
  * six LSD passes scattered over 16 MiB to 2048 places measured 5.7 ns a key,
  * against ~1.2 in cache, NOTES.md section 4) is cut by one MSD pass on the
  * highest bits that differ into buckets of about MSD_BUCKET records, which
- * the threads then sort one each by cpusort_native_par in their cache, as
+ * the threads then sort one each by cpusort_native_bucket in their cache, as
  * cpustream.c does for the streamed chunk. Phases (struct msd.phase):
  * 0 encode in place and OR together every key's difference from the first;
  * 1 count the digit; 2 scatter into b (stable: slices in order);
@@ -336,8 +322,8 @@ static void msd_part(void *arg, int t, int nt)
 			if (!m)
 				continue;
 			uint8_t *x = q->b + lo * W;
-			uint8_t *r = cpusort_native_par(q->k, x, q->a + lo * W, m, q->shift, 1, 1,
-							q->ncnt + (size_t)t * cpusort_native_counters(1, q->n));
+			uint8_t *r = cpusort_native_bucket(q->k, x, q->a + lo * W, m, q->shift,
+							   q->ncnt + (size_t)t * cpusort_native_counters(1, q->n));
 			q->inb[d] = r == x;
 		}
 		return;

@@ -143,6 +143,31 @@ int cpusort_radix_msd_parts(uint8_t *a, uint8_t *b, size_t n, size_t stride, uin
  */
 uint8_t *cpusort_native_par(const keys_native *k, uint8_t *a, uint8_t *b, size_t n, int bits, int encoded, int nt,
 			    void *counters);
+/*
+ * cpusort_native_par's sort of one bucket on the calling thread, in its
+ * cache (cpustream.c's buckets, the MSD pass's in cpusort.c): a holds n
+ * encoded native integers (keys_native_enc64/32) of key-only records, b
+ * room for n; both aligned to k->width; bits as cpusort_native_par's (the
+ * items differ only in their low `bits` bits; 0: unknown). Two LSD passes
+ * on the top bits that differ among them, then the few items whose
+ * prefixes are equal sorted by insertion (cpusort_bucket.c), instead of a
+ * pass for every 11 bits below the partition's: about half the time for
+ * random u64 keys; keys within two digits (bits <= 22), and keys whose top
+ * bits take few values, go to cpusort_native_par. Stable, as
+ * every pass is (which key-only records could not show: equal keys are
+ * equal records).
+ * counters: cpusort_native_counters(1, n) bytes, 8-byte aligned. Returns a
+ * or b, the buffer holding the n records sorted and decoded; cannot fail.
+ */
+uint8_t *cpusort_native_bucket(const keys_native *k, uint8_t *a, uint8_t *b, size_t n, int bits, void *counters);
+/*
+ * Insertion sort of the n encoded native integers at a (k->width bytes
+ * each, aligned), ascending, then each decoded back into its record, in
+ * place: the sort of a few items (cpusort_native_par's and
+ * cpusort_native_bucket's at most 64 and 32), where counting passes cost
+ * more than they save. Stable.
+ */
+void cpusort_native_insertion(const keys_native *k, uint8_t *a, size_t n);
 /* Bytes of counters cpusort_native_par needs for nt threads and n records
  * (48 KiB a thread; 96 KiB past UINT32_MAX records). */
 size_t cpusort_native_counters(int nt, size_t n);

@@ -38,7 +38,7 @@ struct cpustream {
 	int pre;                 /* num for several keys covering the record: items are
 				  * keys_word_enc's words, kn the identity */
 	keys_word kw;
-	uint8_t *ncnt;           /* num: cpusort_native_par's counters, a slice per pool thread */
+	uint8_t *ncnt;           /* num: the bucket sorts' counters, a slice per pool thread */
 	tpool *tp;
 	int bits;                /* partition bits */
 	size_t nb;               /* buckets (1 << bits) */
@@ -324,17 +324,19 @@ static size_t bucket_len(const struct cpustream *S, size_t d)
 
 /*
  * A num bucket of m items at x (y: room for m): sorted on the bits below
- * the partition's and turned back into records, in x or y (returned), by
- * cpusort_native_par: on one thread in the core's cache (counters: that
+ * the partition's and turned back into records, in x or y (returned): by
+ * cpusort_native_bucket on one thread in the core's cache (counters: that
  * thread's, allocated with the stream), or, for a bucket too large for one
- * (skewed keys), on all threads, whose passes skip the digits that every
- * item shares (all-equal keys: none moves).
+ * (skewed keys), by cpusort_native_par on all threads, whose passes skip
+ * the digits that every item shares (all-equal keys: none moves).
  */
 static uint8_t *sort_native(struct cpustream *S, uint8_t *x, uint8_t *y, size_t m, int threads, int t)
 {
 	/* one thread: its own slice; all threads: the whole (no step runs then) */
-	void *cnt = threads > 1 ? S->ncnt : S->ncnt + (size_t)t * cpusort_native_counters(1, m);
-	return cpusort_native_par(&S->kn, x, y, m, S->nshift, 1, threads, cnt);
+	if (threads == 1)
+		return cpusort_native_bucket(&S->kn, x, y, m, S->nshift,
+					     S->ncnt + (size_t)t * cpusort_native_counters(1, m));
+	return cpusort_native_par(&S->kn, x, y, m, S->nshift, 1, threads, S->ncnt);
 }
 
 /*

@@ -17,7 +17,7 @@
  * themselves, their key bytes normalized; those of one 4- or 8-byte key as native
  * integers (keys_native: no byte-wise passes; the partition's scatter goes
  * through a line buffer per bucket with non-temporal stores, and each
- * bucket is sorted by cpusort_native_par). Otherwise (key prefix, record
+ * bucket is sorted by cpusort_native_bucket). Otherwise (key prefix, record
  * index) entries are, and each bucket's records are gathered into the second
  * record buffer when it is sorted (moving 16-byte entries instead of wide
  * records twice). The counting pass can run while the chunk is read
