@@ -167,13 +167,48 @@ int main(void)
 					       "u32",	      "i32",	 "f32:r",	 "u32be:r",
 					       "u32,i32:r",   "f32,u32", "i16be,u8,bytes1:r", "u8@7,bytes7@0" };
 		static const int ks[] = { 2, 3, 5, 16, 64, 65, 70 };
+		/* the two trees meet in the middle: totals of 1 to 6 records over
+		 * three ranges, each split every way, of all-zero, all-ones and
+		 * random records (the extremes tie the exhausted leaves' words) */
+		for (size_t ti = 0; ti < 2; ti++) {
+			keys_spec w = key_only(types[ti * 4]);
+			size_t R = w.record_size;
+			g_spec = &w;
+			for (int v = 0; v < 3; v++)
+			for (int total = 1; total <= 6; total++)
+				for (int a = 0; a <= total; a++)
+					for (int b = 0; a + b <= total; b++) {
+						size_t n[3] = { (size_t)a, (size_t)b, (size_t)(total - a - b) };
+						uint8_t in[3][48], out[56], ref[48];
+						lt_range r[3];
+						size_t o = 0;
+						for (int i = 0; i < 3; i++) {
+							for (size_t j = 0; j < n[i] * R; j++) /* zeros, ones or any */
+								in[i][j] = (uint8_t)(v == 0 ? 0 : v == 1 ? 0xff : unit_rand(&seed));
+							qsort(in[i], n[i], R, spec_cmp);
+							memcpy(ref + o * R, in[i], n[i] * R);
+							o += n[i];
+							r[i] = (lt_range){ in[i], n[i] };
+						}
+						qsort(ref, (size_t)total, R, spec_cmp);
+						memset(out, 0xa5, sizeof out);
+						size_t got = lt_merge(&w, r, 3, out);
+						CHECK(got == (size_t)total && !memcmp(out, ref, (size_t)total * R) &&
+							      out[total * R] == 0xa5,
+						      "%s total %d as %d+%d+%d: merged wrongly", types[ti * 4], total, a, b,
+						      total - a - b);
+					}
+		}
 		for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
 			keys_spec w = key_only(types[ti]);
 			size_t R = w.record_size;
 			g_spec = &w;
 			for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++) {
 				int k = ks[ki];
-				int ties = (int)(ki % 2); /* keys from 5 values, or any bits */
+				/* keys from 5 values, or any bits; every third case
+				 * also all-zero and all-ones records (the extremes,
+				 * which tie the exhausted leaves' words in both trees) */
+				int ties = (int)(ki % 2), extremes = (int)((ti + ki) % 3 == 0);
 				uint8_t *runs[70];
 				lt_range r[70];
 				size_t total = 0, n[70];
@@ -189,6 +224,10 @@ int main(void)
 							memset(runs[i] + j * R, 0, R);
 							runs[i][j * R + (j % 2 ? 0 : R - 1)] = (uint8_t)(unit_rand(&seed) % 5);
 						}
+					if (extremes)
+						for (size_t j = 0; j < n[i]; j++)
+							if (unit_rand(&seed) % 3 == 0)
+								memset(runs[i] + j * R, unit_rand(&seed) % 2 ? 0xff : 0, R);
 					qsort(runs[i], n[i], R, spec_cmp);
 					r[i] = (lt_range){ runs[i], n[i] };
 					total += n[i];
