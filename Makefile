@@ -130,7 +130,7 @@ tests/bin/gpusort-test: $(HB)/src/main.o $(HOOK_OBJ)
 	$(say) LINK $@
 	$(Q)$(CC) $(ALLCFLAGS) -o $@ $(HB)/src/main.o $(HOOK_OBJ) $(LDLIBS)
 
-tests/bin/%: tests/%.c tests/unit.h $(HOOK_OBJ)
+tests/bin/%: tests/%.c tests/unit.h tests/unit_keys.h $(HOOK_OBJ)
 	@mkdir -p tests/bin
 	$(say) CC $@
 	$(Q)$(CC) $(ALLCFLAGS) -DGPUSORT_TEST_HOOKS=1 -Isrc -o $@ $< $(HOOK_OBJ) $(LDLIBS)

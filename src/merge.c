@@ -11,15 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MIN_WINDOW_BYTES (64u << 10)
-/* Records per thread below which a round is merged on one thread. A round
- * holds about one window's worth of records in all (it ends at the least
- * last record of k windows): 12 Ki records for 64 runs in -S 32M, so the
- * former bound of 64 Ki records left every round of such a merge on one
- * thread. The pool's hand-off (a condition variable) and the splitters
- * (T samples a run, k binary searches a cut) cost a few microseconds, the
- * merge of 4 Ki records some tens. */
+#define MIN_BUFFER_BYTES (64u << 10)
+/* Records per thread below which a round is merged on one thread: the
+ * pool's hand-off (a condition variable) and the splitters (T samples a
+ * run, k binary searches a cut) cost a few microseconds, the merge of 4 Ki
+ * records some tens. */
 #define PAR_MIN_PER_THREAD 4096u
+/* A file run takes its next window when W / CARRY_DIV or fewer of its
+ * records are left unmerged, copying them in front of it. Carried at W, the
+ * copies were about half the records merged (16 GiB of u64, 32 runs on the
+ * H200 machine: the merge 0.1 s longer than with the tail left behind); at
+ * W / 4 an eighth, and a round, ending at the least last record in memory
+ * of the runs, still holds k W / 4 records or more. */
+#define CARRY_DIV 4
 /* Read-ahead workers for the file runs, each run on one of them. One
  * thread read 16 GiB of spilled runs back from the page cache at 2.3-2.5
  * GB/s (busy 6.4-7.0 s of a 6.7-7.4 s merge on the H200 machine), so that
@@ -29,7 +33,9 @@
 size_t merge_window_records(const keys_spec *s, int k, size_t budget)
 {
 	size_t R = s->record_size;
-	size_t w = budget / (2 * (size_t)(k ? k : 1) * R);
+	/* two buffers a run, each a window and the room before it for the
+	 * tail of the window before */
+	size_t w = budget / (4 * (size_t)(k ? k : 1) * R);
 	/* whole IO_ALIGN blocks keep window reads on O_DIRECT */
 	size_t unit = io_align_records(R);
 	if (w >= unit)
@@ -39,7 +45,7 @@ size_t merge_window_records(const keys_spec *s, int k, size_t budget)
 
 int merge_max_fanin(const keys_spec *s, size_t budget)
 {
-	size_t per = 2 * (MIN_WINDOW_BYTES > s->record_size ? MIN_WINDOW_BYTES : s->record_size);
+	size_t per = 2 * (MIN_BUFFER_BYTES > s->record_size ? MIN_BUFFER_BYTES : s->record_size);
 	size_t k = budget / per;
 	if (k > MERGE_MAX_FANIN)
 		k = MERGE_MAX_FANIN;
@@ -49,10 +55,10 @@ int merge_max_fanin(const keys_spec *s, size_t budget)
 /* One run as the merge sees it. */
 struct src {
 	run *r;
-	uint8_t *win[2];     /* file runs: window buffers */
-	int cur;             /* window being merged */
-	const uint8_t *p;    /* records of the current window */
-	size_t cnt, pos;     /* records in it; next to merge */
+	uint8_t *win[2];     /* file runs: buffers of 2 W records, a window read into the second half */
+	int cur;             /* buffer being merged */
+	const uint8_t *p;    /* records in memory: the tail carried over, then the current window */
+	size_t cnt, pos;     /* records at p; next to merge */
 	int last;            /* the current window ends the run */
 	uint64_t next;       /* file runs: next record to read */
 	io_job job;
@@ -69,6 +75,7 @@ struct mctx {
 	struct src *src;
 	int k;
 	size_t W;            /* window records */
+	size_t carry;        /* most records a file run carries to its next window */
 	io_worker io[MERGE_READERS];
 	int nio;             /* workers started */
 	int err, bad_run;
@@ -93,7 +100,7 @@ static void prefetch(struct mctx *m, struct src *x)
 {
 	run *r = x->r;
 	size_t R = x->R;
-	uint8_t *buf = x->win[1 - x->cur];
+	uint8_t *buf = x->win[1 - x->cur] + m->W * R;
 	if (r->stream) {
 		x->job = (io_job){ .op = IO_JOB_READ, .f = r->file, .buf = buf, .len = m->W * R,
 				   .cap = m->W * R + IO_ALIGN, .arg = x };
@@ -112,19 +119,28 @@ static void prefetch(struct mctx *m, struct src *x)
 }
 
 /*
- * Make the next window current. Memory runs slide a W-record window over the
- * run; file runs take the prefetched buffer and start reading the one after.
- * Returns 0 or -errno.
+ * Extend a run's records in memory by its next window, after the records
+ * not yet merged (at most W of them). A round ends at the least last record
+ * in memory among the runs; with each run's unmerged tail left in its own
+ * window, that was the first window's end among k runs, and a round held
+ * about W records in all (64 u64 runs in -S 32M: 5441 rounds of 12 Ki
+ * records, each paying k binary searches and the threads' hand-off). With
+ * the tail carried in front of the next window, every run holds W to 2 W
+ * records at a round's start, and a round about k W.
+ * Memory runs slide a window of up to 2 W records to their first unmerged
+ * one. File runs wait for the read-ahead into the other buffer's second
+ * half, in front of which the last round copied the tail (carry_tail), and
+ * start reading the window after. Returns 0 or -errno.
  */
 static int advance(struct mctx *m, struct src *x)
 {
 	run *r = x->r;
-	size_t R = x->R;
+	size_t R = x->R, tail = x->cnt - x->pos;
 	if (r->mem) {
-		x->p = r->mem + x->next * R;
-		uint64_t left = r->n - x->next;
-		x->cnt = left < m->W ? (size_t)left : m->W;
-		x->next += x->cnt;
+		uint64_t at = x->next - tail, left = r->n - at;
+		x->p = r->mem + at * R;
+		x->cnt = left < 2 * m->W ? (size_t)left : 2 * m->W;
+		x->next = at + x->cnt;
 		x->pos = 0;
 		x->last = x->next == r->n;
 		return 0;
@@ -135,25 +151,42 @@ static int advance(struct mctx *m, struct src *x)
 	x->pending = 0;
 	if (got < 0)
 		return (int)got;
+	size_t n = (size_t)got / R;
 	if (r->stream) {
 		if ((size_t)got % R)
 			return -EPROTO;
-		x->cnt = (size_t)got / R;
 		x->last = (size_t)got < m->W * R;
-		r->n = x->next + x->cnt; /* known so far */
+		r->n = x->next + n; /* known so far */
 	} else {
 		if ((size_t)got != x->job.len) /* the file is shorter than the run: truncated meanwhile, */
 			return r->zfile ? -ENODATA : -EIO; /* or its decompressor stopped early */
-		x->cnt = (size_t)got / R;
-		x->last = x->next + x->cnt == r->n;
+		x->last = x->next + n == r->n;
 	}
-	x->next += x->cnt;
+	x->next += n;
 	x->cur = 1 - x->cur;
-	x->p = x->win[x->cur];
+	x->p = x->win[x->cur] + (m->W - tail) * R;
+	x->cnt = tail + n;
 	x->pos = 0;
 	if (!x->last)
 		prefetch(m, x);
 	return 0;
+}
+
+/* Does file run x take its next window at the next round's start (its tail
+ * after this round's cut, at most W records, is then carried)? */
+static int carries(const struct mctx *m, const struct src *x)
+{
+	return !x->r->mem && !x->last && x->cnt - x->cut <= m->carry;
+}
+
+/* Copy file run x's records after this round's cut in front of the window
+ * being read into its other buffer's second half. The read does not touch
+ * the first half, and nothing is merged there: the run moved off that
+ * buffer a round or more ago. */
+static void carry_tail(const struct mctx *m, const struct src *x)
+{
+	size_t R = x->R, tail = x->cnt - x->cut;
+	memcpy(x->win[1 - x->cur] + (m->W - tail) * R, x->p + x->cut * R, tail * R);
 }
 
 /* ---- one round -------------------------------------------------------- */
@@ -180,7 +213,9 @@ struct round {
 	size_t *outoff;      /* [parts + 1]: first output record of each part */
 	uint8_t *out;
 	int T, parts;
-	atomic_int next;     /* the next part to take */
+	int *carry;          /* [k]: runs whose tails are copied (carry_tail) */
+	int ncarry;          /* tasks after the parts: one a run in carry */
+	atomic_int next;     /* the next task to take */
 };
 
 static void merge_part(struct round *rd, int p, int t)
@@ -201,8 +236,12 @@ static void merge_parts(void *arg, int t, int nt)
 {
 	(void)nt;
 	struct round *rd = arg;
-	for (int p; (p = atomic_fetch_add_explicit(&rd->next, 1, memory_order_relaxed)) < rd->parts;)
-		merge_part(rd, p, t);
+	/* the copies come last, for the threads that finish their parts first */
+	for (int p; (p = atomic_fetch_add_explicit(&rd->next, 1, memory_order_relaxed)) < rd->parts + rd->ncarry;)
+		if (p < rd->parts)
+			merge_part(rd, p, t);
+		else
+			carry_tail(rd->m, &rd->m->src[rd->carry[p - rd->parts]]);
 }
 
 /*
@@ -294,7 +333,7 @@ static ssize_t register_windows(io_job *j, io_ring *ring)
 			for (int b = 0; b < 2; b++)
 				if (m->src[i].win[b] && m->src[i].w == g->w) {
 					bufs[n] = m->src[i].win[b];
-					lens[n++] = m->W * m->src[i].R + IO_ALIGN;
+					lens[n++] = 2 * m->W * m->src[i].R + IO_ALIGN;
 				}
 		rc = io_ring_register(ring, bufs, lens, n);
 	}
@@ -313,10 +352,13 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 	for (int i = 0; i < k; i++)
 		nfile += runs[i]->mem == NULL;
 	m.W = merge_window_records(s, nfile ? nfile : 1, budget);
-	/* one round is at most k windows: it must fit a sink buffer */
-	size_t maxw = sink_max_records(out) / (size_t)(k ? k : 1);
-	if (m.W > maxw)
-		m.W = maxw ? maxw : 1;
+	/* a round must fit a sink buffer: it takes at most Q records a run,
+	 * and a run holds at most 2 W, which Q bounds but for W's floor of 1 */
+	size_t Q = sink_max_records(out) / (size_t)(k ? k : 1);
+	Q = Q ? Q : 1;
+	if (m.W > Q / 2)
+		m.W = Q / 2 ? Q / 2 : 1;
+	m.carry = m.W / CARRY_DIV;
 	m.src = calloc((size_t)(k ? k : 1), sizeof *m.src);
 	int T = threads < 1 ? 1 : threads;
 	tpool *pool = NULL;
@@ -327,7 +369,8 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 	size_t *outoff = calloc((size_t)P + 1, sizeof *outoff);
 	lt_range *rg = calloc((size_t)T * (k ? k : 1), sizeof *rg);
 	splitters_run *ranges = calloc((size_t)(k ? k : 1), sizeof *ranges);
-	if (!m.src || !cuts || !outoff || !rg || !ranges) {
+	int *carry = calloc((size_t)(k ? k : 1), sizeof *carry);
+	if (!m.src || !cuts || !outoff || !rg || !ranges || !carry) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -344,7 +387,7 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 			run_hash_reset_reader(&runs[i]->hash);
 		if (!runs[i]->mem) {
 			for (int b = 0; b < 2; b++) {
-				x->win[b] = util_alloc_aligned(m.W * R + IO_ALIGN, IO_ALIGN);
+				x->win[b] = util_alloc_aligned(2 * m.W * R + IO_ALIGN, IO_ALIGN);
 				if (!x->win[b]) {
 					rc = -ENOMEM;
 					goto stop;
@@ -375,12 +418,22 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 			fail(&m, i, rc);
 			goto stop;
 		}
+		/* the first round's start takes the second window behind this one */
+		x->cut = x->pos;
+		if (carries(&m, x))
+			carry_tail(&m, x);
 	}
-	struct round rd = { .m = &m, .ranges = ranges, .cuts = cuts, .rg = rg, .outoff = outoff };
+	struct round rd = { .m = &m, .ranges = ranges, .cuts = cuts, .rg = rg, .outoff = outoff, .carry = carry };
 	for (;;) {
-		/* windows used up get their successors */
+		/* runs with W records or fewer in memory take their next window
+		 * (read ahead since they last took one; their tails carried in
+		 * front of it by the last round) */
 		for (int i = 0; i < k; i++) {
 			struct src *x = &m.src[i];
+			if (!x->last && (x->r->mem || x->cnt - x->pos <= m.carry) && (rc = advance(&m, x))) {
+				fail(&m, i, rc);
+				goto stop;
+			}
 			while (x->pos == x->cnt && !x->last) {
 				if ((rc = advance(&m, x))) {
 					fail(&m, i, rc);
@@ -388,15 +441,20 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 				}
 			}
 		}
-		/* the limit: the least "last record of a window" of runs with more to come */
+		/* the limit: the least last record in memory (of its first Q) of
+		 * the runs with more after it; the first run among equals, so that
+		 * no run's cut passes its own first Q records */
 		int lim = -1;
+		size_t lend = 0;
 		for (int i = 0; i < k; i++) {
 			struct src *x = &m.src[i];
-			if (x->last || x->pos == x->cnt)
+			size_t end = x->cnt - x->pos > Q ? x->pos + Q : x->cnt;
+			if (x->pos == x->cnt || (x->last && end == x->cnt))
 				continue;
-			if (lim < 0 || keys_compare(s, x->p + (x->cnt - 1) * R,
-						    m.src[lim].p + (m.src[lim].cnt - 1) * R) < 0)
+			if (lim < 0 || keys_compare(s, x->p + (end - 1) * R, m.src[lim].p + (lend - 1) * R) < 0) {
 				lim = i;
+				lend = end;
+			}
 		}
 		size_t total = 0;
 		for (int i = 0; i < k; i++) {
@@ -404,8 +462,8 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 			if (lim < 0)
 				x->cut = x->cnt;
 			else
-				x->cut = splitters_rank(s, x->p, x->pos, x->cnt, i, m.src[lim].p + (m.src[lim].cnt - 1) * R,
-							lim, m.src[lim].cnt - 1, 1);
+				x->cut = splitters_rank(s, x->p, x->pos, x->cnt, i, m.src[lim].p + (lend - 1) * R, lim,
+							lend - 1, 1);
 			if (x->cut < x->pos)
 				x->cut = x->pos;
 			total += x->cut - x->pos;
@@ -428,6 +486,10 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 		rd.out = dst;
 		if ((rc = plan_parts(&rd)))
 			goto stop;
+		rd.ncarry = 0;
+		for (int i = 0; i < k; i++)
+			if (carries(&m, &m.src[i]) && m.src[i].cut < m.src[i].cnt)
+				rd.carry[rd.ncarry++] = i;
 		if (Tr > 1)
 			tpool_run(pool, merge_parts, &rd); /* tpool_size(pool) == T == Tr */
 		else
@@ -457,6 +519,7 @@ out:
 	free(outoff);
 	free(rg);
 	free(ranges);
+	free(carry);
 	tpool_stop(pool);
 	if (st)
 		st->merge_s += util_now() - t0;

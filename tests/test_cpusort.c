@@ -11,25 +11,13 @@
 #include "cpusort.h"
 #include "keys.h"
 #include "unit.h"
+#include "unit_keys.h"
 #include "util.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static keys_spec spec1(const char *k)
-{
-	keys_spec s;
-	char msg[256];
-	memset(&s, 0, sizeof s);
-	if (keys_parse(k, 0, &s.f[0], msg, sizeof msg))
-		abort();
-	s.n = 1;
-	if (keys_finish(&s, 0, 0, msg, sizeof msg))
-		abort();
-	return s;
-}
 
 static const keys_spec *cmp_spec;
 static int cmp(const void *a, const void *b)
@@ -152,7 +140,7 @@ int main(void)
 	 * as chunks of 2^30 records do */
 	for (int wide = 0; wide < 3; wide++)
 	for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
-		keys_spec s = spec1(types[t]);
+		keys_spec s = unit_spec1(types[t], 0);
 		size_t R = s.record_size;
 		char name[64];
 		snprintf(name, sizeof name, "cpusort/key-only%s/%s",

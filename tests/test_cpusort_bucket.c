@@ -15,21 +15,12 @@
 #include "cpusort.h"
 #include "keys.h"
 #include "unit.h"
+#include "unit_keys.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static keys_spec spec1(const char *k)
-{
-	keys_spec s;
-	char msg[256];
-	memset(&s, 0, sizeof s);
-	if (keys_parse(k, 0, &s.f[0], msg, sizeof msg) || (s.n = 1, keys_finish(&s, 0, 0, msg, sizeof msg)))
-		abort();
-	return s;
-}
 
 static const keys_spec *cmp_spec;
 static int cmp(const void *a, const void *b)
@@ -98,7 +89,7 @@ int main(void)
 		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
-		keys_spec s = spec1(types[t]);
+		keys_spec s = unit_spec1(types[t], 0);
 		keys_native k;
 		if (keys_native_init(&s, &k))
 			abort();
