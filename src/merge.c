@@ -12,17 +12,19 @@
 #include <string.h>
 
 #define MIN_BUFFER_BYTES (64u << 10)
-/* Records per thread below which a round is merged on one thread: the
- * pool's hand-off (a condition variable) and the splitters (T samples a
- * run, k binary searches a cut) cost a few microseconds, the merge of 4 Ki
- * records some tens. */
+/* A round is cut for as many threads as it has this many records each (at
+ * least one, at most all): the pool's hand-off (a condition variable) and
+ * the splitters (T samples a run, k binary searches a cut) cost a few
+ * microseconds, the merge of 4 Ki records some tens. All or one thread by
+ * the same bound left the rounds of one run's window each (16 GiB of u64
+ * with 16 distinct keys in 128 runs: 52 Ki records a round, under the 64
+ * Ki of 16 threads) on one thread: the merge 38-40 s, against 11.6-12.5 s. */
 #define PAR_MIN_PER_THREAD 4096u
-/* A file run takes its next window when W / CARRY_DIV or fewer of its
- * records are left unmerged, copying them in front of it. Carried at W, the
- * copies were about half the records merged (16 GiB of u64, 32 runs on the
- * H200 machine: the merge 0.1 s longer than with the tail left behind); at
- * W / 4 an eighth, and a round, ending at the least last record in memory
- * of the runs, still holds k W / 4 records or more. */
+/* A file run carries its tail (carries) when W / CARRY_DIV or fewer of its
+ * records are left after a round's cut: a tail averages half that bound,
+ * so the copies are about an eighth of the records merged. Tails of up to W
+ * copied about half, and the merge of 16 GiB of u64 in 128 runs took 10%
+ * longer on the H200 machine than at W / 4. */
 #define CARRY_DIV 4
 /* Read-ahead workers for the file runs, each run on one of them. One
  * thread read 16 GiB of spilled runs back from the page cache at 2.3-2.5
@@ -33,9 +35,7 @@
 size_t merge_window_records(const keys_spec *s, int k, size_t budget)
 {
 	size_t R = s->record_size;
-	/* two buffers a run, each a window and the room before it for the
-	 * tail of the window before */
-	size_t w = budget / (4 * (size_t)(k ? k : 1) * R);
+	size_t w = budget / (2 * (size_t)(k ? k : 1) * R);
 	/* whole IO_ALIGN blocks keep window reads on O_DIRECT */
 	size_t unit = io_align_records(R);
 	if (w >= unit)
@@ -55,7 +55,7 @@ int merge_max_fanin(const keys_spec *s, size_t budget)
 /* One run as the merge sees it. */
 struct src {
 	run *r;
-	uint8_t *win[2];     /* file runs: buffers of 2 W records, a window read into the second half */
+	uint8_t *win[2];     /* file runs: buffers of W records: a carried tail, then the records read after it */
 	int cur;             /* buffer being merged */
 	const uint8_t *p;    /* records in memory: the tail carried over, then the current window */
 	size_t cnt, pos;     /* records at p; next to merge */
@@ -65,6 +65,7 @@ struct src {
 	int pending;
 	int w;               /* its read-ahead worker (mctx.io) */
 	size_t cut;          /* end of this round's part of the window */
+	int carry;           /* its tail after cut carried, its next records read after it: taken at the next round */
 	size_t R;            /* record size */
 	int bad;             /* checksum failure seen by the worker */
 	size_t bad_block;
@@ -95,42 +96,46 @@ static void check_hook(io_job *j)
 	}
 }
 
-/* Queue the read of the next window of a file run into its free buffer. */
-static void prefetch(struct mctx *m, struct src *x)
+/* Queue the read of a file run's next W - tail records into its free
+ * buffer, after the room for the tail that the round carries there. */
+static void prefetch(struct mctx *m, struct src *x, size_t tail)
 {
 	run *r = x->r;
-	size_t R = x->R;
-	uint8_t *buf = x->win[1 - x->cur] + m->W * R;
+	size_t R = x->R, want = m->W - tail;
+	uint8_t *buf = x->win[1 - x->cur] + tail * R;
 	if (r->stream) {
-		x->job = (io_job){ .op = IO_JOB_READ, .f = r->file, .buf = buf, .len = m->W * R,
-				   .cap = m->W * R + IO_ALIGN, .arg = x };
+		x->job = (io_job){ .op = IO_JOB_READ, .f = r->file, .buf = buf, .len = want * R,
+				   .cap = want * R + IO_ALIGN, .arg = x };
 	} else {
 		uint64_t left = r->n - x->next;
-		size_t n = left < m->W ? (size_t)left : m->W;
+		size_t n = left < want ? (size_t)left : want;
 		/* a compressed run comes through its decompressor's pipe, in
 		 * order (no offsets, no O_DIRECT); .off still names where the
 		 * window starts in the run, for check_hook's last block */
 		x->job = (io_job){ .op = r->zfile ? IO_JOB_READ : IO_JOB_READ_AT, .f = r->file, .buf = buf, .len = n * R,
-				   .cap = m->W * R + IO_ALIGN, .off = r->off + x->next * R,
+				   .cap = want * R + IO_ALIGN, .off = r->off + x->next * R,
 				   .hook = check_hook, .arg = x };
 	}
 	io_worker_submit(&m->io[x->w], &x->job);
 	x->pending = 1;
 }
 
+/* Copy file run x's records after this round's cut to the front of its
+ * other buffer, where prefetch reads the records after them. Nothing there
+ * is merged: the run moved off that buffer a round or more ago. */
+static void carry_tail(const struct src *x)
+{
+	size_t R = x->R, tail = x->cnt - x->cut;
+	memcpy(x->win[1 - x->cur], x->p + x->cut * R, tail * R);
+}
+
 /*
- * Extend a run's records in memory by its next window, after the records
- * not yet merged (at most W of them). A round ends at the least last record
- * in memory among the runs; with each run's unmerged tail left in its own
- * window, that was the first window's end among k runs, and a round held
- * about W records in all (64 u64 runs in -S 32M: 5441 rounds of 12 Ki
- * records, each paying k binary searches and the threads' hand-off). With
- * the tail carried in front of the next window, every run holds W to 2 W
- * records at a round's start, and a round about k W.
- * Memory runs slide a window of up to 2 W records to their first unmerged
- * one. File runs wait for the read-ahead into the other buffer's second
- * half, in front of which the last round copied the tail (carry_tail), and
- * start reading the window after. Returns 0 or -errno.
+ * Move a run on to its records after the last round's cut: a memory run
+ * slides its window of up to W records there; a file run waits for the
+ * read that the last round queued (prefetch) and takes its other buffer:
+ * the tail that round copied to its front (carry_tail), then the records
+ * read after it. A file run with nothing read ahead (its first window, one
+ * used up without a carry) reads one now. Returns 0 or -errno.
  */
 static int advance(struct mctx *m, struct src *x)
 {
@@ -139,14 +144,17 @@ static int advance(struct mctx *m, struct src *x)
 	if (r->mem) {
 		uint64_t at = x->next - tail, left = r->n - at;
 		x->p = r->mem + at * R;
-		x->cnt = left < 2 * m->W ? (size_t)left : 2 * m->W;
+		x->cnt = left < m->W ? (size_t)left : m->W;
 		x->next = at + x->cnt;
 		x->pos = 0;
 		x->last = x->next == r->n;
 		return 0;
 	}
-	if (!x->pending)
-		prefetch(m, x);
+	if (!x->pending) {
+		x->cut = x->pos;
+		carry_tail(x);
+		prefetch(m, x, tail);
+	}
 	ssize_t got = io_worker_wait(&m->io[x->w], &x->job);
 	x->pending = 0;
 	if (got < 0)
@@ -155,7 +163,7 @@ static int advance(struct mctx *m, struct src *x)
 	if (r->stream) {
 		if ((size_t)got % R)
 			return -EPROTO;
-		x->last = (size_t)got < m->W * R;
+		x->last = (size_t)got < x->job.len;
 		r->n = x->next + n; /* known so far */
 	} else {
 		if ((size_t)got != x->job.len) /* the file is shorter than the run: truncated meanwhile, */
@@ -164,30 +172,31 @@ static int advance(struct mctx *m, struct src *x)
 	}
 	x->next += n;
 	x->cur = 1 - x->cur;
-	x->p = x->win[x->cur] + (m->W - tail) * R;
+	x->p = x->win[x->cur];
 	x->cnt = tail + n;
 	x->pos = 0;
-	if (!x->last)
-		prefetch(m, x);
+	x->carry = 0;
 	return 0;
 }
 
-/* Does file run x take its next window at the next round's start (its tail
- * after this round's cut, at most W records, is then carried)? */
+/*
+ * Does file run x, after this round's cut, carry its tail (m->carry
+ * records or fewer) to its other buffer and read its next records after
+ * it, to take them at the next round's start? A round ends at the least
+ * last record in memory among the runs. With each run's tail left in its
+ * own window until used up, the runs' window ends were staggered and a
+ * round ended at the next of them: about W records in all, whatever k (64
+ * u64 runs in -S 32M: 5441 rounds of 12 Ki records, each paying k binary
+ * searches, the parts' splitters and the threads' hand-off). Carried, every
+ * run holds more than W / 4 records at a round's start, and a round k W / 4
+ * or more. The read is queued when the tail is known, a round before its
+ * records are needed, into the same W records of buffer: no more memory.
+ */
 static int carries(const struct mctx *m, const struct src *x)
 {
-	return !x->r->mem && !x->last && x->cnt - x->cut <= m->carry;
+	return !x->r->mem && !x->last && !x->pending && x->cnt - x->cut <= m->carry;
 }
 
-/* Copy file run x's records after this round's cut in front of the window
- * being read into its other buffer's second half. The read does not touch
- * the first half, and nothing is merged there: the run moved off that
- * buffer a round or more ago. */
-static void carry_tail(const struct mctx *m, const struct src *x)
-{
-	size_t R = x->R, tail = x->cnt - x->cut;
-	memcpy(x->win[1 - x->cur] + (m->W - tail) * R, x->p + x->cut * R, tail * R);
-}
 
 /* ---- one round -------------------------------------------------------- */
 
@@ -212,7 +221,7 @@ struct round {
 	lt_range *rg;        /* [T][k]: the ranges of the part thread t merges */
 	size_t *outoff;      /* [parts + 1]: first output record of each part */
 	uint8_t *out;
-	int T, parts;
+	int parts;
 	int *carry;          /* [k]: runs whose tails are copied (carry_tail) */
 	int ncarry;          /* tasks after the parts: one a run in carry */
 	atomic_int next;     /* the next task to take */
@@ -241,7 +250,7 @@ static void merge_parts(void *arg, int t, int nt)
 		if (p < rd->parts)
 			merge_part(rd, p, t);
 		else
-			carry_tail(rd->m, &rd->m->src[rd->carry[p - rd->parts]]);
+			carry_tail(&rd->m->src[rd->carry[p - rd->parts]]);
 }
 
 /*
@@ -333,7 +342,7 @@ static ssize_t register_windows(io_job *j, io_ring *ring)
 			for (int b = 0; b < 2; b++)
 				if (m->src[i].win[b] && m->src[i].w == g->w) {
 					bufs[n] = m->src[i].win[b];
-					lens[n++] = 2 * m->W * m->src[i].R + IO_ALIGN;
+					lens[n++] = m->W * m->src[i].R + IO_ALIGN;
 				}
 		rc = io_ring_register(ring, bufs, lens, n);
 	}
@@ -352,12 +361,12 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 	for (int i = 0; i < k; i++)
 		nfile += runs[i]->mem == NULL;
 	m.W = merge_window_records(s, nfile ? nfile : 1, budget);
-	/* a round must fit a sink buffer: it takes at most Q records a run,
-	 * and a run holds at most 2 W, which Q bounds but for W's floor of 1 */
+	/* a round must fit a sink buffer: it takes at most Q records a run
+	 * (the limit's choice, below), which W's floor of 1 can pass */
 	size_t Q = sink_max_records(out) / (size_t)(k ? k : 1);
 	Q = Q ? Q : 1;
-	if (m.W > Q / 2)
-		m.W = Q / 2 ? Q / 2 : 1;
+	if (m.W > Q)
+		m.W = Q;
 	m.carry = m.W / CARRY_DIV;
 	m.src = calloc((size_t)(k ? k : 1), sizeof *m.src);
 	int T = threads < 1 ? 1 : threads;
@@ -387,7 +396,7 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 			run_hash_reset_reader(&runs[i]->hash);
 		if (!runs[i]->mem) {
 			for (int b = 0; b < 2; b++) {
-				x->win[b] = util_alloc_aligned(2 * m.W * R + IO_ALIGN, IO_ALIGN);
+				x->win[b] = util_alloc_aligned(m.W * R + IO_ALIGN, IO_ALIGN);
 				if (!x->win[b]) {
 					rc = -ENOMEM;
 					goto stop;
@@ -418,19 +427,14 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 			fail(&m, i, rc);
 			goto stop;
 		}
-		/* the first round's start takes the second window behind this one */
-		x->cut = x->pos;
-		if (carries(&m, x))
-			carry_tail(&m, x);
 	}
 	struct round rd = { .m = &m, .ranges = ranges, .cuts = cuts, .rg = rg, .outoff = outoff, .carry = carry };
 	for (;;) {
-		/* runs with W records or fewer in memory take their next window
-		 * (read ahead since they last took one; their tails carried in
-		 * front of it by the last round) */
+		/* runs whose tails the last round carried take them and the
+		 * records read after them during that round */
 		for (int i = 0; i < k; i++) {
 			struct src *x = &m.src[i];
-			if (!x->last && (x->r->mem || x->cnt - x->pos <= m.carry) && (rc = advance(&m, x))) {
+			if (!x->last && (x->r->mem || x->carry) && (rc = advance(&m, x))) {
 				fail(&m, i, rc);
 				goto stop;
 			}
@@ -475,8 +479,8 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 			rc = out->err ? out->err : -ENOMEM;
 			goto stop;
 		}
-		int Tr = total < (size_t)T * PAR_MIN_PER_THREAD ? 1 : T;
-		rd.T = Tr;
+		size_t fit = total / PAR_MIN_PER_THREAD;
+		int Tr = fit < (size_t)T ? (fit ? (int)fit : 1) : T;
 		if (Tr > 1) {
 			size_t want = total / ((size_t)k * PART_RECORDS_PER_RUN);
 			rd.parts = want < (size_t)Tr ? Tr : want > (size_t)P ? P : (int)want;
@@ -487,9 +491,14 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 		if ((rc = plan_parts(&rd)))
 			goto stop;
 		rd.ncarry = 0;
-		for (int i = 0; i < k; i++)
-			if (carries(&m, &m.src[i]) && m.src[i].cut < m.src[i].cnt)
-				rd.carry[rd.ncarry++] = i;
+		for (int i = 0; i < k; i++) {
+			struct src *x = &m.src[i];
+			if ((x->carry = carries(&m, x))) {
+				prefetch(&m, x, x->cnt - x->cut);
+				if (x->cut < x->cnt)
+					rd.carry[rd.ncarry++] = i;
+			}
+		}
 		if (Tr > 1)
 			tpool_run(pool, merge_parts, &rd); /* tpool_size(pool) == T == Tr */
 		else

@@ -1,16 +1,17 @@
 /*
  * merge.h - parallel k-way merge of sorted runs (DESIGN.md section 5, CPU).
  *
- * Each run is streamed through two buffers of two windows each (one being
- * merged, the other's second half being read ahead by an I/O worker; all of
- * them registered with the worker's io_uring as fixed buffers, see
- * io_ring_register). The merge proceeds in rounds: a round takes, from every
- * run's records in memory, those that order at or before the smallest last
- * record in memory of a run with more to come (nothing later can come from
- * unread data); a run with a quarter of a window or less left unmerged has
- * it copied in front of its next window, so that each run holds a quarter
- * window or more at a round's start and a round takes k quarter windows or
- * more. It cuts
+ * Each run is streamed through two buffers of a window (W records) each:
+ * one being merged, the other being filled (all of them registered with
+ * the read-ahead workers' io_urings as fixed buffers, see
+ * io_ring_register). The merge proceeds in rounds: a round takes, from
+ * every run's records in memory, those that order at or before the
+ * smallest last record in memory of a run with more to come (nothing later
+ * can come from unread data). A run with W / 4 records or fewer left after
+ * a round's cut has them copied to the front of its other buffer, and its
+ * next records read after them by an I/O worker during the round: each run
+ * holds more than W / 4 records at a round's start, and a round takes
+ * k W / 4 or more. It cuts
  * them at splitters chosen by deterministic regular sampling (splitters.h)
  * into several parts a thread, and lets the threads loser-tree-merge the
  * parts straight into the sink, each taking the next part as it finishes
@@ -53,7 +54,7 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 int merge_max_fanin(const keys_spec *s, size_t budget);
 
 /* Window records W for k file runs in `budget` bytes: each run has two
- * buffers of 2 W records. >= 1; a multiple of io_align_records when that
+ * buffers of W records. >= 1; a multiple of io_align_records when that
  * many fit. */
 size_t merge_window_records(const keys_spec *s, int k, size_t budget);
 
