@@ -126,7 +126,8 @@ static void prefetch(struct mctx *m, struct src *x, size_t tail)
 static void carry_tail(const struct src *x)
 {
 	size_t R = x->R, tail = x->cnt - x->cut;
-	memcpy(x->win[1 - x->cur], x->p + x->cut * R, tail * R);
+	if (tail) /* a run's first window: nothing merged from yet, p NULL */
+		memcpy(x->win[1 - x->cur], x->p + x->cut * R, tail * R);
 }
 
 /*
