@@ -135,8 +135,8 @@ static void carry_tail(const struct src *x)
  * slides its window of up to W records there; a file run waits for the
  * read that the last round queued (prefetch) and takes its other buffer:
  * the tail that round copied to its front (carry_tail), then the records
- * read after it. A file run with nothing read ahead (its first window, one
- * used up without a carry) reads one now. Returns 0 or -errno.
+ * read after it. A file run with nothing read ahead (before its first
+ * window) reads one now. Returns 0 or -errno.
  */
 static int advance(struct mctx *m, struct src *x)
 {
@@ -501,7 +501,7 @@ int merge_runs(const keys_spec *s, run **runs, int k, sink *out, size_t budget, 
 			}
 		}
 		if (Tr > 1)
-			tpool_run(pool, merge_parts, &rd); /* tpool_size(pool) == T == Tr */
+			tpool_run(pool, merge_parts, &rd); /* all T threads; with Tr < T parts some take none */
 		else
 			merge_parts(&rd, 0, 1);
 		sink_commit(out, dst, total);
