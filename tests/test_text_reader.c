@@ -6,8 +6,9 @@
  * reader's lines stay where they are after later calls; and text_ahead
  * hands a mapped run's lines out of the mapping itself, not copies, with
  * their prefixes and byte counts, found on one helper or on several (the
- * pieces of a block's range), and ends a run whose hash differs in
- * -EBADMSG; an input file read through a mapping (-m) gets a delimiter
+ * pieces of a block's range), a pread run's as copies, a window's
+ * untaken tail first in the next window, and ends a run whose hash
+ * differs in -EBADMSG; an input file read through a mapping (-m) gets a delimiter
  * after a last line that lacks one, and is seen changed once grown.
  */
 #define _GNU_SOURCE
@@ -100,18 +101,24 @@ static int read_back(int fd, uint64_t hash, uint64_t bytes, int mapped, int n, i
 	return rc;
 }
 
-/* Read the run on fd back through text_ahead (mapped, `threads` helpers,
- * blocks of `block` bytes) and compare each window's lines with those
- * written: in the mapping (*in_place), bytes, running byte counts and
+/* How ahead_read takes a window's lines: all of them, or all but a
+ * fifth, as the merge in rounds leaves a window's tail for its next
+ * round (the next window must start at the first line not taken). */
+enum { TAKE_ALL, TAKE_LEAVE_TAIL };
+
+/* Read the run on fd back through text_ahead (mapped or read by pread
+ * and copied, `threads` helpers, blocks of `block` bytes, windows taken
+ * as `take` says) and compare each window's lines with those written: in
+ * the mapping where mapped (*in_place), bytes, running byte counts and
  * prefixes (*same), *n of them. Returns what ended it (0, or -errno). */
-static int ahead_read(const text_spec *s, int fd, uint64_t hash, uint64_t bytes, int threads, size_t block,
-		      int *in_place, int *same, int *n)
+static int ahead_read(const text_spec *s, int fd, uint64_t hash, uint64_t bytes, int mapped, int threads,
+		      size_t block, int take, int *in_place, int *same, int *n)
 {
 	text_reader rd;
 	*in_place = *same = 1, *n = 0;
 	if (text_reader_open_run(&rd, fd, 1, hash, '\n', BUF))
 		return -ENOMEM;
-	if (text_reader_map(&rd, bytes)) {
+	if (mapped && text_reader_map(&rd, bytes)) {
 		text_reader_close(&rd);
 		return -EINVAL;
 	}
@@ -125,22 +132,28 @@ static int ahead_read(const text_spec *s, int fd, uint64_t hash, uint64_t bytes,
 	}
 	int i = 0, rc;
 	text_window w;
+	size_t left = 0; /* lines the last window left untaken */
 	while ((rc = text_ahead_window(a, 0, &w)) == 1) {
-		*in_place &= w.base == rd.map;
+		*in_place &= mapped ? w.base == rd.map : w.base != rd.map;
 		uint64_t cum0 = w.l[0].cum;
-		for (size_t j = 0; j < w.n; j++, i++) {
+		for (size_t j = 0; j < w.n; j++) {
 			uint64_t ph;
 			uint32_t pl;
-			if (i >= LINES) {
+			int at = i + (int)j;
+			if (at >= LINES) {
 				*same = 0;
 				continue;
 			}
-			text_prefix_ints(s, lines[i], lens[i], &ph, &pl);
-			*same &= w.l[j].len == lens[i] && !memcmp(w.base + w.l[j].off, lines[i], lens[i]) &&
-				 w.base[w.l[j].off + lens[i]] == '\n' && w.l[j].ph == ph && w.l[j].pl == pl &&
+			text_prefix_ints(s, lines[at], lens[at], &ph, &pl);
+			*same &= w.l[j].len == lens[at] && !memcmp(w.base + w.l[j].off, lines[at], lens[at]) &&
+				 w.base[w.l[j].off + lens[at]] == '\n' && w.l[j].ph == ph && w.l[j].pl == pl &&
 				 w.l[j].cum - cum0 == w.l[j].off - w.l[0].off;
 		}
-		text_ahead_take(a, 0, w.n);
+		/* a window that is a tail left before is taken whole */
+		size_t t = take == TAKE_LEAVE_TAIL && w.n > 4 && w.n != left ? w.n - w.n / 5 : w.n;
+		text_ahead_take(a, 0, t);
+		i += (int)t;
+		left = w.n - t;
 	}
 	*n = i;
 	text_ahead_stop(a);
@@ -199,24 +212,33 @@ int main(void)
 	/* text_ahead's fill of a mapped run: one helper and blocks of a
 	 * piece; four helpers and 64 KiB blocks (4 pieces a block's range,
 	 * counted and indexed on several threads, some lines longer than a
-	 * piece); 1 MiB blocks (the run in one range, its end the block's) */
+	 * piece); 1 MiB blocks (the run in one range, its end the block's).
+	 * Each also with windows that leave tails for the next window, and
+	 * read by pread and copied into the blocks. */
 	static const struct { int threads; size_t block; } ac[] = { { 1, BUF }, { 4, 1 << 16 }, { 4, 1 << 20 } };
-	for (size_t c = 0; c < sizeof ac / sizeof ac[0]; c++) {
-		char tname[80], msg[200];
-		snprintf(tname, sizeof tname, "ahead-mapped-threads%d-block%zu", ac[c].threads, ac[c].block);
-		TEST_BEGIN(tname);
-		text_spec s;
-		text_spec_init(&s);
-		CHECK(!text_spec_add_key(&s, "2f", msg, sizeof msg) && !text_spec_finish(&s, msg, sizeof msg), "spec");
-		int in_place, same, n;
-		int rc = ahead_read(&s, fd, hash, bytes, ac[c].threads, ac[c].block, &in_place, &same, &n);
-		CHECK(rc == 0, "ended with %d", rc);
-		CHECK(in_place, "a window's lines were copies, not the mapping's");
-		CHECK(same && n == LINES, "%d lines, or their bytes, places or prefixes differ", n);
-		rc = ahead_read(&s, fd, hash ^ 1, bytes, ac[c].threads, ac[c].block, &in_place, &same, &n);
-		CHECK(rc == -EBADMSG, "a wrong hash ended with %d, not -EBADMSG", rc);
-		TEST_END();
-	}
+	for (size_t c = 0; c < sizeof ac / sizeof ac[0]; c++)
+		for (int mapped = 1; mapped >= 0; mapped--)
+			for (int take = TAKE_ALL; take <= TAKE_LEAVE_TAIL; take++) {
+				char tname[120], msg[200];
+				snprintf(tname, sizeof tname, "ahead-%s-threads%d-block%zu%s", mapped ? "mapped" : "copied",
+					 ac[c].threads, ac[c].block, take == TAKE_ALL ? "" : "-tails");
+				TEST_BEGIN(tname);
+				text_spec s;
+				text_spec_init(&s);
+				CHECK(!text_spec_add_key(&s, "2f", msg, sizeof msg) && !text_spec_finish(&s, msg, sizeof msg),
+				      "spec");
+				int in_place, same, n;
+				int rc = ahead_read(&s, fd, hash, bytes, mapped, ac[c].threads, ac[c].block, take, &in_place,
+						    &same, &n);
+				CHECK(rc == 0, "ended with %d", rc);
+				CHECK(in_place, mapped ? "a window's lines were copies, not the mapping's"
+						       : "a window's lines were the mapping's, not copies");
+				CHECK(same && n == LINES, "%d lines, or their bytes, places or prefixes differ", n);
+				rc = ahead_read(&s, fd, hash ^ 1, bytes, mapped, ac[c].threads, ac[c].block, take, &in_place,
+						&same, &n);
+				CHECK(rc == -EBADMSG, "a wrong hash ended with %d, not -EBADMSG", rc);
+				TEST_END();
+			}
 
 	/* -m's input read through a mapping: a last line without its
 	 * delimiter gets one after the file's end (a page boundary there
