@@ -19,6 +19,8 @@
  * last slices wait for the slowest thread, and smaller ones wait less;
  * bench/results/h100-text-merge-mapped-2026-11-27.md). */
 #define SLICES_PER_THREAD 16
+#define PF_ENTRY 8 /* a source's line entry prefetched this many lines ahead of its head */
+#define PF_LINE 4  /* and its line's bytes this many (its entry fetched 4 lines before) */
 
 /* A line as the merge orders it: (prefix, bytes, source, position). */
 typedef struct mline {
@@ -224,6 +226,17 @@ static void merge_slice(par *p, int j, int t)
 			prev = line, prev_len = len;
 		}
 		x->l++;
+		/* each source is a stream of line entries and of line bytes, and
+		 * a slice reads k of each at once: more than the hardware
+		 * prefetcher follows (the CPU merge's tree prefetches its
+		 * windows for the same reason, DESIGN.md section 5) */
+		if (x->l + PF_ENTRY < x->end)
+			__builtin_prefetch(x->l + PF_ENTRY);
+		if (x->l + PF_LINE < x->end) {
+			const uint8_t *nl = x->base + x->l[PF_LINE].off;
+			__builtin_prefetch(nl);
+			__builtin_prefetch(nl + x->l[PF_LINE].len);
+		}
 		sreplay(&q, wi);
 	}
 	o->last = prev, o->last_len = prev_len;
