@@ -8,8 +8,11 @@
  * the output: no merge. A measurement of that pass's cost against the
  * 64-run merge it would replace, not a part of gpusort.
  *
- *   distribute IN DIR BUCKETS     (writes DIR/b0000 ...; prints seconds
- *                                  and the largest bucket's share)
+ *   distribute IN DIR BUCKETS [table]
+ *                  writes DIR/b0000 ...; prints seconds and the largest
+ *                  bucket's share. `table`: the bucket looked up by the
+ *                  key's top 12 bits first, a search only where they
+ *                  span several buckets (else a branchless binary search)
  * Build: cc -O2 -std=gnu11 bench/experiments/micro/distribute.c -o distribute
  */
 #define _GNU_SOURCE
@@ -40,8 +43,8 @@ static int cmp64(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		fprintf(stderr, "usage: distribute IN DIR BUCKETS\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: distribute IN DIR BUCKETS [table]\n");
 		return 2;
 	}
 	int B = atoi(argv[3]);
@@ -83,11 +86,34 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* with `table`: the buckets of the keys under each of the 4096
+	 * values of the top 12 bits (lo[t], hi[t]); a key whose top bits hold
+	 * one bucket takes it without a search, others search lo..hi */
+	int table = argc > 4 && !strcmp(argv[4], "table");
+	uint16_t *lo = malloc(4096 * sizeof *lo), *hi = malloc(4096 * sizeof *hi);
+	for (int t = 0, j = 0; t < 4096; t++) {
+		uint64_t first = (uint64_t)t << 52, last = first | ((1ull << 52) - 1);
+		while (j + 1 < B && spl[j + 1] <= first)
+			j++;
+		lo[t] = (uint16_t)j;
+		int h = j;
+		while (h + 1 < B && spl[h + 1] <= last)
+			h++;
+		hi[t] = (uint16_t)h;
+	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t k = in[i];
-		int j = 0;
-		for (int step = B / 2; step; step /= 2)
-			j += (k >= spl[j + step]) * step;
+		int j;
+		if (table) {
+			unsigned t = (unsigned)(k >> 52);
+			j = lo[t];
+			while (j < hi[t] && k >= spl[j + 1])
+				j++;
+		} else {
+			j = 0;
+			for (int step = B / 2; step; step /= 2)
+				j += (k >= spl[j + step]) * step;
+		}
 		uint64_t *b = buf + (size_t)j * BUF_RECS;
 		b[fill[j]++] = k;
 		if (fill[j] == BUF_RECS) {
