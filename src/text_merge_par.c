@@ -230,9 +230,9 @@ static void merge_slice(par *p, int j, int t)
 		 * a slice reads k of each at once: more than the hardware
 		 * prefetcher follows (the CPU merge's tree prefetches its
 		 * windows for the same reason, DESIGN.md section 5) */
-		if (x->l + PF_ENTRY < x->end)
+		if (x->end - x->l > PF_ENTRY)
 			__builtin_prefetch(x->l + PF_ENTRY);
-		if (x->l + PF_LINE < x->end) {
+		if (x->end - x->l > PF_LINE) {
 			const uint8_t *nl = x->base + x->l[PF_LINE].off;
 			__builtin_prefetch(nl);
 			__builtin_prefetch(nl + x->l[PF_LINE].len);
